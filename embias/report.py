@@ -1,0 +1,344 @@
+"""Shared reporting layer: one tidy interval table for every method in embias.
+
+Every estimate that embias reports — a Bayesian HPDI, a WEAT permutation interval, a
+Bernstein bound — is a row of the same table:
+
+=============  ==============================================================
+column         meaning
+=============  ==============================================================
+``estimand``   what is estimated (``"connection_mean"``, ``"weat_effect_size"`` …)
+``group``      which group/level/word it belongs to (``"associated"``, ``"weat6"``)
+``estimate``   point estimate (posterior mean, observed statistic, …)
+``lower``      lower interval end
+``upper``      upper interval end
+``ci_prob``    probability/confidence level of the interval (e.g. 0.89)
+``ci_kind``    kind of interval (one of :data:`CI_KINDS`)
+=============  ==============================================================
+
+Methods add their own extra columns (``p_value``, ``prob_gt_0``, ``rope_decision``,
+``embedding`` …). The kind and the probability are always set by the code that computed
+the numbers (through :func:`interval_table`), never by the caller of a plot or a
+renderer, so a label cannot drift from the numbers it describes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "CI_KINDS",
+    "INTERVAL_COLUMNS",
+    "combine_interval_tables",
+    "interval_table",
+    "plot_forest",
+    "to_markdown",
+    "validate_interval_table",
+]
+
+INTERVAL_COLUMNS: tuple[str, ...] = (
+    "estimand",
+    "group",
+    "estimate",
+    "lower",
+    "upper",
+    "ci_prob",
+    "ci_kind",
+)
+
+#: Allowed interval kinds and what they mean.
+CI_KINDS: Mapping[str, str] = {
+    "hdi": "highest posterior density interval",
+    "eti": "equal-tailed (percentile) posterior interval",
+    "bernstein": "Bernstein-bound confidence interval (Ethayarajh 2020)",
+    "hoeffding": "Hoeffding-bound confidence interval",
+    "permutation": "central interval of the statistic's permutation null distribution",
+    "t": "Student-t confidence interval",
+    "normal": "normal-approximation confidence interval",
+    "none": "point estimate only (no interval)",
+}
+
+
+def interval_table(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    ci_prob: float | None,
+    ci_kind: str,
+) -> pd.DataFrame:
+    """Build an interval table from row mappings; kind and probability are set here.
+
+    Parameters
+    ----------
+    rows
+        Mappings with at least ``estimand``, ``group``, ``estimate``, ``lower`` and
+        ``upper``; any further keys become extra columns.
+    ci_prob
+        Probability (Bayesian) or confidence level of the intervals, in (0, 1); ``None``
+        only with ``ci_kind="none"``.
+    ci_kind
+        One of :data:`CI_KINDS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :data:`INTERVAL_COLUMNS` first, then the extras in row order.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``ci_kind``, ``ci_prob`` outside (0, 1), a row missing a required key, or
+        a row whose ``lower`` exceeds its ``upper``.
+    """
+    if ci_kind not in CI_KINDS:
+        raise ValueError(f"ci_kind={ci_kind!r} is not one of {sorted(CI_KINDS)}")
+    if ci_kind == "none":
+        if ci_prob is not None:
+            raise ValueError(f"ci_kind='none' takes ci_prob=None, got {ci_prob!r}")
+    elif ci_prob is None or not (0.0 < float(ci_prob) < 1.0):
+        raise ValueError(f"ci_prob must be in (0, 1), got {ci_prob!r}")
+    records = [dict(r) for r in rows]
+    required = ("estimand", "group", "estimate", "lower", "upper")
+    for i, rec in enumerate(records):
+        absent = [k for k in required if k not in rec]
+        if absent:
+            raise ValueError(f"interval row {i} lacks {absent}; every row needs {list(required)}")
+        for key in ("ci_prob", "ci_kind"):
+            if key in rec:
+                raise ValueError(
+                    f"interval row {i} sets {key!r}; it is set by interval_table(), "
+                    "not by the rows"
+                )
+        rec["ci_prob"] = np.nan if ci_prob is None else float(ci_prob)
+        rec["ci_kind"] = ci_kind
+    extras: list[str] = []
+    for rec in records:
+        extras.extend(k for k in rec if k not in INTERVAL_COLUMNS and k not in extras)
+    table = pd.DataFrame.from_records(records, columns=[*INTERVAL_COLUMNS, *extras])
+    for col in ("estimate", "lower", "upper", "ci_prob"):
+        table[col] = table[col].astype(float)
+    validate_interval_table(table)
+    return table
+
+
+def validate_interval_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Check that ``table`` is an interval table; return it unchanged.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, unknown ``ci_kind`` values or a ``lower`` above its ``upper``.
+    """
+    missing = [c for c in INTERVAL_COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(
+            f"not an interval table: missing columns {missing} (needs {list(INTERVAL_COLUMNS)})"
+        )
+    bad_kinds = sorted(set(table["ci_kind"]) - set(CI_KINDS))
+    if bad_kinds:
+        raise ValueError(f"unknown ci_kind values {bad_kinds}; allowed: {sorted(CI_KINDS)}")
+    lower = table["lower"].to_numpy(dtype=float)
+    upper = table["upper"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        inverted = np.flatnonzero(lower > upper)
+    if inverted.size:
+        i = inverted[0]
+        raise ValueError(
+            f"interval row {i} ({table['estimand'].iloc[i]!r}, {table['group'].iloc[i]!r}) "
+            f"has lower={lower[i]!r} > upper={upper[i]!r}"
+        )
+    return table
+
+
+def combine_interval_tables(
+    tables: Mapping[str, pd.DataFrame],
+    *,
+    key: str = "embedding",
+) -> pd.DataFrame:
+    """Stack interval tables, labelling each block in a new column ``key``.
+
+    Parameters
+    ----------
+    tables
+        Label → interval table, e.g. ``{"biased": t1, "hard": t2}``.
+    key
+        Name of the label column (``"embedding"`` by default).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One interval table; ``key`` is placed right after ``group``.
+    """
+    if not tables:
+        raise ValueError("combine_interval_tables() needs at least one table, got none")
+    parts = []
+    for label, table in tables.items():
+        validate_interval_table(table)
+        if key in table.columns:
+            raise ValueError(f"table {label!r} already has a {key!r} column")
+        part = table.copy()
+        part.insert(2, key, label)
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _fmt(value: Any, digits: int) -> str:
+    if isinstance(value, float | np.floating):
+        if np.isnan(value):
+            return ""
+        if value != 0 and abs(value) < 10 ** (-digits):
+            return f"{value:.{digits - 1}e}"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def to_markdown(
+    table: pd.DataFrame,
+    *,
+    digits: int = 3,
+    columns: Sequence[str] | None = None,
+) -> str:
+    """Render an interval table (or any DataFrame) as a GitHub-flavoured markdown table.
+
+    Parameters
+    ----------
+    table
+        The table to render.
+    digits
+        Decimal places for floats (tiny values switch to scientific notation).
+    columns
+        Columns to show, in order; default all.
+
+    Returns
+    -------
+    str
+        The markdown text, one line per row; readable as plain text in a terminal.
+    """
+    cols = list(table.columns if columns is None else columns)
+    unknown = [c for c in cols if c not in table.columns]
+    if unknown:
+        raise ValueError(f"columns {unknown} are not in the table (it has {list(table.columns)})")
+    cells = [[_fmt(v, digits) for v in row] for row in table[cols].itertuples(index=False)]
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(cols)]
+    numeric = [pd.api.types.is_numeric_dtype(table[c]) for c in cols]
+
+    def line(values: Sequence[str]) -> str:
+        padded = [
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric, strict=True)
+        ]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "|".join(
+        ("-" * (w + 1) + ":") if num else (":" + "-" * (w + 1))
+        for w, num in zip(widths, numeric, strict=True)
+    ) + "|"
+    return "\n".join([line(cols), rule, *(line(r) for r in cells)])
+
+
+def plot_forest(
+    table: pd.DataFrame,
+    *,
+    by: str | None = None,
+    estimands: Sequence[str] | None = None,
+    reference: float | None = None,
+    markers: pd.DataFrame | None = None,
+    title: str | None = None,
+    ax: Any = None,
+) -> Figure:
+    """Forest plot of an interval table: one row per (estimand, group), bars = intervals.
+
+    Parameters
+    ----------
+    table
+        Interval table (see :func:`interval_table`).
+    by
+        Optional column whose values are drawn side by side (slightly offset, one colour
+        each) within every row — e.g. ``"embedding"`` to compare embeddings.
+    estimands
+        Restrict to these estimands, in this order (default: all, in table order).
+    reference
+        Draw a vertical reference line at this value (e.g. 0 for contrasts).
+    markers
+        Optional extra point values to show alongside, e.g. the classic MAC of the same
+        table: a DataFrame with ``estimand``, ``group``, ``value`` and ``label`` columns
+        (plus ``by`` if given); drawn as hollow diamonds, never recomputed here.
+    title
+        Figure title; the interval kind and probability are appended from the table.
+    ax
+        Matplotlib axes to draw on; a new figure is made when omitted.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    validate_interval_table(table)
+    data = table
+    if estimands is not None:
+        unknown = sorted(set(estimands) - set(table["estimand"]))
+        if unknown:
+            raise ValueError(
+                f"estimands {unknown} not in the table (it has {sorted(set(table['estimand']))})"
+            )
+        data = table[table["estimand"].isin(estimands)]
+        order = {e: i for i, e in enumerate(estimands)}
+        data = data.sort_values("estimand", key=lambda s: s.map(order), kind="stable")
+    if data.empty:
+        raise ValueError("nothing to plot: the interval table has no rows")
+    if by is not None and by not in data.columns:
+        raise ValueError(f"by={by!r} is not a column of the table ({list(data.columns)})")
+
+    rows = list(dict.fromkeys(zip(data["estimand"], data["group"], strict=True)))
+    series = [None] if by is None else list(dict.fromkeys(data[by]))
+    if ax is None:
+        height = 1.0 + 0.28 * len(rows) * max(1, len(series) * 0.6)
+        fig, ax = plt.subplots(figsize=(7.5, min(max(height, 2.5), 40)))
+    else:
+        fig = ax.figure
+    ypos = {row: len(rows) - 1 - i for i, row in enumerate(rows)}
+    width = 0.6
+    step = width / max(len(series), 1)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, label in enumerate(series):
+        part = data if label is None else data[data[by] == label]
+        offset = (k - (len(series) - 1) / 2) * step if len(series) > 1 else 0.0
+        y = np.array([ypos[(e, g)] for e, g in zip(part["estimand"], part["group"], strict=True)])
+        y = y + offset
+        color = colors[k % len(colors)]
+        has_ci = part["lower"].notna().to_numpy()
+        ax.hlines(y[has_ci], part["lower"][has_ci], part["upper"][has_ci], color=color, lw=2)
+        ax.plot(part["estimate"], y, "o", color=color, ms=4,
+                label=None if label is None else str(label))
+    if markers is not None:
+        need = {"estimand", "group", "value", "label"} | ({by} if by else set())
+        absent = sorted(need - set(markers.columns))
+        if absent:
+            raise ValueError(f"markers lacks columns {absent}")
+        for _, mk in markers.iterrows():
+            key = (mk["estimand"], mk["group"])
+            if key not in ypos:
+                continue
+            ax.plot(mk["value"], ypos[key], "D", mfc="none", mec="black", ms=6)
+            ax.annotate(str(mk["label"]), (mk["value"], ypos[key]), xytext=(4, 4),
+                        textcoords="offset points", fontsize=7)
+    if reference is not None:
+        ax.axvline(reference, color="grey", lw=0.8, ls="--")
+    ax.set_yticks(list(ypos.values()))
+    ax.set_yticklabels([f"{e}: {g}" if e else str(g) for e, g in ypos])
+    kinds = sorted({(k, p) for k, p in zip(data["ci_kind"], data["ci_prob"], strict=True)})
+    suffix = ", ".join(
+        k if k == "none" or np.isnan(p) else f"{p:.0%} {k.upper()}" for k, p in kinds
+    )
+    ax.set_title(f"{title} ({suffix})" if title else suffix, fontsize=10)
+    if by is not None:
+        ax.legend(title=by, fontsize=8, loc="best")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,330 @@
+"""The long-form cosine table: one row per (protected word, compared word).
+
+Columns (DESIGN §4): ``protected_word``, ``protected_class``, ``word_to_compare``,
+``word_class``, ``connection`` ∈ {associated, different, human, none},
+``cosine_similarity``, ``cosine_distance`` (= 1 − similarity), ``embedding``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from gensim.models import KeyedVectors
+
+from .embeddings import MissingWords, MissingWordsError, load_embeddings, lookup_words
+from .wordlists import Study, load_study
+
+__all__ = [
+    "CONNECTIONS",
+    "PUBLISHED_EMBEDDINGS",
+    "PUBLISHED_STUDIES",
+    "TABLE_COLUMNS",
+    "cosine_table",
+    "load_published_table",
+    "summarize_table",
+    "validate_table",
+]
+
+TABLE_COLUMNS: tuple[str, ...] = (
+    "protected_word",
+    "protected_class",
+    "word_to_compare",
+    "word_class",
+    "connection",
+    "cosine_similarity",
+    "cosine_distance",
+    "embedding",
+)
+CONNECTIONS: tuple[str, ...] = ("associated", "different", "human", "none")
+PUBLISHED_STUDIES: tuple[str, ...] = ("religion", "race", "gender", "weat1", "weat7")
+PUBLISHED_EMBEDDINGS: tuple[str, ...] = ("reddit", "google", "glove", "reddit-debiased")
+#: the code the authors used for a comparison whose word was missing
+PUBLISHED_MISSING_CODE = -100.0
+
+
+def _compared_lists(study: Study) -> dict[str, tuple[str, ...]]:
+    lists = {f"attributes:{c}": w for c, w in study.attributes.items()}
+    if study.neutral:
+        lists["neutral"] = study.neutral
+    if study.human:
+        lists["human"] = study.human
+    return lists
+
+
+def cosine_table(
+    embeddings: KeyedVectors | str,
+    study: Study | str,
+    *,
+    missing: Literal["warn", "raise"] = "warn",
+    lowercase: bool | None = None,
+    embedding_name: str | None = None,
+) -> pd.DataFrame:
+    """Long-form table of cosine similarities/distances for a study.
+
+    Every protected word is paired with every attribute word, every neutral and every
+    human word. ``connection`` is ``associated`` when the attribute class is the one
+    associated with the protected word's class, ``different`` for another class's
+    attributes, ``none`` for neutral and ``human`` for human control words. The whole
+    table comes from one matrix product of unit vectors (float64).
+
+    Parameters
+    ----------
+    embeddings
+        ``KeyedVectors`` or any source accepted by :func:`embias.load_embeddings`.
+    study
+        A :class:`~embias.Study` or a shipped study name.
+    missing
+        Out-of-vocabulary words: ``"warn"`` drops them and warns with every missing word
+        grouped by list with the counts kept; ``"raise"`` raises
+        :class:`~embias.embeddings.MissingWordsError` (a ``KeyError``). The report is
+        attached as ``table.attrs["missing"]`` either way.
+    lowercase
+        Look words up in lower case; ``None`` detects an uncased vocabulary (GloVe).
+    embedding_name
+        Value for the ``embedding`` column (default: the source string, or
+        ``"custom"`` for a ``KeyedVectors``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`TABLE_COLUMNS`; ``attrs`` holds ``study``, ``missing``
+        (list → {missing, kept, total}) and ``lowercase``.
+
+    Raises
+    ------
+    ValueError
+        A list ends up empty, or a vector is zero or not finite (names the word).
+    """
+    study = load_study(study)
+    if embedding_name is None:
+        embedding_name = embeddings if isinstance(embeddings, str) else "custom"
+    kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
+    protected_lists = {f"protected:{c}": w for c, w in study.protected.items()}
+    compared_lists = _compared_lists(study)
+    words, vectors, report = lookup_words(
+        kv,
+        {**protected_lists, **compared_lists},
+        missing=missing,
+        lowercase=lowercase,
+        context=f"for study {study.name!r}",
+    )
+    p_names = list(protected_lists)
+    c_names = list(compared_lists)
+    p_vec = np.vstack([vectors[n] for n in p_names])
+    c_vec = np.vstack([vectors[n] for n in c_names])
+    p_vec = p_vec / np.linalg.norm(p_vec, axis=1, keepdims=True)
+    c_vec = c_vec / np.linalg.norm(c_vec, axis=1, keepdims=True)
+    sim = p_vec @ c_vec.T  # (n_protected, n_compared): the one matrix product
+
+    p_word = np.concatenate([words[n] for n in p_names]).astype(object)
+    p_class = np.concatenate([[n.removeprefix("protected:")] * len(words[n]) for n in p_names])
+    c_word = np.concatenate([words[n] for n in c_names]).astype(object)
+    c_class = np.concatenate(
+        [[n.split(":", 1)[-1]] * len(words[n]) for n in c_names]
+    ).astype(object)
+    c_kind = np.concatenate([[n.split(":", 1)[0]] * len(words[n]) for n in c_names])
+
+    n_p, n_c = sim.shape
+    pw_class = np.repeat(p_class, n_c)
+    cw_class = np.tile(c_class, n_p)
+    cw_kind = np.tile(c_kind, n_p)
+    assoc = np.array([study.associations.get(c, None) for c in pw_class], dtype=object)
+    connection = np.where(
+        cw_kind == "neutral",
+        "none",
+        np.where(cw_kind == "human", "human",
+                 np.where(cw_class == assoc, "associated", "different")),
+    )
+    similarity = sim.ravel()
+    table = pd.DataFrame(
+        {
+            "protected_word": np.repeat(p_word, n_c),
+            "protected_class": pw_class,
+            "word_to_compare": np.tile(c_word, n_p),
+            "word_class": np.where(cw_kind == "attributes", cw_class, cw_kind),
+            "connection": connection,
+            "cosine_similarity": similarity,
+            "cosine_distance": 1.0 - similarity,
+            "embedding": embedding_name,
+        }
+    )
+    for col in ("protected_word", "protected_class", "word_to_compare", "word_class",
+                "connection", "embedding"):
+        table[col] = table[col].astype(str)
+    table.attrs = {
+        "study": study.name,
+        "missing": report.as_dict(),
+        "lowercase": bool(lowercase) if lowercase is not None else None,
+    }
+    return table
+
+
+def validate_table(table: pd.DataFrame, *, what: str = "table") -> pd.DataFrame:
+    """Check that ``table`` is a usable long-form cosine table; return it.
+
+    Raises
+    ------
+    ValueError
+        Missing columns, non-finite distances or unknown connection labels.
+    """
+    need = ("protected_word", "word_to_compare", "connection", "cosine_distance")
+    absent = [c for c in need if c not in table.columns]
+    if absent:
+        raise ValueError(f"{what} lacks columns {absent}; a cosine table needs {list(need)} "
+                         f"(has {list(table.columns)})")
+    if table.empty:
+        raise ValueError(f"{what} has no rows")
+    dist = table["cosine_distance"].to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(dist))
+    if bad.size:
+        ex = table.iloc[bad[:3]][["protected_word", "word_to_compare"]].to_records(index=False)
+        raise ValueError(f"{what} has {bad.size} NaN/infinite cosine distances (e.g. "
+                         f"{[tuple(r) for r in ex]}); drop or fix those rows")
+    unknown = sorted(set(table["connection"]) - set(CONNECTIONS))
+    if unknown:
+        raise ValueError(f"{what} has unknown connection labels {unknown}; allowed: "
+                         f"{list(CONNECTIONS)}")
+    return table
+
+
+def _published_file(study: str, embedding: str) -> str:
+    if embedding == "reddit-debiased":
+        if study not in ("religion", "race", "gender"):
+            raise ValueError(f"no hard-debiased published table for study {study!r}; "
+                             "'reddit-debiased' exists for religion, race and gender")
+        return f"debiased_{study}_reddit.csv.gz"
+    if study.startswith("weat"):
+        return f"weat_{study.removeprefix('weat')}_{embedding}.csv.gz"
+    return f"{study}_group_{embedding}_dataset.csv.gz"
+
+
+def _published_dir() -> Path:
+    return Path(str(resources.files("embias") / "data" / "published"))
+
+
+def load_published_table(
+    study: str,
+    embedding: str,
+    *,
+    duplicates: Literal["keep", "drop", "raise"] = "keep",
+    missing: Literal["warn", "raise"] = "warn",
+) -> pd.DataFrame:
+    """Load the authors' released cosine table (Dobrzeniecka & Urbaniak; MIT licence).
+
+    Parameters
+    ----------
+    study
+        One of :data:`PUBLISHED_STUDIES`: religion, race, gender, weat1, weat7.
+    embedding
+        One of :data:`PUBLISHED_EMBEDDINGS`: ``reddit`` (Manzini's L2-Reddit word2vec),
+        ``google`` (GoogleNews word2vec), ``glove`` (their GloVe), ``reddit-debiased``
+        (Manzini's hard-debiased Reddit; religion/race/gender only).
+    duplicates
+        Exact duplicate rows (the race tables repeat 2,608 rows): ``"keep"`` keeps them
+        and warns, ``"drop"`` drops them (still reported), ``"raise"`` raises.
+        ``table.attrs["duplicates"]`` always holds the count.
+    missing
+        Rows the authors coded as −100 (a word missing from their embedding) are
+        dropped: ``"warn"`` warns with the count per list; ``"raise"`` raises. The
+        counts per list are in ``table.attrs["missing"]``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Same columns as :func:`cosine_table` (``protected_class`` from the shipped
+        study's lists, ``embedding`` = ``"published:<embedding>"``).
+    """
+    if study not in PUBLISHED_STUDIES:
+        raise ValueError(f"no published table for study {study!r}; available: "
+                         f"{list(PUBLISHED_STUDIES)}")
+    if embedding not in PUBLISHED_EMBEDDINGS:
+        raise ValueError(f"unknown published embedding {embedding!r}; available: "
+                         f"{list(PUBLISHED_EMBEDDINGS)}")
+    if duplicates not in ("keep", "drop", "raise"):
+        raise ValueError(f"duplicates={duplicates!r} is not one of ['keep', 'drop', 'raise']")
+    if missing not in ("warn", "raise"):
+        raise ValueError(f"missing={missing!r} is not one of ['warn', 'raise']")
+    path = _published_dir() / _published_file(study, embedding)
+    raw = pd.read_csv(path, index_col=0)
+    what = f"published table {study}/{embedding}"
+
+    n_dup = int(raw.duplicated().sum())
+    if n_dup:
+        msg = (f"{what}: {n_dup} of {len(raw)} rows are exact duplicates of other rows "
+               f"(words that sit in several lists)")
+        if duplicates == "raise":
+            raise ValueError(msg)
+        if duplicates == "drop":
+            raw = raw.drop_duplicates()
+            warnings.warn(f"{msg}; dropped as asked (duplicates='drop')", UserWarning,
+                          stacklevel=2)
+        else:
+            warnings.warn(f"{msg}; kept — pass duplicates='drop' to drop them", UserWarning,
+                          stacklevel=2)
+
+    coded = np.isclose(raw["cosine_distance"].to_numpy(dtype=float), PUBLISHED_MISSING_CODE)
+    counts = raw.loc[coded].groupby("word_class").size()
+    totals = raw.groupby("word_class").size()
+    report = MissingWords(
+        missing={},
+        kept={c: int(totals[c] - counts.get(c, 0)) for c in totals.index},
+        total={c: int(totals[c]) for c in totals.index},
+    )
+    if coded.any():
+        all_coded = raw.assign(coded=coded).groupby("word_to_compare")["coded"].all()
+        words = all_coded.index[all_coded.to_numpy()]
+        per_list = ", ".join(f"{c}: {int(n)} of {int(totals[c])}" for c, n in counts.items())
+        msg = (f"{what}: {int(coded.sum())} of {len(raw)} rows are coded "
+               f"{PUBLISHED_MISSING_CODE:g} (word missing from the authors' embedding) — rows "
+               f"per word_class: {per_list}; compared words missing in every row "
+               f"({len(words)}): {list(words)}")
+        if missing == "raise":
+            raise MissingWordsError(report, msg)
+        warnings.warn(msg + "; these rows are dropped", UserWarning, stacklevel=2)
+        raw = raw.loc[~coded]
+
+    class_of = load_study(study).protected_class_of()
+    unknown = sorted(set(raw["protected_word"]) - set(class_of))
+    if unknown:
+        raise ValueError(f"{what}: protected words {unknown} are not in the shipped "
+                         f"study {study!r}")
+    table = pd.DataFrame(
+        {
+            "protected_word": raw["protected_word"].astype(str),
+            "protected_class": raw["protected_word"].map(class_of).astype(str),
+            "word_to_compare": raw["word_to_compare"].astype(str),
+            "word_class": raw["word_class"].astype(str),
+            "connection": raw["connection"].astype(str),
+            "cosine_similarity": raw["cosine_similarity"].astype(float),
+            "cosine_distance": raw["cosine_distance"].astype(float),
+            "embedding": f"published:{embedding}",
+        }
+    ).reset_index(drop=True)
+    table.attrs = {
+        "study": study,
+        "source": f"Dobrzeniecka & Urbaniak (MIT licence), {path.name}",
+        "duplicates": n_dup,
+        "duplicates_dropped": duplicates == "drop",
+        "missing": {c: {"coded_missing": int(counts.get(c, 0)), "total": int(totals[c])}
+                    for c in totals.index},
+    }
+    validate_table(table, what=what)
+    return table
+
+
+def summarize_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Per-connection summary of a cosine table: rows, words and distance statistics."""
+    validate_table(table)
+    grouped = table.groupby("connection", sort=False)
+    out = grouped["cosine_distance"].agg(["count", "mean", "std", "min", "max"])
+    out.insert(1, "protected_words", grouped["protected_word"].nunique())
+    out.insert(2, "compared_words", grouped["word_to_compare"].nunique())
+    order = [c for c in CONNECTIONS if c in out.index]
+    return out.loc[order].rename(columns={"count": "rows"}).reset_index()
+

@@ -1,0 +1,305 @@
+"""Studies: protected classes, their attribute lists, and the neutral/human controls.
+
+Word lists are data: plain-text files, one word per line, ``#`` comments carrying the
+provenance, shipped inside the package (top-level ``wordlists/`` in the repository). A
+study folder holds
+
+- ``protected.<class>.txt`` — the protected (target) words of each class,
+- ``attributes.<class>.txt`` — attribute (stereotype) words of each attribute class,
+- ``associations.txt`` — lines ``<protected class> <attribute class>``: which attribute
+  class is *associated* with which protected class (the order of the lines is the order
+  of the protected classes; for WEAT the first is X, the second Y),
+- optionally ``definitional.txt`` (Manzini's definitional sets, one set per line),
+  ``neutral.txt`` and ``human.txt`` (else the shared control lists are used).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["BUILTIN_STUDIES", "Study", "load_study", "read_wordlist", "wordlists_dir"]
+
+BUILTIN_STUDIES: tuple[str, ...] = (
+    "religion",
+    "race",
+    "gender",
+    *(f"weat{i}" for i in range(1, 11)),
+)
+
+
+def wordlists_dir() -> Path:
+    """The folder of the shipped word lists (inside the wheel, or the repository's)."""
+    packaged = resources.files("embias") / "wordlists"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    repo = Path(__file__).resolve().parent.parent / "wordlists"
+    if repo.is_dir():
+        return repo
+    raise FileNotFoundError(
+        f"embias word lists not found (looked in {str(packaged)!r} and {str(repo)!r}); "
+        "the installation is incomplete"
+    )
+
+
+def _dedupe(words: Iterable[str], where: str) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    dups: list[str] = []
+    for w in words:
+        if not isinstance(w, str) or not w.strip():
+            raise ValueError(f"{where}: words must be non-empty strings, got {w!r}")
+        w = w.strip()
+        if w in seen:
+            dups.append(w)
+        else:
+            seen[w] = None
+    if dups:
+        warnings.warn(
+            f"{where}: removed {len(dups)} duplicate word(s): {sorted(set(dups))}",
+            UserWarning,
+            stacklevel=4,
+        )
+    return tuple(seen)
+
+
+def read_wordlist(path: str | os.PathLike[str]) -> tuple[str, ...]:
+    """Read a word-list file: one word per line, blank lines and ``#`` comments ignored.
+
+    Duplicates are removed with a warning that names them.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"word list not found: {str(path)!r}")
+    words = [
+        line.split("#", 1)[0].strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    return _dedupe((w for w in words if w), str(path.name))
+
+
+@dataclass(frozen=True)
+class Study:
+    """A bias study: protected classes, attribute classes and control lists.
+
+    Build one from dicts (``Study(name=..., protected={...}, attributes={...})``), from a
+    folder (:meth:`from_folder`) or take a shipped one with :func:`load_study`. The
+    dataclass is frozen; :meth:`replace` derives a modified copy.
+
+    Attributes
+    ----------
+    name
+        Name of the study (``"religion"``).
+    protected
+        Protected class → protected words (e.g. ``"jewish"`` → ``("judaism", "jew", …)``).
+    attributes
+        Attribute class → attribute words (``"jewish_stereotype"`` → ``("greedy", …)``).
+    associations
+        Protected class → its associated attribute class. Defaults to
+        ``"<class>_stereotype"`` when such an attribute class exists, else the attribute
+        class of the same name.
+    neutral, human
+        Control words (``none`` and ``human`` connections); may be empty.
+    definitional
+        Definitional sets for debiasing (one word per protected class each), may be empty.
+    """
+
+    name: str
+    protected: Mapping[str, tuple[str, ...]]
+    attributes: Mapping[str, tuple[str, ...]]
+    neutral: tuple[str, ...] = ()
+    human: tuple[str, ...] = ()
+    associations: Mapping[str, str] = field(default_factory=dict)
+    definitional: tuple[tuple[str, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"a study needs a non-empty name, got {self.name!r}")
+        for label in ("protected", "attributes"):
+            groups = getattr(self, label)
+            if not isinstance(groups, Mapping) or not groups:
+                raise ValueError(f"study {self.name!r}: {label} must be a non-empty mapping "
+                                 f"class → words, got {groups!r}")
+            clean = {}
+            for cls, words in groups.items():
+                if isinstance(words, str):
+                    raise ValueError(f"study {self.name!r}: {label}[{cls!r}] must be a list of "
+                                     f"words, got the string {words!r}")
+                clean[str(cls)] = _dedupe(words, f"study {self.name!r} {label}[{cls!r}]")
+                if not clean[str(cls)]:
+                    raise ValueError(f"study {self.name!r}: {label}[{cls!r}] is empty")
+            set_(self, label, MappingProxyType(clean))
+        for label in ("neutral", "human"):
+            words = getattr(self, label)
+            if isinstance(words, str):
+                raise ValueError(f"study {self.name!r}: {label} must be a list of words")
+            set_(self, label, _dedupe(words, f"study {self.name!r} {label}"))
+        assoc = dict(self.associations)
+        for cls in self.protected:
+            if cls not in assoc:
+                for candidate in (f"{cls}_stereotype", cls):
+                    if candidate in self.attributes:
+                        assoc[cls] = candidate
+                        break
+        unknown_p = sorted(set(assoc) - set(self.protected))
+        if unknown_p:
+            raise ValueError(f"study {self.name!r}: associations name protected classes "
+                             f"{unknown_p} that are not in {sorted(self.protected)}")
+        unknown_a = sorted({a for a in assoc.values()} - set(self.attributes))
+        if unknown_a:
+            raise ValueError(f"study {self.name!r}: associations name attribute classes "
+                             f"{unknown_a} that are not in {sorted(self.attributes)}")
+        set_(self, "associations", MappingProxyType(assoc))
+        set_(self, "definitional", tuple(tuple(s) for s in self.definitional))
+
+    # ------------------------------------------------------------------ derived views
+    @property
+    def protected_classes(self) -> tuple[str, ...]:
+        """Protected classes in order."""
+        return tuple(self.protected)
+
+    def protected_class_of(self) -> dict[str, str]:
+        """Protected word → its class (first class if a word sits in several)."""
+        out: dict[str, str] = {}
+        for cls, words in self.protected.items():
+            for w in words:
+                out.setdefault(w, cls)
+        return out
+
+    def replace(self, **changes: Any) -> Study:
+        """A modified copy, e.g. ``study.replace(neutral=(), name="religion-no-controls")``."""
+        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        if unknown:
+            raise TypeError(f"Study has no fields {unknown}")
+        return dataclasses.replace(self, **changes)
+
+    def weat_sets(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        """``(X, Y, A, B)`` for a two-class study: targets X, Y and their associated
+        attribute sets A (of X) and B (of Y)."""
+        if len(self.protected) != 2:
+            raise ValueError(
+                f"study {self.name!r} has {len(self.protected)} protected classes "
+                f"{list(self.protected)}; WEAT needs exactly 2 (use weat_pairs() for more)"
+            )
+        (cx, x), (cy, y) = self.protected.items()
+        for c in (cx, cy):
+            if c not in self.associations:
+                raise ValueError(f"study {self.name!r}: protected class {c!r} has no "
+                                 "associated attribute class")
+        return x, y, self.attributes[self.associations[cx]], self.attributes[self.associations[cy]]
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_folder(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Study:
+        """Read a study from a folder of word-list files (layout in the module docstring).
+
+        Missing ``neutral.txt``/``human.txt`` fall back to the shipped control lists
+        only for shipped studies; for user folders they default to empty.
+        """
+        folder = Path(path)
+        if not folder.is_dir():
+            raise FileNotFoundError(f"study folder not found: {str(folder)!r}")
+        protected = {
+            p.name.removeprefix("protected.").removesuffix(".txt"): read_wordlist(p)
+            for p in sorted(folder.glob("protected.*.txt"))
+        }
+        attributes = {
+            p.name.removeprefix("attributes.").removesuffix(".txt"): read_wordlist(p)
+            for p in sorted(folder.glob("attributes.*.txt"))
+        }
+        if not protected or not attributes:
+            raise ValueError(
+                f"{str(folder)!r} needs protected.<class>.txt and attributes.<class>.txt files"
+                f" (found {len(protected)} protected and {len(attributes)} attribute lists)"
+            )
+        associations: dict[str, str] = {}
+        assoc_file = folder / "associations.txt"
+        if assoc_file.is_file():
+            for line in read_wordlist(assoc_file):
+                parts = line.split()
+                if len(parts) != 2:
+                    raise ValueError(f"{str(assoc_file)!r}: expected 'protected attribute' per "
+                                     f"line, got {line!r}")
+                associations[parts[0]] = parts[1]
+            order = [c for c in associations if c in protected]
+            protected = {c: protected[c] for c in [*order, *(c for c in protected if c not in order)]}
+        controls = {}
+        shared = wordlists_dir()
+        builtin = folder.resolve().parent == shared.resolve()
+        for label in ("neutral", "human"):
+            f = folder / f"{label}.txt"
+            if f.is_file():
+                controls[label] = read_wordlist(f)
+            elif builtin:
+                controls[label] = read_wordlist(shared / f"{label}.txt")
+            else:
+                controls[label] = ()
+        definitional: tuple[tuple[str, ...], ...] = ()
+        def_file = folder / "definitional.txt"
+        if def_file.is_file():
+            definitional = tuple(tuple(line.split()) for line in read_wordlist(def_file))
+        return cls(
+            name=name or folder.name,
+            protected=protected,
+            attributes=attributes,
+            associations=associations,
+            definitional=definitional,
+            **controls,
+        )
+
+    @classmethod
+    def from_dicts(
+        cls,
+        name: str,
+        protected: Mapping[str, Sequence[str]],
+        attributes: Mapping[str, Sequence[str]],
+        *,
+        neutral: Sequence[str] = (),
+        human: Sequence[str] = (),
+        associations: Mapping[str, str] | None = None,
+        definitional: Sequence[Sequence[str]] = (),
+    ) -> Study:
+        """Build a study from plain dicts and lists (same checks as the constructor)."""
+        return cls(
+            name=name,
+            protected={k: tuple(v) for k, v in protected.items()},
+            attributes={k: tuple(v) for k, v in attributes.items()},
+            neutral=tuple(neutral),
+            human=tuple(human),
+            associations=dict(associations or {}),
+            definitional=tuple(tuple(s) for s in definitional),
+        )
+
+
+def load_study(name: str | Study) -> Study:
+    """Load a shipped study: ``religion``, ``race``, ``gender`` or ``weat1`` … ``weat10``.
+
+    A :class:`Study` passes through unchanged; a path to a folder is read with
+    :meth:`Study.from_folder`.
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the known ones).
+    """
+    if isinstance(name, Study):
+        return name
+    key = str(name).lower().replace("-", "").replace("_", "")
+    if key in BUILTIN_STUDIES:
+        return Study.from_folder(wordlists_dir() / key)
+    if Path(str(name)).is_dir():
+        return Study.from_folder(name)
+    import difflib
+
+    hint = difflib.get_close_matches(key, BUILTIN_STUDIES, n=1)
+    raise ValueError(
+        f"unknown study {name!r}{f' (did you mean {hint[0]!r}?)' if hint else ''}; known: "
+        f"{list(BUILTIN_STUDIES)}, or a folder of word lists"
+    )
