@@ -238,6 +238,7 @@ def weat(
     missing: Literal["warn", "raise"] = "warn",
     lowercase: bool | None = None,
     name: str = "weat",
+    set_names: tuple[str, str, str, str] = ("X", "Y", "A", "B"),
 ) -> WeatResult:
     """Word Embedding Association Test (Caliskan et al. 2017) with an honest p-value.
 
@@ -266,6 +267,8 @@ def weat(
         Out-of-vocabulary handling, as in :func:`embias.cosine_table`.
     name
         Label of the test in reports.
+    set_names
+        Names of X, Y, A, B in the missing-word report (e.g. the class names).
 
     Returns
     -------
@@ -285,11 +288,15 @@ def weat(
         raise ValueError(f"permutations must be 'auto', 'exact' or a positive integer, got "
                          f"{permutations!r}")
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
+    if len(set(set_names)) != 4:
+        raise ValueError(f"set_names must be 4 distinct names, got {set_names!r}")
     words, vectors, report = lookup_words(
-        kv, {"X": X, "Y": Y, "A": A, "B": B}, missing=missing, lowercase=lowercase,
-        context=f"for WEAT {name!r}",
+        kv, dict(zip(set_names, (X, Y, A, B), strict=True)), missing=missing,
+        lowercase=lowercase, context=f"for WEAT {name!r}",
     )
-    unit = {k: v / np.linalg.norm(v, axis=1, keepdims=True) for k, v in vectors.items()}
+    words = dict(zip("XYAB", words.values(), strict=True))
+    unit = {k: v / np.linalg.norm(v, axis=1, keepdims=True)
+            for k, v in zip("XYAB", vectors.values(), strict=True)}
     targets = np.vstack([unit["X"], unit["Y"]])
     s = association_scores(targets @ unit["A"].T, targets @ unit["B"].T)
     n_x = len(words["X"])
@@ -327,6 +334,9 @@ def weat_test(
     study = load_study(test)
     X, Y, A, B = study.weat_sets()
     options.setdefault("name", study.name)
+    (cx, cy), (ca, cb) = study.protected, (study.associations[c] for c in study.protected)
+    options.setdefault("set_names", (cx, cy, ca, cb) if len({cx, cy, ca, cb}) == 4
+                       else ("X", "Y", "A", "B"))
     return weat(embeddings, X, Y, A, B, **options)  # type: ignore[arg-type]
 
 

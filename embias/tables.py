@@ -27,6 +27,7 @@ __all__ = [
     "TABLE_COLUMNS",
     "cosine_table",
     "load_published_table",
+    "study_table",
     "summarize_table",
     "validate_table",
 ]
@@ -328,3 +329,20 @@ def summarize_table(table: pd.DataFrame) -> pd.DataFrame:
     order = [c for c in CONNECTIONS if c in out.index]
     return out.loc[order].rename(columns={"count": "rows"}).reset_index()
 
+
+
+def study_table(
+    study: Study | str,
+    embedding: KeyedVectors | str = "glove-6b-50d",
+    **options: object,
+) -> pd.DataFrame:
+    """The cosine table of ``study`` on ``embedding``: one entry point for both sources.
+
+    ``embedding`` is ``"published:<name>"`` (the authors' table, see
+    :func:`load_published_table`; ``options`` go to it) or anything
+    :func:`embias.load_embeddings` accepts (``options`` go to :func:`cosine_table`).
+    """
+    if isinstance(embedding, str) and embedding.startswith("published:"):
+        name = study.name if isinstance(study, Study) else str(study)
+        return load_published_table(name, embedding.removeprefix("published:"), **options)
+    return cosine_table(embedding, study, **options)  # type: ignore[arg-type]
