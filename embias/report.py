@@ -150,7 +150,7 @@ def validate_interval_table(table: pd.DataFrame) -> pd.DataFrame:
         i = inverted[0]
         raise ValueError(
             f"interval row {i} ({table['estimand'].iloc[i]!r}, {table['group'].iloc[i]!r}) "
-            f"has lower={lower[i]!r} > upper={upper[i]!r}"
+            f"has lower={float(lower[i])!r} > upper={float(upper[i])!r}"
         )
     return table
 
@@ -317,7 +317,7 @@ def plot_forest(
         ax.plot(part["estimate"], y, "o", color=color, ms=4,
                 label=None if label is None else str(label))
     if markers is not None:
-        need = {"estimand", "group", "value", "label"} | ({by} if by else set())
+        need = {"estimand", "group", "value", "label"}
         absent = sorted(need - set(markers.columns))
         if absent:
             raise ValueError(f"markers lacks columns {absent}")

@@ -1,0 +1,85 @@
+"""The shared reporting layer: interval tables, markdown, forest plots."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from embias.report import (
+    combine_interval_tables,
+    interval_table,
+    plot_forest,
+    to_markdown,
+    validate_interval_table,
+)
+
+
+def rows():
+    return [
+        {"estimand": "connection_mean", "group": "associated", "estimate": 0.832,
+         "lower": 0.761, "upper": 0.902},
+        {"estimand": "connection_mean", "group": "none", "estimate": 0.954,
+         "lower": 0.938, "upper": 0.971, "prob_gt_0": 1.0},
+    ]
+
+
+def test_interval_table_sets_kind_and_prob():
+    t = interval_table(rows(), ci_prob=0.89, ci_kind="hdi")
+    assert list(t.columns) == ["estimand", "group", "estimate", "lower", "upper", "ci_prob",
+                               "ci_kind", "prob_gt_0"]
+    assert (t.ci_kind == "hdi").all() and (t.ci_prob == 0.89).all()
+    assert np.isnan(t.prob_gt_0.iloc[0]) and t.prob_gt_0.iloc[1] == 1.0
+
+
+def test_interval_table_errors():
+    with pytest.raises(ValueError, match=r"ci_kind='hpd' is not one of"):
+        interval_table(rows(), ci_prob=0.89, ci_kind="hpd")
+    with pytest.raises(ValueError, match=r"ci_prob must be in \(0, 1\), got 89"):
+        interval_table(rows(), ci_prob=89, ci_kind="hdi")
+    bad = rows()
+    bad[0]["ci_kind"] = "eti"
+    with pytest.raises(ValueError, match=r"interval row 0 sets 'ci_kind'; it is set by "
+                                         r"interval_table\(\)"):
+        interval_table(bad, ci_prob=0.89, ci_kind="hdi")
+    bad = rows()
+    bad[1]["lower"] = 0.99
+    with pytest.raises(ValueError, match=r"interval row 1 \('connection_mean', 'none'\) has "
+                                         r"lower=0.99 > upper=0.971"):
+        interval_table(bad, ci_prob=0.89, ci_kind="hdi")
+    with pytest.raises(ValueError, match=r"interval row 0 lacks \['upper'\]"):
+        interval_table([{"estimand": "e", "group": "g", "estimate": 1, "lower": 0}],
+                       ci_prob=0.9, ci_kind="hdi")
+    with pytest.raises(ValueError, match=r"missing columns \['ci_kind'\]"):
+        validate_interval_table(pd.DataFrame(rows()).assign(ci_prob=0.9))
+
+
+def test_to_markdown_exact_text():
+    t = interval_table(rows()[:1], ci_prob=0.89, ci_kind="hdi")
+    assert to_markdown(t, digits=2) == (
+        "| estimand        | group      | estimate | lower | upper | ci_prob | ci_kind |\n"
+        "|:----------------|:-----------|---------:|------:|------:|--------:|:--------|\n"
+        "| connection_mean | associated |     0.83 |  0.76 |  0.90 |    0.89 | hdi     |"
+    )
+
+
+def test_combine_and_forest_plot():
+    a = interval_table(rows(), ci_prob=0.89, ci_kind="hdi")
+    b = a.assign(estimate=a.estimate + 0.05, lower=a.lower + 0.05, upper=a.upper + 0.05)
+    both = combine_interval_tables({"biased": a, "hard": b})
+    assert list(both.columns[:3]) == ["estimand", "group", "embedding"]
+    assert both.embedding.tolist() == ["biased", "biased", "hard", "hard"]
+    markers = pd.DataFrame({"estimand": ["connection_mean"], "group": ["associated"],
+                            "value": [0.86], "label": ["MAC"]})
+    fig = plot_forest(both, by="embedding", markers=markers, title="religion")
+    ax = fig.axes[0]
+    assert ax.get_title() == "religion (89% HDI)"
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "connection_mean: associated", "connection_mean: none"]
+    # one interval segment per (row, embedding): 2 rows × 2 embeddings
+    assert sum(len(c.get_segments()) for c in ax.collections) == 4
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["biased", "hard"]
+    with pytest.raises(ValueError, match=r"by='model' is not a column"):
+        plot_forest(both, by="model")
+    with pytest.raises(ValueError, match=r"estimands \['x'\] not in the table"):
+        plot_forest(both, estimands=["x"])

@@ -1,0 +1,229 @@
+"""Long-form cosine tables from embeddings and the authors' published tables."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import embias
+from embias.embeddings import MissingWordsError
+from embias.tables import TABLE_COLUMNS
+
+
+@pytest.fixture(scope="module")
+def religion_table(glove):
+    with pytest.warns(UserWarning, match="literaly"):
+        return embias.cosine_table(glove, "religion")
+
+
+def test_religion_table_shape_and_connections(religion_table):
+    t = religion_table
+    assert list(t.columns) == list(TABLE_COLUMNS)
+    # 15 protected words × (11 attributes + 225 neutral + 85 human); 'literaly' is not in GloVe
+    assert len(t) == 15 * (11 + 225 + 85)
+    counts = t["connection"].value_counts().to_dict()
+    assert counts == {"none": 15 * 225, "human": 15 * 85, "different": 110, "associated": 55}
+    row = t[(t.protected_word == "jew") & (t.word_to_compare == "greedy")].iloc[0]
+    assert row.connection == "associated" and row.protected_class == "jewish"
+    row = t[(t.protected_word == "jew") & (t.word_to_compare == "violent")].iloc[0]
+    assert row.connection == "different" and row.word_class == "muslim_stereotype"
+    np.testing.assert_allclose(t.cosine_distance, 1 - t.cosine_similarity, atol=0)
+
+
+def test_table_matches_gensim_similarity(religion_table, glove):
+    gensim_sim = np.array([
+        glove.similarity(a, b)
+        for a, b in zip(religion_table.protected_word, religion_table.word_to_compare,
+                        strict=True)
+    ])
+    np.testing.assert_allclose(religion_table.cosine_similarity, gensim_sim, atol=1e-6)
+
+
+def test_missing_words_report(religion_table, glove):
+    report = religion_table.attrs["missing"]
+    assert report["neutral"] == {"missing": ["literaly"], "kept": 225, "total": 226}
+    assert report["protected:jewish"] == {"missing": [], "kept": 5, "total": 5}
+    with pytest.raises(MissingWordsError) as info:
+        embias.cosine_table(glove, "religion", missing="raise")
+    assert isinstance(info.value, KeyError)
+    assert "neutral: 1 of 226 missing (225 kept): literaly" in str(info.value)
+
+
+def test_warn_lists_every_missing_word_grouped(glove):
+    study = embias.load_study("religion").replace(
+        attributes={"christian_stereotype": ("critical", "qqzzx1"),
+                    "jewish_stereotype": ("greedy",),
+                    "muslim_stereotype": ("violent", "qqzzx2", "qqzzx3")},
+        neutral=(), human=())
+    with pytest.warns(UserWarning) as record:
+        t = embias.cosine_table(glove, study)
+    text = str(record[0].message)
+    assert "3 words missing" in text
+    assert "attributes:christian_stereotype: 1 of 2 missing (1 kept): qqzzx1" in text
+    assert "attributes:muslim_stereotype: 2 of 3 missing (1 kept): qqzzx2, qqzzx3" in text
+    assert len(t) == 15 * 3
+
+
+def test_empty_list_is_an_error(glove):
+    study = embias.load_study("religion").replace(
+        attributes={**embias.load_study("religion").attributes,
+                    "jewish_stereotype": ("qqzzx1", "qqzzx2")})
+    with pytest.raises(ValueError, match=r"word lists \['attributes:jewish_stereotype'\] have "
+                                         r"no word in the embeddings"), pytest.warns(UserWarning):
+        embias.cosine_table(glove, study)
+
+
+def test_lowercase_handling(make_kv):
+    kv = make_kv({"Jew": [1.0, 0.0], "jew": [0.0, 1.0], "greedy": [1.0, 1.0], "x": [1, 2]})
+    study = embias.Study.from_dicts("t", {"j": ["Jew"]}, {"j": ["greedy"]}, neutral=["x"])
+    cased = embias.cosine_table(kv, study, lowercase=False)
+    lower = embias.cosine_table(kv, study, lowercase=True)
+    assert cased.cosine_similarity.iloc[0] == pytest.approx(1 / np.sqrt(2), abs=1e-7)
+    assert lower.cosine_similarity.iloc[0] == pytest.approx(1 / np.sqrt(2), abs=1e-7)
+    assert cased.cosine_similarity.iloc[1] == pytest.approx(1 / np.sqrt(5), abs=1e-7)
+    assert lower.cosine_similarity.iloc[1] == pytest.approx(2 / np.sqrt(5), abs=1e-7)
+    assert lower.protected_word.iloc[0] == "Jew"  # words are reported as listed
+
+
+def test_zero_vector_is_named(make_kv):
+    kv = make_kv({"a": [1.0, 0.0], "b": [0.0, 0.0], "c": [0.0, 1.0]})
+    study = embias.Study.from_dicts("t", {"p": ["a"]}, {"p": ["b", "c"]})
+    with pytest.raises(ValueError, match=r"zero or non-finite vectors for \['b'\]"):
+        embias.cosine_table(kv, study)
+
+
+def test_hand_computed_table(make_kv):
+    kv = make_kv({"x": [1, 0], "y": [0, 1], "a": [1, 1], "b": [-1, 0], "n": [3, 4]})
+    study = embias.Study.from_dicts("toy", {"X": ["x"], "Y": ["y"]},
+                                    {"X": ["a"], "Y": ["b"]}, neutral=["n"])
+    t = embias.cosine_table(kv, study).set_index(["protected_word", "word_to_compare"])
+    expect = {("x", "a"): (1 / np.sqrt(2), "associated"), ("x", "b"): (-1.0, "different"),
+              ("x", "n"): (0.6, "none"), ("y", "a"): (1 / np.sqrt(2), "different"),
+              ("y", "b"): (0.0, "associated"), ("y", "n"): (0.8, "none")}
+    for key, (sim, con) in expect.items():
+        assert t.loc[key, "cosine_similarity"] == pytest.approx(sim, abs=1e-7)
+        assert t.loc[key, "cosine_distance"] == pytest.approx(1 - sim, abs=1e-7)
+        assert t.loc[key, "connection"] == con
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    dim=st.integers(2, 6),
+    n_words=st.integers(4, 12),
+)
+def test_property_table_equals_pairwise_cosines(make_kv, data, dim, n_words):
+    vecs = data.draw(arrays(np.float64, (n_words, dim),
+                            elements=st.floats(-3, 3, allow_nan=False, width=32)))
+    vecs = vecs[np.linalg.norm(vecs, axis=1) > 1e-3]
+    if len(vecs) < 4:
+        return
+    words = [f"w{i}" for i in range(len(vecs))]
+    kv = make_kv(dict(zip(words, vecs.tolist(), strict=True)), dtype=np.float64)
+    cut = data.draw(st.integers(1, len(words) - 3))
+    half = data.draw(st.integers(cut + 1, len(words) - 2))
+    study = embias.Study.from_dicts(
+        "prop", {"p": words[:cut], "q": words[cut:half]},
+        {"p": words[half:half + 1], "q": words[half + 1:]}, neutral=words[:2])
+    t = embias.cosine_table(kv, study)
+    n_compared = (len(words) - half) + 2
+    assert len(t) == half * n_compared
+    for r in t.itertuples():
+        u, v = kv[r.protected_word], kv[r.word_to_compare]
+        cos = float(u @ v / np.linalg.norm(u) / np.linalg.norm(v))
+        assert r.cosine_similarity == pytest.approx(cos, abs=1e-9)
+        if r.connection in ("associated", "different"):
+            own = study.associations[r.protected_class]
+            assert (r.connection == "associated") == (r.word_class == own)
+
+
+# ----------------------------------------------------------------------- published tables
+def test_published_religion_reddit():
+    t = embias.load_published_table("religion", "reddit")
+    assert list(t.columns) == list(TABLE_COLUMNS)
+    assert len(t) == 4830 and t.attrs["duplicates"] == 0
+    means = t.groupby("connection").cosine_distance.mean()
+    # raw connection means of the authors' table (DESIGN §5 posterior means are close to these)
+    assert means.to_dict() == pytest.approx(
+        {"associated": 0.8322, "different": 0.8838, "human": 0.9068, "none": 0.9544}, abs=1e-4)
+    assert set(t.protected_class) == {"christian", "jewish", "muslim"}
+    assert (t.embedding == "published:reddit").all()
+
+
+def test_published_race_duplicates_are_reported_not_dropped():
+    with pytest.warns(UserWarning, match=r"2608 of 5868 rows are exact duplicates.*kept"):
+        kept = embias.load_published_table("race", "reddit")
+    assert len(kept) == 5868 and kept.attrs["duplicates"] == 2608
+    with pytest.warns(UserWarning, match=r"dropped as asked"):
+        dropped = embias.load_published_table("race", "reddit", duplicates="drop")
+    assert len(dropped) == 3260 and not dropped.duplicated().any()
+    with pytest.raises(ValueError, match=r"2608 of 5868 rows are exact duplicates"):
+        embias.load_published_table("race", "reddit", duplicates="raise")
+
+
+def test_published_missing_code_is_dropped_and_counted():
+    with pytest.warns(UserWarning, match=r"6890 of 18050 rows are coded -100") as record:
+        t = embias.load_published_table("weat1", "reddit")
+    assert len(t) == 18050 - 6890
+    assert (t.cosine_distance > -1).all()
+    miss = t.attrs["missing"]
+    assert miss["flowers"] == {"coded_missing": 506, "total": 1250}
+    assert miss["insects"] == {"coded_missing": 475, "total": 1250}
+    assert sum(v["coded_missing"] for v in miss.values()) == 6890
+    assert "flowers: 506 of 1250" in str(record[0].message)
+    with pytest.raises(MissingWordsError):
+        embias.load_published_table("weat1", "reddit", missing="raise")
+
+
+@pytest.mark.parametrize(("study", "embedding"), list(itertools.product(
+    ["religion", "race", "gender", "weat1", "weat7"], ["reddit", "google", "glove"])))
+def test_every_published_table_loads(study, embedding):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        t = embias.load_published_table(study, embedding)
+    assert np.isfinite(t.cosine_distance).all()
+    assert set(t.connection) <= {"associated", "different", "human", "none"}
+    assert not t.protected_class.isna().any()
+
+
+def test_published_errors():
+    with pytest.raises(ValueError, match=r"no hard-debiased published table for study 'weat1'"):
+        embias.load_published_table("weat1", "reddit-debiased")
+    with pytest.raises(ValueError, match=r"unknown published embedding 'twitter'; available: "
+                                         r"\['reddit', 'google', 'glove', 'reddit-debiased'\]"):
+        embias.load_published_table("religion", "twitter")
+    with pytest.raises(ValueError, match=r"no published table for study 'weat2'"):
+        embias.load_published_table("weat2", "reddit")
+
+
+def test_summarize_table_counts(religion_table):
+    s = embias.summarize_table(religion_table).set_index("connection")
+    assert s.loc["associated", "rows"] == 55 and s.loc["none", "compared_words"] == 225
+    assert s.loc["human", "mean"] == pytest.approx(
+        religion_table[religion_table.connection == "human"].cosine_distance.mean())
+
+
+def test_validate_table_errors():
+    from embias.tables import validate_table
+
+    good = embias.load_published_table("religion", "reddit")
+    with pytest.raises(ValueError, match=r"lacks columns \['connection'\]"):
+        validate_table(good.drop(columns="connection"))
+    bad = good.copy()
+    bad.loc[3, "cosine_distance"] = np.nan
+    with pytest.raises(ValueError, match=r"1 NaN/infinite cosine distances"):
+        validate_table(bad)
+    with pytest.raises(ValueError, match=r"has no rows"):
+        validate_table(good.iloc[:0])
+    bad = good.copy()
+    bad.loc[0, "connection"] = "related"
+    with pytest.raises(ValueError, match=r"unknown connection labels \['related'\]"):
+        validate_table(pd.DataFrame(bad))
