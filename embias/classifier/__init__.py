@@ -1,0 +1,78 @@
+"""Classifier fairness with honest uncertainty.
+
+* :mod:`~embias.classifier.bbu` — Bernstein-bounded unfairness (Ethayarajh 2020):
+  confidence intervals for groupwise disparities, sample sizes, coverage simulations.
+* :mod:`~embias.classifier.parity` — Bayesian parity tests of selection rates.
+* :mod:`~embias.classifier.generalized` — generalized fairness metrics PCM/BCM/MCM
+  (Czarnowska et al. 2021) and their named presets.
+"""
+
+from embias.classifier.bbu import (
+    MNLI_GENRE_COSTS,
+    bbu_coverage,
+    bbu_detectable_delta,
+    bbu_interval,
+    bbu_required_n,
+    bernstein_half_width,
+    demographic_parity,
+    equal_opportunity,
+    equalized_odds,
+    genre_population,
+    hoeffding_half_width,
+    plot_bbu_coverage,
+)
+from embias.classifier.generalized import (
+    COMPARISONS,
+    PRESETS,
+    SCORES,
+    FairnessResult,
+    MetricSpec,
+    SignificanceResult,
+    bcm,
+    fairness_metric,
+    mcm,
+    pcm,
+    template_significance,
+    vbcm,
+)
+from embias.classifier.parity import (
+    ParityDecision,
+    ParityPosterior,
+    parity_comparisons,
+    parity_hdi_coverage,
+    parity_posterior,
+    simulate_detection,
+)
+
+__all__ = [
+    "COMPARISONS",
+    "MNLI_GENRE_COSTS",
+    "PRESETS",
+    "SCORES",
+    "FairnessResult",
+    "MetricSpec",
+    "ParityDecision",
+    "ParityPosterior",
+    "SignificanceResult",
+    "bbu_coverage",
+    "bbu_detectable_delta",
+    "bbu_interval",
+    "bbu_required_n",
+    "bcm",
+    "bernstein_half_width",
+    "demographic_parity",
+    "equal_opportunity",
+    "equalized_odds",
+    "fairness_metric",
+    "genre_population",
+    "hoeffding_half_width",
+    "mcm",
+    "parity_comparisons",
+    "parity_hdi_coverage",
+    "parity_posterior",
+    "pcm",
+    "plot_bbu_coverage",
+    "simulate_detection",
+    "template_significance",
+    "vbcm",
+]
