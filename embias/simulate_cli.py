@@ -74,7 +74,7 @@ def weat_simulation_report(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.D
 
 def cmd_simulate_weat(args: argparse.Namespace) -> int:
     """Print the summaries of ``embias simulate weat``."""
-    summary, display = weat_simulation_report(args)
+    _, display = weat_simulation_report(args)
     print(f"WEAT effect sizes of simulated raw cosine similarities: {args.n_sims:,} data sets "
           f"per row, raw sd {0.08 if args.published else args.sd:g}, seed {args.seed}; "
           f"{args.ci_prob:.0%} range of the simulated values, share of |WEAT| ≥ "
