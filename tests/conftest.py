@@ -23,7 +23,7 @@ def build_kv(vectors: dict[str, list[float]], dtype=np.float32) -> KeyedVectors:
     """A real gensim KeyedVectors holding exactly these word vectors."""
     words = list(vectors)
     arr = np.asarray([vectors[w] for w in words], dtype=dtype)
-    kv = KeyedVectors(vector_size=arr.shape[1], count=len(words), dtype=dtype)
+    kv = KeyedVectors(vector_size=arr.shape[1], count=0, dtype=dtype)
     kv.add_vectors(words, arr)
     return kv
 
