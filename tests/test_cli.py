@@ -72,3 +72,18 @@ def test_entry_point_help_and_usage_error():
     bad = subprocess.run([sys.executable, "-m", "embias.cli", "weat"], capture_output=True,
                          text=True)
     assert bad.returncode == 2 and "the following arguments are required: test" in bad.stderr
+
+
+def test_debias_command_writes_kv_that_loads_back(tmp_path, capsys):
+    import numpy as np
+
+    import embias
+
+    out = tmp_path / "religion_hard.kv"
+    assert main(["debias", "religion", "--method", "hard", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "15 equalized" in printed and "MAC (mean cosine distance): 0.8229 → 0.8183" in printed
+    kv = embias.load_embeddings(out)
+    assert isinstance(kv.vectors, np.memmap) and kv.vectors.shape == (400_000, 50)
+    assert main(["debias", "religion", "--out", str(tmp_path / "x.bin")]) == 1
+    assert "use a .kv file name" in capsys.readouterr().err
