@@ -196,8 +196,9 @@ def hoeffding_half_width(
     """Half-width of the Hoeffding interval for means of variables in ``[−C/γ, C/γ]``.
 
     ``P(|δ̄ − δ| ≥ t) ≤ 2 exp(−2nt² / (2C/γ)²)`` gives ``t = (2C/γ) √(L / (2n))`` with
-    ``L = −log((1−ρ)/2)``. It ignores the variance, so it is never narrower than the
-    Bernstein half-width at the largest variance.
+    ``L = −log((1−ρ)/2)``. It ignores the variance: it equals the leading term
+    √(2σ²L/n) of the Bernstein half-width at the largest variance σ² = (C/γ)², so
+    Bernstein is narrower whenever the amortized disparities vary less than that.
     """
     rho = _check_open_unit("confidence", confidence)
     c = _check_positive("max_cost", max_cost)
@@ -245,7 +246,7 @@ def bbu_required_n(
     bad = ~((d > 0) & (d <= c))
     if np.any(bad):
         first = d.ravel()[np.flatnonzero(bad.ravel())[0]]
-        raise ValueError(f"delta must be in (0, max_cost={c}], got {first!r}")
+        raise ValueError(f"delta must be in (0, max_cost={c}], got {float(first)!r}")
     bound = (2.0 * s2 + 2.0 * c * d / (3.0 * g)) * _log_tail(rho) / d**2
     n = np.floor(bound).astype(np.int64) + 1  # strictly greater than the bound
     return int(n) if n.ndim == 0 else n
@@ -265,7 +266,8 @@ def bbu_detectable_delta(
     Solving eq. 4 for δ is the same quadratic as eq. 3, so the answer is the Bernstein
     half-width at ``n``: an observed |δ̄| above it gives an interval that excludes 0.
     At n = 3160 (WinoBias) with the paper's settings this is 0.0974 (the paper rounds
-    to 0.0975).
+    to 0.0975). A value above ``max_cost`` means that no possible disparity (|δ| ≤ C) can
+    be called biased with ``n`` examples.
     """
     c = _check_positive("max_cost", max_cost)
     g = _check_gamma(gamma)
@@ -274,7 +276,7 @@ def bbu_detectable_delta(
     bad = ~((n_arr >= 1) & (n_arr == np.floor(n_arr)))
     if np.any(bad):
         first = n_arr.ravel()[np.flatnonzero(bad.ravel())[0]]
-        raise ValueError(f"n must be a positive integer, got {first!r}")
+        raise ValueError(f"n must be a positive integer, got {float(first)!r}")
     return bernstein_half_width(n_arr, sigma2=s2, confidence=confidence, max_cost=c, gamma=g)
 
 
@@ -340,7 +342,7 @@ def _costs(cost: Any, *, max_cost: float, name: str = "cost") -> np.ndarray:
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"{name} values must lie in [0, max_cost={max_cost}]; got {c[i]!r} at index {i}"
+            f"{name} values must lie in [0, max_cost={max_cost}]; got {float(c[i])!r} at index {i}"
         )
     return c
 

@@ -54,6 +54,9 @@ __all__ = [
 MetricKind = Literal["pcm", "bcm", "vbcm", "mcm"]
 
 
+_Arr = Any  # a numpy array (or None when the score does not use it)
+
+
 class _Undefined(Exception):
     """A score that has no value on a subset (e.g. FPR without negatives)."""
 
@@ -278,16 +281,16 @@ def _prepare(
     pr = None
     if probs is not None:
         pr = np.asarray(probs, dtype=float)
+        bad = ~((pr >= 0) & (pr <= 1))  # NaN fails too
+        if bad.any():
+            at = tuple(int(v) for v in np.argwhere(bad)[0])
+            where = f"row {at[0]}" + (f", column {at[1]}" if len(at) > 1 else "")
+            raise ValueError(f"probs must lie in [0, 1]; got {float(pr[at])!r} at {where}")
         if pr.ndim == 1:
             pr = np.column_stack([1.0 - pr, pr])
         if pr.ndim != 2 or pr.shape[0] != n or pr.shape[1] < 2:
             raise ValueError(f"probs must be (n,) for binary or (n, n_classes) with n={n}, "
                              f"got shape {np.shape(probs)}")
-        bad = ~((pr >= 0) & (pr <= 1))
-        if bad.any():
-            i, j = map(int, np.argwhere(bad)[0])
-            raise ValueError(f"probs must lie in [0, 1]; got {pr[i, j]!r} at row {i}, "
-                             f"column {j}")
     elif "probs" in needs:
         raise ValueError(f"score {score!r} needs probs (class probabilities); got probs=None")
 

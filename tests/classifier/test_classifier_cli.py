@@ -1,0 +1,94 @@
+"""The ``bbu`` and ``parity`` sub-commands, on a parser built here like the main CLI's."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from embias.classifier.cli import add_commands
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="embias")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_commands(sub)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_bbu_n_prints_11903(capsys):
+    assert run(["bbu", "n", "--delta", "0.05"]) == 0
+    out = capsys.readouterr().out
+    header, _, row = out.splitlines()
+    assert header.split("|")[-2].strip() == "required_n"
+    assert row.split("|")[-2].strip() == "11903"  # Ethayarajh 2020 §3.3
+
+
+def test_bbu_delta_prints_winobias_value(capsys):
+    assert run(["bbu", "delta", "--n", "3160"]) == 0
+    assert "0.0974" in capsys.readouterr().out  # Ethayarajh 2020 §3.3 (paper: 0.0975)
+
+
+def test_bbu_interval_from_csv(tmp_path, capsys):
+    path = tmp_path / "costs.csv"
+    pd.DataFrame({"loss": [1, 0, 1, 1, 0, 0, 1, 0, 1],
+                  "gender": ["f", "f", "f", "f", "m", "m", "m", "m", "f"]}).to_csv(path,
+                                                                                     index=False)
+    assert run(["bbu", "interval", str(path), "--cost", "loss", "--group", "gender"]) == 0
+    out = capsys.readouterr().out
+    # f: 4/5 = .8, m: 1/4 = .25 ⇒ .55
+    assert "groupwise_disparity" in out and "0.5500" in out and "f − m" in out
+    assert run(["bbu", "interval", str(path), "--cost", "loss", "--group", "gender",
+                "--protected", "m", "--bound", "hoeffding"]) == 0
+    out = capsys.readouterr().out
+    assert "-0.5500" in out and "hoeffding" in out
+
+
+def test_bbu_interval_numeric_annotation(tmp_path, capsys):
+    path = tmp_path / "ann.csv"
+    rng = np.random.default_rng(0)
+    pd.DataFrame({"c": rng.uniform(0, 1, 40), "g": np.tile([1, -1, 0, 1], 10)}).to_csv(path)
+    assert run(["bbu", "interval", str(path), "--cost", "c", "--group", "g",
+                "--confidence", "0.9"]) == 0
+    assert "protected − unprotected" in capsys.readouterr().out
+
+
+def test_bbu_interval_errors(tmp_path, capsys):
+    path = tmp_path / "bad.csv"
+    pd.DataFrame({"c": [0.5, 1.5], "g": [1, -1]}).to_csv(path, index=False)
+    assert run(["bbu", "interval", str(path), "--cost", "c", "--group", "g"]) == 2
+    assert "cost values must lie in [0, max_cost=1.0]; got 1.5" in capsys.readouterr().err
+    assert run(["bbu", "interval", str(path), "--cost", "cost", "--group", "g"]) == 2
+    assert "column 'cost' is not in" in capsys.readouterr().err
+    assert run(["bbu", "interval", str(tmp_path / "none.csv"), "--cost", "c",
+                "--group", "g"]) == 2
+
+
+def test_parity_two_groups(capsys):
+    assert run(["parity", "20/100", "30/100", "--threshold", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "0.0980" in out and "0.4883" in out  # blog scenario 1
+    assert "undecided" in out
+
+
+def test_parity_more_groups_and_labels(capsys):
+    assert run(["parity", "20/100", "30/100", "25/100", "--labels", "a,b,c"]) == 0
+    out = capsys.readouterr().out
+    assert "b − a" in out and "c − rest" in out
+    assert len([line for line in out.splitlines() if "difference" in line]) == 6
+
+
+def test_parity_errors(capsys):
+    assert run(["parity", "120/100", "30/100"]) == 2
+    assert "x1=120 exceeds n1=100" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        run(["parity", "20-100", "30/100"])
+    assert info.value.code == 2
+    assert "expected SUCCESSES/TOTAL" in capsys.readouterr().err
+    assert run(["parity", "20/100"]) == 2
+    assert "give at least two groups" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        run(["bbu"])  # a bbu sub-command is required
