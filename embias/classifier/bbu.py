@@ -429,12 +429,31 @@ def bbu_interval(
     """
     rho = _check_open_unit("confidence", confidence)
     c_max = _check_positive("max_cost", max_cost)
-    if bound not in ("bernstein", "hoeffding"):
-        raise ValueError(f"bound must be 'bernstein' or 'hoeffding', got {bound!r}")
     c = _costs(cost, max_cost=c_max)
     f, name_a, name_b = _annotation(group, protected)
     if c.shape != f.shape:
         raise ValueError(f"cost has {c.size} values but group has {f.size}; they must match")
+    row = _bbu_row(c, f, (name_a, name_b), confidence=rho, max_cost=c_max, gamma=gamma,
+                   variance=variance, bound=bound, estimand=estimand)
+    return interval_table([row], ci_prob=rho, ci_kind=bound)
+
+
+def _bbu_row(
+    c: np.ndarray,
+    f: np.ndarray,
+    names: tuple[str, str],
+    *,
+    confidence: float,
+    max_cost: float,
+    gamma: float | None,
+    variance: Any,
+    bound: str,
+    estimand: str,
+) -> dict[str, Any]:
+    """The interval-table row of :func:`bbu_interval` from validated costs and f ∈ {±1, 0}."""
+    if bound not in ("bernstein", "hoeffding"):
+        raise ValueError(f"bound must be 'bernstein' or 'hoeffding', got {bound!r}")
+    name_a, name_b = names
     n_a, n_b = int(np.sum(f == 1)), int(np.sum(f == -1))
     for label, count, side in ((name_a, n_a, "protected, +1"), (name_b, n_b, "unprotected, -1")):
         if count == 0:
@@ -448,14 +467,14 @@ def bbu_interval(
     if isinstance(variance, str) and variance == "sample":
         s2 = float(s2_hat)
     else:
-        s2 = _variance_value(variance, max_cost=c_max, gamma=g)
+        s2 = _variance_value(variance, max_cost=max_cost, gamma=g)
     if bound == "bernstein":
-        t = bernstein_half_width(n, sigma2=s2, confidence=rho, max_cost=c_max, gamma=g)
+        t = bernstein_half_width(n, sigma2=s2, confidence=confidence, max_cost=max_cost, gamma=g)
     else:
-        t = hoeffding_half_width(n, confidence=rho, max_cost=c_max, gamma=g)
+        t = hoeffding_half_width(n, confidence=confidence, max_cost=max_cost, gamma=g)
     est = float(mean)
     lo, hi = est - float(t), est + float(t)
-    row = {
+    return {
         "estimand": estimand,
         "group": f"{name_a} − {name_b}",
         "estimate": est,
@@ -467,10 +486,9 @@ def bbu_interval(
         "gamma": g,
         "sigma2": s2,
         "half_width": float(t),
-        "max_cost": c_max,
+        "max_cost": max_cost,
         "verdict": _verdict(lo, hi),
     }
-    return interval_table([row], ci_prob=rho, ci_kind=bound)
 
 
 # --------------------------------------------------------------------------------------
@@ -531,19 +549,15 @@ def _rate_gap(
     gamma: float | None,
     protected: Any,
     variance: Any,
-    bound: Bound,
-) -> pd.DataFrame:
-    """BBU interval with annotation g = f · 1[keep] (examples outside ``keep`` → neither)."""
+    bound: str,
+) -> dict[str, Any]:
+    """BBU row with annotation g = f · 1[keep] (examples outside ``keep`` → neither)."""
     f, name_a, name_b = _annotation(group, protected)
     if f.shape != keep.shape:
         raise ValueError(f"y_true has {keep.size} values but group has {f.size}; they must match")
     g = np.where(keep, f, 0).astype(np.int8)
-    table = bbu_interval(
-        cost, g, confidence=confidence, max_cost=1.0, gamma=gamma, variance=variance,
-        bound=bound, estimand=estimand,
-    )
-    table["group"] = f"{name_a} − {name_b}"
-    return table
+    return _bbu_row(cost, g, (name_a, name_b), confidence=confidence, max_cost=1.0,
+                    gamma=gamma, variance=variance, bound=bound, estimand=estimand)
 
 
 def equal_opportunity(
@@ -568,10 +582,11 @@ def equal_opportunity(
     yhat = _binary("y_pred", y_pred, positive)
     if y.shape != yhat.shape:
         raise ValueError(f"y_true has {y.size} values but y_pred has {yhat.size}")
-    return _rate_gap(
-        1.0 - yhat.astype(float), group, y, estimand="equal_opportunity",
-        confidence=confidence, gamma=gamma, protected=protected, variance=variance, bound=bound,
-    )
+    rho = _check_open_unit("confidence", confidence)
+    row = _rate_gap(1.0 - yhat.astype(float), group, y, estimand="equal_opportunity",
+                    confidence=rho, gamma=gamma, protected=protected, variance=variance,
+                    bound=bound)
+    return interval_table([row], ci_prob=rho, ci_kind=bound)
 
 
 def equalized_odds(
@@ -620,15 +635,13 @@ def equalized_odds(
         raise ValueError(f"method must be 'rates' or 'zero_one', got {method!r}")
     rho = _check_open_unit("confidence", confidence)
     each = 1.0 - (1.0 - rho) / 2.0
-    common = dict(confidence=each, gamma=gamma, protected=protected, variance=variance,
-                  bound=bound)
-    fnr = _rate_gap(1.0 - yhat.astype(float), group, y, estimand="equalized_odds_fnr",
-                    **common)  # type: ignore[arg-type]
-    fpr = _rate_gap(yhat.astype(float), group, ~y, estimand="equalized_odds_fpr",
-                    **common)  # type: ignore[arg-type]
     rows = [
-        {k: v for k, v in r.items() if k not in ("ci_prob", "ci_kind")}
-        for r in pd.concat([fnr, fpr], ignore_index=True).to_dict("records")
+        _rate_gap(1.0 - yhat.astype(float), group, y, estimand="equalized_odds_fnr",
+                  confidence=each, gamma=gamma, protected=protected, variance=variance,
+                  bound=bound),
+        _rate_gap(yhat.astype(float), group, ~y, estimand="equalized_odds_fpr",
+                  confidence=each, gamma=gamma, protected=protected, variance=variance,
+                  bound=bound),
     ]
     joint = "biased" if any(r["verdict"] == "biased" for r in rows) else "not shown"
     for r in rows:

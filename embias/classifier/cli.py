@@ -8,7 +8,8 @@ Registered on the main parser by :func:`add_commands`::
     embias parity 20/100 30/100 --threshold 0.1 [--ci-prob 0.95 --labels a,b]
 
 Each handler prints markdown tables (:func:`embias.report.to_markdown`) and returns an exit
-code: 0 on success, 2 on bad input (the message goes to stderr).
+code: 0 on success, 1 on bad input or data (one ``embias: error: …`` line on stderr, as in
+the main CLI); argparse itself exits with 2 on malformed command lines.
 """
 
 from __future__ import annotations
@@ -28,15 +29,15 @@ __all__ = ["add_commands"]
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Turn a ValueError into a message on stderr and exit code 2."""
+    """Turn bad input into one ``embias: error: …`` line on stderr and exit code 1."""
 
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
         except (ValueError, FileNotFoundError, KeyError) as err:
             msg = err.args[0] if isinstance(err, KeyError) and err.args else err
-            print(f"error: {msg}", file=sys.stderr)
-            return 2
+            print(f"embias: error: {str(msg).strip()}".replace("\n", " "), file=sys.stderr)
+            return 1
 
     run.__name__ = handler.__name__
     run.__doc__ = handler.__doc__

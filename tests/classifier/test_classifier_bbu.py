@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from embias.classifier import (
     MNLI_GENRE_COSTS,
@@ -121,6 +123,26 @@ def test_bbu_interval_hand_computed():
     assert row["ci_kind"] == "bernstein" and row["ci_prob"] == 0.95
     assert row["verdict"] == "not shown"
     assert row["group"] == "protected − unprotected"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cost_a=st.lists(st.floats(0, 2), min_size=1, max_size=30),
+    cost_b=st.lists(st.floats(0, 2), min_size=1, max_size=30),
+    n_neither=st.integers(0, 10),
+)
+def test_estimate_is_the_difference_of_group_means(cost_a, cost_b, n_neither):
+    cost = np.r_[cost_a, cost_b, np.ones(n_neither)]
+    group = np.r_[np.ones(len(cost_a)), -np.ones(len(cost_b)), np.zeros(n_neither)]
+    row = bbu_interval(cost, group, max_cost=2.0).iloc[0]
+    assert row["estimate"] == pytest.approx(np.mean(cost_a) - np.mean(cost_b), abs=1e-9)
+    assert row["lower"] < row["estimate"] < row["upper"]
+    assert row["n"] == len(cost)
+    # the sample variance of the amortized disparities, recomputed from its definition
+    n = len(cost)
+    amort = np.r_[np.array(cost_a) * n / len(cost_a), -np.array(cost_b) * n / len(cost_b),
+                  np.zeros(n_neither)]
+    assert row["sigma2"] == pytest.approx(np.var(amort, ddof=1), rel=1e-9, abs=1e-12)
 
 
 def test_bbu_interval_is_an_interval_table():

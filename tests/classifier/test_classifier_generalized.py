@@ -82,6 +82,21 @@ def test_result_table_layout(fpr_data):
         "a vs b", "a vs c", "b vs c"]
 
 
+def test_metrics_do_not_depend_on_row_order_or_group_names(fpr_data):
+    y_true, y_pred, group = fpr_data
+    perm = np.random.default_rng(0).permutation(group.size)
+    renamed = np.array([{"a": "z", "b": "y", "c": "x"}[g] for g in group])
+    for metric in ("fped", "tpr_gap", "parity_gap", "fixed_fped"):
+        if metric == "tpr_gap":
+            args = (1 - y_true, 1 - y_pred)  # every example positive: TPR = 1 − FPR above
+        else:
+            args = (y_true, y_pred)
+        base = fairness_metric(metric, *args, group).value()
+        shuffled = fairness_metric(metric, *(a[perm] for a in args), group[perm]).value()
+        relabelled = fairness_metric(metric, *args, renamed).value()
+        assert shuffled == pytest.approx(base) and relabelled == pytest.approx(base), metric
+
+
 def test_vbcm_has_no_scalar_value_and_mcm_no_vector(fpr_data):
     with pytest.raises(ValueError, match="vector-valued"):
         vbcm(*fpr_data, score="fpr").value()
