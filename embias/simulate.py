@@ -138,6 +138,10 @@ def max_abs_weat(n_protected_per_group: int, *, numerator: Numerator = "mean",
     √3 ≈ 1.732 for two, ≈ 1.936 for eight, → 2 as n grows.
     """
     n = _check_int("n_protected_per_group", n_protected_per_group, 1)
+    if numerator not in NUMERATORS:
+        raise ValueError(f"numerator={numerator!r} is not one of {list(NUMERATORS)}")
+    if ddof not in (0, 1) or isinstance(ddof, bool):
+        raise ValueError(f"ddof must be 0 or 1, got {ddof!r}")
     norm = math.sqrt(2 / n) if numerator == "mean" else math.sqrt(2)
     return norm * math.sqrt(2 * n - ddof)
 
@@ -391,6 +395,8 @@ def simulate_weat(
         means_sd[start:start + k] = sim.mean(axis=-1).reshape(k, -1).std(axis=-1, ddof=1)
     if label is None:
         label = f"n={n} m={m} sd={sd:g} assoc={association:g} {numerator}"
+    for array in (scores, raw_sd, means_sd):
+        array.flags.writeable = False  # the result is immutable, arrays included
     return WeatSimulation(
         scores=scores, raw_sd=raw_sd, means_sd=means_sd, n_protected_per_group=n,
         n_attributes=m, sd=sd, association=association, numerator=numerator, ddof=ddof,

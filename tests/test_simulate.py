@@ -18,6 +18,8 @@ import statistics
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from embias.simulate import (
@@ -204,6 +206,30 @@ def test_bounds_and_one_word_per_group():
     assert r.scores.max() > r.max_abs_weat - 0.01  # a strong signal presses on the ceiling
 
 
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 5), m=st.integers(1, 4), ddof=st.sampled_from([0, 1]),
+       data=st.data())
+def test_weat_never_exceeds_its_ceiling_for_any_data(n, m, ddof, data):
+    """The ceiling ‖v‖√(2n − ddof) holds for arbitrary raw similarities (Cauchy–Schwarz),
+    and is attained when every X word has the same s and every Y word another."""
+    values = data.draw(st.lists(st.floats(-1, 1), min_size=4 * n * m, max_size=4 * n * m))
+    raw = np.asarray(values).reshape(1, 2, n, 2, m)
+    s = raw[..., 0, :].mean(-1) - raw[..., 1, :].mean(-1)
+    assume(np.ptp(s) > 1e-6)
+    for numerator in NUMERATORS:
+        assert abs(_scores(raw, numerator, ddof)[0]) <= max_abs_weat(
+            n, numerator=numerator, ddof=ddof) * (1 + 1e-9)
+    extreme = np.zeros((1, 2, n, 2, m))
+    extreme[0, 0, :, 0, :] = 0.3  # X words: s = .3, Y words: s = 0
+    assert _scores(extreme, "mean", ddof)[0] == pytest.approx(max_abs_weat(n, ddof=ddof))
+
+
+def test_result_arrays_are_read_only():
+    r = simulate_weat(n_sims=10, random_state=0)
+    with pytest.raises(ValueError, match="read-only"):
+        r.scores[0] = 0.0
+
+
 def test_raw_sd_and_sd_of_means():
     """Unbiased variances: E[raw sd²] = σ² + Σ(μᵢ − μ̄)²/(N − 1) and under the null
     E[sd of means²] = σ²/m."""
@@ -332,6 +358,8 @@ def test_table_is_accepted_by_the_table_validator():
     ({"threshold": 0}, "threshold must be a positive finite number, got 0"),
     ({"ci_prob": 1.0}, "ci_prob must be in (0, 1), got 1.0"),
     ({"association": float("nan")}, "association must be a finite number, got nan"),
+    ({"random_state": -1}, "random_state must be a non-negative int, a numpy Generator or "
+                           "None, got -1"),
 ])
 def test_simulate_weat_validation(kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):
