@@ -464,6 +464,8 @@ def _bbu_row(
     n = f.size
     g = min(n_a, n_b) / n if gamma is None else _check_gamma(gamma)
     mean, s2_hat, *_ = _amortized_moments(c, f)
+    if isinstance(variance, str) and variance not in ("sample", "max"):
+        raise ValueError(f"variance must be 'sample', 'max' or a number ≥ 0, got {variance!r}")
     if isinstance(variance, str) and variance == "sample":
         s2 = float(s2_hat)
     else:

@@ -354,6 +354,9 @@ def test_other_bad_inputs():
         bbu_detectable_delta(0)
     with pytest.raises(ValueError, match=r"variance must be 'max' or a number ≥ 0, got 'big'"):
         bbu_required_n(0.1, variance="big")
+    with pytest.raises(ValueError, match=r"variance must be 'sample', 'max' or a number ≥ 0, "
+                                         r"got 'empirical'"):
+        bbu_interval([0.0, 1.0], [1, -1], variance="empirical")
     with pytest.raises(ValueError, match=r"bound must be 'bernstein' or 'hoeffding'"):
         bbu_interval([0.0, 1.0], [1, -1], bound="chernoff")
     with pytest.raises(ValueError, match=r"y_pred must be 0/1"):
