@@ -1,0 +1,316 @@
+"""Saved fits: one call from a script, fits kept in ``models/`` and reloaded.
+
+A saved fit is a directory ``<models_dir>/<study>_<embedding>_<level>_<data>_<key>/``:
+
+- ``posterior.nc`` — the ArviZ ``DataTree`` of the fit (netCDF, h5netcdf engine),
+- ``table.parquet`` — the long-form cosine table that was fitted,
+- ``settings.json`` — what produced it (study, embedding, model options, seed, versions,
+  timings, the table's ``attrs``).
+
+``<key>`` is a hash of everything that determines the result (study word lists,
+embedding source, level, data mode, draws, tune, chains, seed, sampler, target_accept,
+centring), so an identical second call finds and reloads the saved fit instead of
+sampling again; ``refit=True`` forces a new fit, which replaces the saved one. A fit is
+written to a temporary folder inside ``models_dir`` and renamed into place only once it
+is complete: a failed call leaves nothing behind, and nothing is ever written outside
+``models_dir``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .bayes import (
+    DEFAULT_CHAINS,
+    DEFAULT_DRAWS,
+    DEFAULT_TARGET_ACCEPT,
+    DEFAULT_TUNE,
+    BiasFit,
+    Level,
+    cell_statistics,
+    classic_scores,
+    fit_bias_model,
+)
+from .embeddings import BUILTIN_EMBEDDINGS
+from .tables import PUBLISHED_EMBEDDINGS, PUBLISHED_STUDIES, cosine_table, load_published_table
+from .wordlists import load_study
+
+__all__ = [
+    "DEFAULT_MODELS_DIR",
+    "fit_gender_model",
+    "fit_race_model",
+    "fit_religion_model",
+    "fit_study_model",
+    "load_fit",
+    "save_fit",
+]
+
+#: Where fits are saved unless ``models_dir=`` says otherwise (relative to the working
+#: directory).
+DEFAULT_MODELS_DIR = "models"
+POSTERIOR_FILE = "posterior.nc"
+TABLE_FILE = "table.parquet"
+SETTINGS_FILE = "settings.json"
+#: Version of the saved-fit layout; bump when it changes.
+FIT_FORMAT = 1
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, set | tuple):
+        return list(value)
+    return str(value)
+
+
+def _versions() -> dict[str, str]:
+    import arviz
+    import pymc
+    import pytensor
+
+    from . import __version__
+
+    return {"embias": __version__, "pymc": pymc.__version__, "pytensor": pytensor.__version__,
+            "arviz": arviz.__version__}
+
+
+def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
+    """Save a fit to the directory ``path`` (created; replaced if it exists).
+
+    The fit is written to a temporary sibling folder first and renamed into place, so an
+    interrupted save never leaves a partial fit at ``path``.
+
+    Returns
+    -------
+    BiasFit
+        The same fit with ``path`` set.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        fit.posterior.to_netcdf(tmp / POSTERIOR_FILE, engine="h5netcdf")
+        table = fit.table.copy()
+        table.attrs = {}
+        table.to_parquet(tmp / TABLE_FILE, index=False)
+        record = {
+            "format": FIT_FORMAT,
+            "settings": dict(fit.settings),
+            "timings": dict(fit.timings),
+            "table_attrs": dict(fit.table.attrs),
+            "versions": _versions(),
+        }
+        (tmp / SETTINGS_FILE).write_text(json.dumps(record, indent=2, default=_json_default),
+                                         encoding="utf-8")
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dataclasses.replace(fit, path=str(path))
+
+
+def load_fit(path: str | os.PathLike[str]) -> BiasFit:
+    """Load a fit saved by :func:`save_fit` / ``fit_*_model``.
+
+    Parameters
+    ----------
+    path
+        The fit's directory (or any file inside it, e.g. its ``posterior.nc``).
+
+    Returns
+    -------
+    BiasFit
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` is not a saved fit (names the missing file).
+    """
+    import xarray as xr
+
+    path = Path(path)
+    if path.is_file():
+        path = path.parent
+    for name in (POSTERIOR_FILE, TABLE_FILE, SETTINGS_FILE):
+        if not (path / name).is_file():
+            raise FileNotFoundError(f"{str(path)!r} is not a saved embias fit: {name} is "
+                                    f"missing (a fit folder holds {POSTERIOR_FILE}, "
+                                    f"{TABLE_FILE} and {SETTINGS_FILE})")
+    record = json.loads((path / SETTINGS_FILE).read_text(encoding="utf-8"))
+    if record.get("format") != FIT_FORMAT:
+        raise ValueError(f"{str(path)!r} was saved in fit format {record.get('format')!r}; "
+                         f"this embias reads format {FIT_FORMAT}")
+    with xr.open_datatree(path / POSTERIOR_FILE, engine="h5netcdf") as stored:
+        posterior = stored.load().copy()
+    table = pd.read_parquet(path / TABLE_FILE)
+    table.attrs = record.get("table_attrs", {})
+    return BiasFit(posterior=posterior, table=table, cells=cell_statistics(table),
+                   settings=record["settings"], classic=classic_scores(table),
+                   timings=record.get("timings", {}), path=str(path))
+
+
+# --------------------------------------------------------------------------- study fits
+def _embedding_identity(embedding: str) -> dict[str, Any]:
+    """What identifies an embedding source in a fit's key."""
+    if embedding.startswith("published:"):
+        return {"source": embedding}
+    if embedding in BUILTIN_EMBEDDINGS or embedding.startswith("gensim:"):
+        return {"source": embedding}
+    file = Path(embedding)
+    if file.is_file():
+        st = file.stat()
+        return {"source": str(file.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    return {"source": embedding}
+
+
+def _study_identity(study: str) -> str:
+    st = load_study(study)
+    content = {
+        "protected": {k: list(v) for k, v in st.protected.items()},
+        "attributes": {k: list(v) for k, v in st.attributes.items()},
+        "neutral": list(st.neutral),
+        "human": list(st.human),
+        "associations": dict(st.associations),
+    }
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower() or "embedding"
+
+
+def _check_source(study: str, embedding: str) -> None:
+    load_study(study)  # fails early on an unknown study
+    if not isinstance(embedding, str) or not embedding:
+        raise ValueError(f"embedding must be a non-empty source string, got {embedding!r}; "
+                         "for a KeyedVectors use cosine_table() + fit_bias_model() + "
+                         "save_fit()")
+    if embedding.startswith("published:"):
+        name = embedding.removeprefix("published:")
+        if name not in PUBLISHED_EMBEDDINGS:
+            raise ValueError(f"unknown published table {embedding!r}; available: "
+                             f"{['published:' + e for e in PUBLISHED_EMBEDDINGS]}")
+        if study not in PUBLISHED_STUDIES:
+            raise ValueError(f"the authors published no table for study {study!r}; "
+                             f"published studies: {list(PUBLISHED_STUDIES)}")
+
+
+def _study_table(study: str, embedding: str) -> pd.DataFrame:
+    if embedding.startswith("published:"):
+        # exact duplicate rows (race tables) would be double-counted by the likelihood
+        return load_published_table(study, embedding.removeprefix("published:"),
+                                    duplicates="drop")
+    return cosine_table(embedding, study, embedding_name=embedding)
+
+
+def fit_study_model(
+    study: str,
+    embedding: str = "glove-6b-50d",
+    *,
+    models_dir: str | os.PathLike[str] = DEFAULT_MODELS_DIR,
+    refit: bool = False,
+    level: Level = "hierarchical",
+    data: Literal["summary", "raw"] = "summary",
+    draws: int = DEFAULT_DRAWS,
+    tune: int = DEFAULT_TUNE,
+    chains: int = DEFAULT_CHAINS,
+    cores: int | None = None,
+    random_seed: int | None = None,
+    sampler: str = "pymc",
+    target_accept: float = DEFAULT_TARGET_ACCEPT,
+    centred: Sequence[str] | Literal["auto"] = "auto",
+    progressbar: bool = True,
+) -> BiasFit:
+    """Load embeddings, build a study's cosine table, fit, save and return the fit.
+
+    Parameters
+    ----------
+    study
+        A shipped study (``"religion"``, ``"race"``, ``"gender"``, ``"weat1"`` …).
+    embedding
+        ``"glove-6b-50d"`` (default), any source :func:`embias.load_embeddings` reads (a
+        file path, ``"gensim:NAME"``), or ``"published:reddit"``,
+        ``"published:google"``, ``"published:glove"``, ``"published:reddit-debiased"``
+        for the authors' own tables (exact duplicate rows dropped, with a warning).
+    models_dir
+        Folder of saved fits (default ``models/`` in the working directory); nothing is
+        written anywhere else.
+    refit
+        Fit again even when an identical saved fit exists (and replace it).
+    level, data, draws, tune, chains, cores, random_seed, sampler, target_accept, \
+centred, progressbar
+        As for :func:`embias.fit_bias_model`. With ``random_seed=None`` the first fit
+        draws a seed (recorded in its settings) and identical later calls reuse it.
+
+    Returns
+    -------
+    BiasFit
+        With ``path`` set to the saved fit's folder.
+
+    Raises
+    ------
+    ValueError
+        Unknown study or published table, bad options, or a table the models refuse;
+        nothing is written in that case.
+    """
+    _check_source(study, embedding)
+    options = {
+        "level": level, "data": data, "draws": draws, "tune": tune, "chains": chains,
+        "random_seed": random_seed, "sampler": sampler, "target_accept": float(target_accept),
+        "centred": centred if isinstance(centred, str) else sorted(centred),
+    }
+    key_source = {"study": study, "study_lists": _study_identity(study),
+                  "embedding": _embedding_identity(embedding), **options}
+    key = hashlib.sha256(json.dumps(key_source, sort_keys=True, default=_json_default)
+                         .encode()).hexdigest()[:12]
+    target = Path(models_dir) / f"{study}_{_slug(embedding)}_{level}_{data}_{key}"
+    if not refit and (target / SETTINGS_FILE).is_file():
+        return load_fit(target)
+    table = _study_table(study, embedding)
+    fit = fit_bias_model(table, level=level, data=data, draws=draws, tune=tune, chains=chains,
+                         cores=cores, random_seed=random_seed, sampler=sampler,
+                         target_accept=target_accept, centred=centred,
+                         progressbar=progressbar)
+    fit = dataclasses.replace(fit, settings={**fit.settings, "study": study,
+                                             "embedding": embedding, "fit_key": key})
+    return save_fit(fit, target)
+
+
+def fit_religion_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
+    """Fit the religion study (:func:`fit_study_model` with ``study="religion"``).
+
+    Examples
+    --------
+    >>> fit = fit_religion_model()                       # GloVe 6B 50d, hierarchical
+    >>> fit = fit_religion_model("published:reddit")     # the authors' Reddit table
+    >>> fit.summary()
+    """
+    return fit_study_model("religion", embedding, **options)
+
+
+def fit_race_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
+    """Fit the race study (:func:`fit_study_model` with ``study="race"``)."""
+    return fit_study_model("race", embedding, **options)
+
+
+def fit_gender_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
+    """Fit the gender study (:func:`fit_study_model` with ``study="gender"``)."""
+    return fit_study_model("gender", embedding, **options)
