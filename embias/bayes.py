@@ -790,9 +790,12 @@ def classic_scores(table: pd.DataFrame, *, ci_prob: float = 0.95) -> pd.DataFram
     the table has ``protected_class``, the WEAT effect size of every pair of protected
     classes computed from the table's rows (X, Y = the two classes' protected words,
     A, B = their associated attribute classes; no interval: the permutation test needs
-    the embeddings, see :func:`embias.weat_pairs`).
+    the embeddings, see :func:`embias.weat_pairs`). Empty when the table has no
+    ``word_class`` column.
     """
     parts = []
+    if "word_class" not in table.columns:  # MAC and WEAT need the attribute classes
+        return interval_table([], ci_prob=None, ci_kind="none")
     attr = table[table["connection"].isin(["associated", "different"])]
     if not attr.empty:
         parts.append(mac(table).to_interval_table(ci_prob=ci_prob))

@@ -1,0 +1,421 @@
+"""Bayesian models of the cosine table: sufficient statistics, likelihood, replication of
+the published fit, convergence of the identified models, fast-vs-raw agreement, the
+interval table, diagnostics, the posterior predictive check and the plots.
+
+Every model here is sampled for real with PyMC (seeded). Tolerances are stated next to
+each assertion.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import arviz as az
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import gammaln
+
+from embias import load_published_table
+from embias.bayes import (
+    BiasFit,
+    ConvergenceWarning,
+    build_model,
+    cell_statistics,
+    choose_centring,
+    convergence_problems,
+    fit_bias_model,
+    plot_predictive_check,
+    rope_decision,
+)
+
+matplotlib.use("Agg")
+
+#: The authors' connection-level results on religion_group_reddit_dataset.csv (2 chains ×
+#: 7000 draws; 5.5–94.5% percentile intervals), DESIGN §5.
+PUBLISHED_RELIGION_REDDIT = {
+    "associated": (0.832, 0.761, 0.902),
+    "different": (0.885, 0.840, 0.931),
+    "human": (0.907, 0.882, 0.933),
+    "none": (0.954, 0.938, 0.971),
+}
+
+
+@pytest.fixture(scope="module")
+def religion_reddit() -> pd.DataFrame:
+    return load_published_table("religion", "reddit")
+
+
+@pytest.fixture(scope="module")
+def replication_fit(religion_reddit: pd.DataFrame) -> BiasFit:
+    # the smallest draws that reproduce the published figures reliably: over 8 seeds the
+    # worst interval end was 0.006 off (tolerance 0.015), the worst mean 0.003 (0.01)
+    return fit_bias_model(religion_reddit, draws=500, tune=500, random_seed=20240601,
+                          progressbar=False, warn=False)
+
+
+def _tiny_table() -> pd.DataFrame:
+    rows = [
+        # protected_word, protected_class, connection, distance
+        ("a", "x", "associated", 0.5), ("a", "x", "associated", 0.7),
+        ("a", "x", "associated", 0.9), ("a", "x", "none", 1.0),
+        ("a", "x", "none", 1.2),
+        ("b", "y", "associated", 0.4), ("b", "y", "none", 1.1),
+        ("b", "y", "none", 0.8), ("b", "y", "none", 0.9), ("b", "y", "none", 1.4),
+    ]
+    return pd.DataFrame({
+        "protected_word": [r[0] for r in rows],
+        "protected_class": [r[1] for r in rows],
+        "word_to_compare": [f"w{i}" for i in range(len(rows))],
+        "connection": [r[2] for r in rows],
+        "cosine_distance": [r[3] for r in rows],
+    })
+
+
+# =========================================================================== statistics
+def test_cell_statistics_hand_computed() -> None:
+    cells = cell_statistics(_tiny_table())
+    assert list(zip(cells["protected_word"], cells["connection"], strict=True)) == [
+        ("a", "associated"), ("a", "none"), ("b", "associated"), ("b", "none")]
+    assert cells["n"].tolist() == [3, 2, 1, 4]
+    # means: (.5+.7+.9)/3, (1+1.2)/2, .4, (1.1+.8+.9+1.4)/4
+    np.testing.assert_allclose(cells["mean"], [0.7, 1.1, 0.4, 1.05], rtol=0, atol=1e-12)
+    # SS: .04+0+.04, .01+.01, 0, .0025+.0625+.0225+.1225
+    np.testing.assert_allclose(cells["ss"], [0.08, 0.02, 0.0, 0.21], rtol=0, atol=1e-12)
+    assert cells["protected_class"].tolist() == ["x", "x", "y", "y"]
+
+
+def test_cell_statistics_of_a_real_table(religion_reddit: pd.DataFrame) -> None:
+    cells = cell_statistics(religion_reddit)
+    assert len(cells) == 15 * 4 and cells["n"].sum() == len(religion_reddit) == 4830
+    one = religion_reddit[(religion_reddit["protected_word"] == "jew")
+                          & (religion_reddit["connection"] == "none")]["cosine_distance"]
+    row = cells[(cells["protected_word"] == "jew") & (cells["connection"] == "none")].iloc[0]
+    assert row["n"] == 226
+    assert row["mean"] == pytest.approx(one.mean(), abs=1e-12)
+    assert row["ss"] == pytest.approx(one.var(ddof=1) * 225, rel=1e-10)
+
+
+def test_centring_choice_follows_rows_per_cell(religion_reddit: pd.DataFrame) -> None:
+    # religion: 3-4 associated and 7-8 different rows per word (non-centred), 85 human
+    # and 226 neutral rows per word (centred)
+    assert choose_centring(cell_statistics(religion_reddit)) == ("human", "none")
+
+
+@pytest.mark.parametrize("level", ["hierarchical", "dataset", "word"])
+def test_summary_likelihood_equals_raw_likelihood_up_to_a_constant(
+    religion_reddit: pd.DataFrame, level: str
+) -> None:
+    """The fast path's log density differs from the raw one by a constant that does not
+    depend on the parameters — computed here by hand from n and SS."""
+    cells = cell_statistics(religion_reddit)
+    summary_model = build_model(cells, level=level, data="summary", centred=("human",))
+    raw_model = build_model(cells, level=level, data="raw", table=religion_reddit,
+                            centred=("human",))
+    logp_summary = summary_model.compile_logp(mode="FAST_COMPILE")
+    logp_raw = raw_model.compile_logp(mode="FAST_COMPILE")
+    n = cells["n"].to_numpy(float)
+    ss = cells["ss"].to_numpy(float)
+    multi = n >= 2
+    # log N(ȳ|μ,σ/√n) + log Gamma(SS|(n−1)/2, 1/(2σ²)) − Σ log N(y_i|μ,σ)
+    #   = Σ_cells [(n−1)/2·log π + ½ log n − lgamma((n−1)/2) + (n−3)/2·log SS]
+    expected = float(np.sum(0.5 * np.log(n))) + float(np.sum(
+        (n[multi] - 1) / 2 * math.log(math.pi) - gammaln((n[multi] - 1) / 2)
+        + (n[multi] - 3) / 2 * np.log(ss[multi])))
+    rng = np.random.default_rng(11)
+    start = summary_model.initial_point()
+    for _ in range(4):
+        point = {k: v + rng.normal(scale=0.3, size=np.shape(v)) for k, v in start.items()}
+        difference = float(logp_summary(point)) - float(logp_raw(point))
+        assert difference == pytest.approx(expected, abs=1e-7)
+
+
+# =========================================================================== bad input
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda t: t.drop(columns=["cosine_distance"]),
+         "lacks columns ['cosine_distance']"),
+        (lambda t: t.assign(cosine_distance=t["cosine_distance"].where(t.index != 3)),
+         "has 1 NaN/infinite cosine distances"),
+        (lambda t: t.assign(connection=pd.Categorical(
+            t["connection"], categories=["associated", "different", "human", "none"])),
+         "connection level(s) ['different', 'human'] have no rows"),
+        (lambda t: t.drop(index=[5]),
+         "connection level(s) with no rows for some protected words: 1 empty "
+         "(protected_word, connection) cells, e.g. [('b', 'associated')]"),
+        (lambda t: t[t["protected_word"] == "a"],
+         "has a single protected word ['a']; the models need at least 2"),
+        (lambda t: t[t["connection"] == "none"],
+         "has a single connection ['none']; the models need at least 2"),
+    ],
+    ids=["missing-column", "nan", "empty-level", "empty-cell", "one-word", "one-connection"],
+)
+def test_bad_tables_are_refused_with_a_named_problem(change, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        fit_bias_model(change(_tiny_table()), progressbar=False)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ({"level": "county"}, "level='county' is not one of ['dataset', 'word', 'hierarchical']"),
+        ({"data": "means"}, "data='means' is not one of ['summary', 'raw']"),
+        ({"sampler": "stan"}, "sampler='stan' is not one of ['pymc', 'nutpie', 'numpyro', "
+                              "'blackjax']"),
+        ({"draws": 0}, "draws must be an integer ≥ 1, got 0"),
+        ({"target_accept": 1.5}, "target_accept must be in (0, 1), got 1.5"),
+        ({"random_seed": -1}, "random_seed must be a non-negative integer or None, got -1"),
+        ({"centred": ["nowhere"]}, "centred=['nowhere'] names connections ['nowhere']"),
+    ],
+)
+def test_bad_options_are_refused(option: dict, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        fit_bias_model(_tiny_table(), progressbar=False, **option)
+    assert message in str(info.value)
+
+
+def test_constant_cells_need_the_raw_path() -> None:
+    table = _tiny_table()
+    table.loc[table["protected_word"] == "a", "cosine_distance"] = 0.5
+    with pytest.raises(ValueError, match=r"identical cosine distances \(SS = 0\).*data='raw'"):
+        fit_bias_model(table, progressbar=False)
+
+
+# =========================================================================== replication
+def test_hierarchical_model_replicates_the_published_religion_fit(
+    replication_fit: BiasFit,
+) -> None:
+    summary = replication_fit.summary(ci_kind="eti")  # their 5.5–94.5% percentile intervals
+    means = summary[summary["estimand"] == "connection_mean"].set_index("group")
+    assert list(means.index) == ["associated", "different", "human", "none"]
+    assert set(means["ci_kind"]) == {"eti"} and set(means["ci_prob"]) == {0.89}
+    for connection, (mean, lower, upper) in PUBLISHED_RELIGION_REDDIT.items():
+        ours = means.loc[connection]
+        assert ours["estimate"] == pytest.approx(mean, abs=0.01), connection
+        assert ours["lower"] == pytest.approx(lower, abs=0.015), connection
+        assert ours["upper"] == pytest.approx(upper, abs=0.015), connection
+    assert replication_fit.divergences == 0
+
+
+@pytest.mark.parametrize("level", ["dataset", "word"])
+def test_identified_models_converge_on_every_raw_parameter(
+    religion_reddit: pd.DataFrame, level: str
+) -> None:
+    fit = fit_bias_model(religion_reddit, level=level, draws=1000, tune=1000, random_seed=7,
+                         progressbar=False, warn=False)
+    diagnostics = fit.diagnostics()
+    raw = diagnostics[diagnostics["variable"].isin(["m", "co", "sigma"])]
+    expected_raw = 1 + 4 + 1 if level == "dataset" else 15 + 4 + 1
+    assert len(raw) == expected_raw
+    assert raw["r_hat"].max() <= 1.01, raw.sort_values("r_hat").tail(3)
+    assert fit.divergences == 0
+    co = fit.posterior["posterior"]["co"]
+    # ZeroSumNormal: the connection effects sum to zero in every draw
+    assert float(abs(co.sum("connection")).max()) < 1e-9
+    if level == "dataset":
+        # with 55–3390 rows per connection the weak priors hardly matter: the
+        # connection means are the connections' row means (to within 0.005)
+        observed = religion_reddit.groupby("connection")["cosine_distance"].mean()
+        estimated = fit.summary().query("estimand == 'connection_mean'").set_index("group")
+        for connection, value in observed.items():
+            assert estimated.loc[connection, "estimate"] == pytest.approx(value, abs=0.005)
+
+
+def _posterior_stats(fit: BiasFit) -> tuple:
+    post = fit.posterior["posterior"].to_dataset()[["connection_mean", "coef", "sigma",
+                                                     "tau"]]
+    return (post.mean(("chain", "draw")), az.hdi(post, prob=0.89), az.mcse(post),
+            az.mcse(post, method="quantile", prob=0.055),
+            az.mcse(post, method="quantile", prob=0.945))
+
+
+def test_fast_path_and_raw_path_agree_within_monte_carlo_error(
+    religion_reddit: pd.DataFrame,
+) -> None:
+    fast = fit_bias_model(religion_reddit, data="summary", draws=1000, tune=1000,
+                          random_seed=3, progressbar=False, warn=False)
+    raw = fit_bias_model(religion_reddit, data="raw", draws=1000, tune=1000, random_seed=4,
+                         progressbar=False, warn=False)
+    assert raw.posterior["observed_data"]["cosine_distance"].size == 4830
+    assert fast.posterior["observed_data"]["cell_mean"].size == 60
+    a, b = _posterior_stats(fast), _posterior_stats(raw)
+    for var in ("connection_mean", "coef", "sigma", "tau"):
+        # means: within 4 combined Monte Carlo standard errors
+        z_mean = abs(a[0][var] - b[0][var]) / np.sqrt(a[2][var] ** 2 + b[2][var] ** 2)
+        assert float(z_mean.max()) < 4.0, var
+        # HDI ends: a sample HDI end is ≈1.9× as variable as the matching sample
+        # quantile (simulated: 2000 iid Normal draws, sd 0.085 vs 0.045), so its Monte
+        # Carlo error is taken as 2 × the MCSE of the 5.5%/94.5% quantile; allow 4.5 of
+        # those, combined over the two fits
+        for bound, k in (("lower", 3), ("upper", 4)):
+            diff = abs(a[1][var].sel(ci_bound=bound) - b[1][var].sel(ci_bound=bound))
+            z_end = diff / (2 * np.sqrt(a[k][var] ** 2 + b[k][var] ** 2))
+            assert float(z_end.max()) < 4.5, (var, bound)
+
+
+# =========================================================================== summary
+def test_summary_is_an_interval_table_with_contrasts(replication_fit: BiasFit) -> None:
+    summary = replication_fit.summary()
+    counts = summary["estimand"].value_counts().to_dict()
+    assert counts == {"connection_mean": 4, "contrast": 4, "word_coefficient": 60,
+                      "word_contrast": 60}
+    assert set(summary["ci_kind"]) == {"hdi"} and set(summary["ci_prob"]) == {0.89}
+    contrasts = summary[summary["estimand"] == "contrast"].set_index("group")
+    assert list(contrasts.index) == ["associated - none", "associated - different",
+                                     "different - none", "human - none"]
+    post = replication_fit.posterior["posterior"]
+    cm = post["connection_mean"]
+    means = summary[summary["estimand"] == "connection_mean"].set_index("group")["estimate"]
+    for name, row in contrasts.iterrows():
+        first, second = name.split(" - ")
+        # a contrast's mean is the difference of the two connection means
+        assert row["estimate"] == pytest.approx(means[first] - means[second], abs=1e-12)
+        draws = (cm.sel(connection=first) - cm.sel(connection=second)).values
+        assert row["prob_gt_0"] == pytest.approx(float((draws > 0).mean()), abs=1e-12)
+        assert row["prob_in_rope"] == pytest.approx(float((abs(draws) <= 0.02).mean()),
+                                                    abs=1e-12)
+        assert row["rope_decision"] == rope_decision(row["lower"], row["upper"], 0.02)
+    # religion/reddit: associated attributes are clearly closer than neutral words
+    assert contrasts.loc["associated - none", "upper"] < -0.02
+    assert contrasts.loc["associated - none", "rope_decision"] == "different"
+    words = summary[summary["estimand"] == "word_coefficient"]
+    assert set(words["protected_class"]) == {"jewish", "christian", "muslim"}
+    jew = words[(words["group"] == "jew") & (words["connection"] == "none")].iloc[0]
+    assert jew["estimate"] == pytest.approx(
+        float(post["coef"].sel(protected_word="jew", connection="none").mean()), abs=1e-12)
+
+
+def test_summary_interval_kind_and_probability(replication_fit: BiasFit) -> None:
+    eti = replication_fit.summary(ci_kind="eti", ci_prob=0.5)
+    row = eti[(eti["estimand"] == "connection_mean") & (eti["group"] == "human")].iloc[0]
+    draws = replication_fit.posterior["posterior"]["connection_mean"].sel(
+        connection="human").values.ravel()
+    # equal-tailed: exactly the 25% and 75% sample quantiles
+    assert row["lower"] == pytest.approx(np.quantile(draws, 0.25), abs=1e-12)
+    assert row["upper"] == pytest.approx(np.quantile(draws, 0.75), abs=1e-12)
+    wide = replication_fit.summary(ci_prob=0.95)
+    narrow = replication_fit.summary(ci_prob=0.5)
+    assert ((wide["upper"] - wide["lower"]) > (narrow["upper"] - narrow["lower"])).all()
+    with pytest.raises(ValueError, match=r"ci_kind='t' is not one of \['hdi', 'eti'\]"):
+        replication_fit.summary(ci_kind="t")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="ci_prob must be in"):
+        replication_fit.summary(ci_prob=89)
+
+
+def test_rope_decisions() -> None:
+    decisions = rope_decision([0.03, -0.01, -0.05, -0.5], [0.2, 0.015, 0.01, -0.021], 0.02)
+    assert decisions.tolist() == ["different", "equivalent", "undecided", "different"]
+
+
+# =========================================================================== diagnostics
+def test_diagnostics_cover_every_posterior_scalar(replication_fit: BiasFit) -> None:
+    diagnostics = replication_fit.diagnostics()
+    sizes = replication_fit.posterior["posterior"].to_dataset().sizes
+    assert "coef[jew, associated]" in set(diagnostics["parameter"])
+    per_variable = diagnostics.groupby("variable").size().to_dict()
+    assert per_variable["coef"] == sizes["protected_word"] * sizes["connection"]
+    assert per_variable["bar"] == per_variable["tau"] == per_variable["sigma"] == 4
+    assert {"r_hat", "ess_bulk", "ess_tail"} <= set(diagnostics.columns)
+    overview = replication_fit.diagnostics_overview().iloc[0]
+    assert overview["min_ess_bulk"] == diagnostics["ess_bulk"].min()
+
+
+def test_convergence_problems_are_named() -> None:
+    diagnostics = pd.DataFrame({"parameter": ["a", "b"], "variable": ["a", "b"],
+                                "r_hat": [1.002, 1.05], "ess_bulk": [1500.0, 120.0],
+                                "ess_tail": [900.0, 800.0]})
+    problems = convergence_problems(diagnostics, 3)
+    assert problems == [
+        "r_hat > 1.01 for 1 parameter(s) (worst b: 1.050)",
+        "ess_bulk < 400 for 1 parameter(s) (worst b: 120); draw more samples",
+        "3 divergent transition(s); raise target_accept or treat the intervals with caution",
+    ]
+    assert convergence_problems(diagnostics.iloc[:1], 0) == []
+
+
+def test_short_chains_warn(religion_reddit: pd.DataFrame) -> None:
+    with pytest.warns(ConvergenceWarning, match=r"ess_bulk < 400 for \d+ parameter"):
+        fit = fit_bias_model(religion_reddit, draws=100, tune=200, random_seed=1,
+                             progressbar=False)
+    assert any(p.startswith("ess_bulk < 400") for p in fit.problems())
+
+
+# =========================================================================== PPC, plots
+def _synthetic_table(seed: int) -> tuple[pd.DataFrame, dict[str, float]]:
+    """A table drawn from the hierarchical model itself (known bar, τ, σ)."""
+    rng = np.random.default_rng(seed)
+    bar = {"associated": 0.80, "different": 0.88, "human": 0.91, "none": 0.95}
+    tau = {"associated": 0.08, "different": 0.05, "human": 0.04, "none": 0.03}
+    sigma = {"associated": 0.20, "different": 0.20, "human": 0.17, "none": 0.18}
+    rows_per_cell = {"associated": 6, "different": 12, "human": 40, "none": 80}
+    parts = []
+    for w in range(12):
+        for con, n in rows_per_cell.items():
+            mu = rng.normal(bar[con], tau[con])
+            parts.append(pd.DataFrame({
+                "protected_word": f"word{w}", "protected_class": f"class{w % 3}",
+                "word_to_compare": [f"{con}{i}" for i in range(n)], "connection": con,
+                "cosine_distance": rng.normal(mu, sigma[con], size=n)}))
+    return pd.concat(parts, ignore_index=True), bar
+
+
+def test_predictive_check_on_data_from_the_model_covers_nominally() -> None:
+    table, bar = _synthetic_table(5)
+    fit = fit_bias_model(table, draws=500, tune=500, random_seed=5, progressbar=False,
+                         warn=False)
+    check = fit.predictive_check()
+    overall = check.coverage[check.coverage["connection"] == "all"].set_index("ci_prob")
+    # 1656 rows: binomial sd of a share ≈ 0.008 (89%) / 0.012 (50%); allow ±0.035
+    assert overall.loc[0.89, "inside"] == pytest.approx(0.89, abs=0.035)
+    assert overall.loc[0.5, "inside"] == pytest.approx(0.5, abs=0.035)
+    assert overall.loc[0.89, "rows"] == len(table)
+    assert len(check.cell_intervals) == 2 * 48
+    # the true connection means lie inside the 99% HDIs
+    means = fit.summary(ci_prob=0.99).query("estimand == 'connection_mean'").set_index("group")
+    for con, value in bar.items():
+        assert means.loc[con, "lower"] <= value <= means.loc[con, "upper"], con
+    figure = plot_predictive_check(check)
+    assert len(figure.axes) == 4
+    assert "inside 89% PI" in figure.axes[0].get_title()
+
+
+def test_predictive_check_of_the_replication_fit(replication_fit: BiasFit) -> None:
+    check = replication_fit.predictive_check(random_seed=1)
+    assert set(check.coverage["connection"]) == {"associated", "different", "human",
+                                                  "none", "all"}
+    overall = check.coverage[check.coverage["connection"] == "all"].set_index("ci_prob")
+    assert overall.loc[0.89, "inside"] == pytest.approx(0.89, abs=0.03)
+    assert overall.loc[0.5, "inside"] == pytest.approx(0.5, abs=0.03)
+    with pytest.raises(ValueError, match=r"ci_probs must be probabilities in \(0, 1\)"):
+        replication_fit.predictive_check(ci_probs=(89,))
+
+
+def test_forest_plot_shows_intervals_and_classic_scores(replication_fit: BiasFit) -> None:
+    figure = replication_fit.plot()
+    titles = [ax.get_title() for ax in figure.axes]
+    assert titles[0] == "connection means (◇ = classic MAC) (89% HDI)"
+    assert titles[1].startswith("contrasts (shaded: ROPE ±0.02)")
+    assert titles[2].startswith("classic WEAT effect sizes of the same table")
+    assert [t.split(":")[0] for t in titles[3:]] == ["jewish", "christian", "muslim"]
+    annotations = [child.get_text() for child in figure.axes[0].texts]
+    assert annotations.count("MAC") == 2  # associated and different
+    classic = replication_fit.classic
+    assert set(classic["estimand"]) == {"mac", "weat_effect_size"}
+    assert len(classic[classic["estimand"] == "weat_effect_size"]) == 3
+
+
+def test_word_level_summary_absent_from_the_dataset_model() -> None:
+    table, _ = _synthetic_table(8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fit = fit_bias_model(table, level="dataset", draws=200, tune=200, random_seed=8,
+                             progressbar=False)
+    summary = fit.summary()
+    assert set(summary["estimand"]) == {"connection_mean", "contrast"}
+    assert fit.classic.empty  # no word_class column: no MAC/WEAT to show
+    figure = fit.plot()
+    assert len(figure.axes) == 2  # connection means and contrasts; no word panels
