@@ -33,12 +33,16 @@ import numpy as np
 import pandas as pd
 
 from .bayes import (
+    DATA_MODES,
     DEFAULT_CHAINS,
     DEFAULT_DRAWS,
     DEFAULT_TARGET_ACCEPT,
     DEFAULT_TUNE,
+    LEVELS,
+    SAMPLERS,
     BiasFit,
     Level,
+    _check_choice,
     cell_statistics,
     classic_scores,
     fit_bias_model,
@@ -272,6 +276,10 @@ centred, progressbar
         nothing is written in that case.
     """
     _check_source(study, embedding)
+    # the cheap option checks before any embedding is loaded (fit_bias_model repeats them)
+    _check_choice("level", level, LEVELS)
+    _check_choice("data", data, DATA_MODES)
+    _check_choice("sampler", sampler, SAMPLERS)
     options = {
         "level": level, "data": data, "draws": draws, "tune": tune, "chains": chains,
         "random_seed": random_seed, "sampler": sampler, "target_accept": float(target_accept),

@@ -1,0 +1,211 @@
+"""Saved fits (models/), the one-call study fits and the ``embias fit``/``show`` commands.
+
+Real sampling with short chains: these tests check saving, reuse and rendering, not the
+posterior (see test_bayes.py for that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import warnings
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+import embias.fits as fits_module
+from embias.bayes import BiasFit, ConvergenceWarning
+from embias.bayes_cli import add_commands
+from embias.fits import fit_religion_model, fit_study_model, load_fit, save_fit
+
+matplotlib.use("Agg")
+
+SHORT = {"draws": 150, "tune": 200, "random_seed": 17, "progressbar": False}
+
+
+@pytest.fixture(scope="module")
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="module")
+def glove_fit(models_dir: Path) -> BiasFit:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # short chains
+        warnings.simplefilter("ignore", UserWarning)  # GloVe lacks one neutral word
+        return fit_religion_model(models_dir=models_dir, **SHORT)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="embias")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    return parser
+
+
+def test_religion_fit_on_glove_is_saved(glove_fit: BiasFit, models_dir: Path) -> None:
+    path = Path(glove_fit.path)
+    assert path.parent == models_dir
+    assert path.name.startswith("religion_glove-6b-50d_hierarchical_summary_")
+    assert sorted(p.name for p in path.iterdir()) == ["posterior.nc", "settings.json",
+                                                      "table.parquet"]
+    # nothing else in models_dir: no temporary folders left behind
+    assert [p.name for p in models_dir.iterdir()] == [path.name]
+    record = json.loads((path / "settings.json").read_text())
+    assert record["settings"]["study"] == "religion"
+    assert record["settings"]["embedding"] == "glove-6b-50d"
+    assert record["settings"]["random_seed"] == 17
+    assert record["settings"]["draws"] == 150
+    assert record["table_attrs"]["missing"]["neutral"]["missing"] == ["literaly"]
+    assert glove_fit.settings["rows"] == len(glove_fit.table) == 15 * (11 + 85 + 225)
+
+
+def test_saved_fit_reloads_identically(glove_fit: BiasFit) -> None:
+    loaded = load_fit(glove_fit.path)
+    assert loaded.path == glove_fit.path
+    assert dict(loaded.settings) == dict(glove_fit.settings)
+    pd.testing.assert_frame_equal(loaded.summary(), glove_fit.summary())
+    pd.testing.assert_frame_equal(loaded.cells, glove_fit.cells)
+    pd.testing.assert_frame_equal(loaded.classic, glove_fit.classic)
+    pd.testing.assert_frame_equal(loaded.table, glove_fit.table, check_dtype=False)
+    np.testing.assert_array_equal(loaded.posterior["posterior"]["coef"].values,
+                                  glove_fit.posterior["posterior"]["coef"].values)
+    assert loaded.divergences == glove_fit.divergences
+    # any file of the fit folder also works
+    assert load_fit(Path(glove_fit.path) / "posterior.nc").path == glove_fit.path
+
+
+def test_identical_call_reuses_the_saved_fit(glove_fit: BiasFit, models_dir: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_sampling(*args: object, **kwargs: object) -> None:
+        raise AssertionError("an identical call must not sample again")
+
+    monkeypatch.setattr(fits_module, "fit_bias_model", no_sampling)
+    again = fit_religion_model(models_dir=models_dir, **SHORT)
+    assert again.path == glove_fit.path
+    np.testing.assert_array_equal(again.posterior["posterior"]["bar"].values,
+                                  glove_fit.posterior["posterior"]["bar"].values)
+    # a different setting is a different fit: it would sample
+    with pytest.raises(AssertionError, match="must not sample again"):
+        fit_religion_model(models_dir=models_dir, **{**SHORT, "draws": 151})
+
+
+def test_refit_replaces_the_saved_fit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = fits_module.fit_bias_model
+
+    def counting(*args: object, **kwargs: object) -> BiasFit:
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fits_module, "fit_bias_model", counting)
+    options = {**SHORT, "models_dir": tmp_path, "level": "dataset"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        first = fit_religion_model("published:reddit", **options)
+        second = fit_religion_model("published:reddit", **options)
+        third = fit_religion_model("published:reddit", refit=True, **options)
+    assert len(calls) == 2  # the first and the refit
+    assert first.path == second.path == third.path
+    assert [p.name for p in tmp_path.iterdir()] == [Path(first.path).name]
+    assert first.settings["embedding"] == "published:reddit"
+    assert first.settings["rows"] == 4830
+    # same seed, same settings: the refit reproduces the first fit exactly
+    np.testing.assert_array_equal(first.posterior["posterior"]["co"].values,
+                                  third.posterior["posterior"]["co"].values)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda d: fit_study_model("religion", "published:wikipedia", models_dir=d),
+         "unknown published table 'published:wikipedia'; available: ['published:reddit', "
+         "'published:google', 'published:glove', 'published:reddit-debiased']"),
+        (lambda d: fit_study_model("weat3", "published:reddit", models_dir=d),
+         "the authors published no table for study 'weat3'"),
+        (lambda d: fit_religion_model(models_dir=d, level="county"),
+         "level='county' is not one of ['dataset', 'word', 'hierarchical']"),
+    ],
+)
+def test_bad_calls_write_nothing(tmp_path: Path, call, message: str) -> None:
+    target = tmp_path / "models"
+    with pytest.raises(ValueError) as info:
+        call(target)
+    assert message in str(info.value)
+    assert not target.exists()
+
+
+def test_bad_table_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def table_with_a_gap(study: str, embedding: str) -> pd.DataFrame:
+        table = fits_module.load_published_table("religion", "reddit")
+        table.loc[7, "cosine_distance"] = np.nan
+        return table
+
+    monkeypatch.setattr(fits_module, "_study_table", table_with_a_gap)
+    target = tmp_path / "models"
+    with pytest.raises(ValueError, match="has 1 NaN/infinite cosine distances"):
+        fit_religion_model("published:reddit", models_dir=target, **SHORT)
+    assert not target.exists()
+
+
+def test_save_fit_anywhere_and_unknown_folders(glove_fit: BiasFit, tmp_path: Path) -> None:
+    saved = save_fit(glove_fit, tmp_path / "mine")
+    assert saved.path == str(tmp_path / "mine")
+    assert load_fit(tmp_path / "mine").settings["random_seed"] == 17
+    with pytest.raises(FileNotFoundError, match=r"is not a saved embias fit: posterior\.nc is "
+                                                r"missing"):
+        load_fit(tmp_path)
+
+
+# =========================================================================== CLI
+def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _parser().parse_args([
+        "fit", "religion", "--embedding", "published:reddit", "--draws", "150",
+        "--tune", "200", "--seed", "5", "--out", str(tmp_path), "--no-progress",
+        "--ci-kind", "eti",
+    ])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # reported on stderr instead
+        assert args.func(args) == 0
+    out, err = capsys.readouterr()
+    assert "# religion / published:reddit: hierarchical model, data=summary, 2 chains × 150 " \
+           "draws, seed 5" in out
+    assert "| connection_mean | associated " in out
+    assert "| contrast        | associated - none " in out
+    assert "## diagnostics" in out and "max_r_hat" in out
+    assert "## posterior predictive check" in out
+    assert " eti " in out and "word_coefficient" not in out
+    # 2 × 150 draws cannot give ESS ≥ 400: the warning reaches stderr
+    assert "warning: ess_bulk < 400" in err
+    (fit_dir,) = list(tmp_path.iterdir())
+    png = fit_dir / "forest.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"forest plot: {png}" in out
+
+    show = _parser().parse_args(["show", str(fit_dir), "--words", "--png",
+                                 str(tmp_path / "again.png"), "--ci-prob", "0.5"])
+    assert show.func(show) == 0
+    out, err = capsys.readouterr()
+    assert "| word_coefficient | jewish          | jew " in out
+    assert "word_contrast" in out and " 0.500 " in out
+    assert "warning: ess_bulk < 400" in err
+    assert (tmp_path / "again.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_errors_go_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = _parser().parse_args(["fit", "astrology", "--out", str(tmp_path / "m")])
+    assert args.func(args) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("embias fit: error: ") and "astrology" in err
+    assert not (tmp_path / "m").exists()
+    args = _parser().parse_args(["show", str(tmp_path)])
+    assert args.func(args) == 2
+    assert "is not a saved embias fit" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["fit", "religion", "--level", "county"])
+    capsys.readouterr()
