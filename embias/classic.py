@@ -211,8 +211,11 @@ def _p_value(null: np.ndarray, observed: float, center: float, alternative: str,
     return p, math.sqrt(p * (1 - p) / m)
 
 
-def _seed(random_state: int | np.random.Generator | None) -> tuple[np.random.Generator,
-                                                                    int | None]:
+def resolve_seed(
+    random_state: int | np.random.Generator | None,
+) -> tuple[np.random.Generator, int | None]:
+    """A Generator from a seed/Generator/None, and the seed used (drawn and recorded when
+    ``None``, so the run can be repeated; ``None`` for a Generator)."""
     if isinstance(random_state, np.random.Generator):
         return random_state, None
     if random_state is None:
@@ -303,7 +306,7 @@ def weat(
     s_x, s_y = s[:n_x], s[n_x:]
     effect = weat_effect_size(s_x, s_y, ddof=ddof)
     statistic = float(s_x.sum() - s_y.sum())
-    rng, seed = _seed(random_state)
+    rng, seed = resolve_seed(random_state)
     sums, exact = _partition_sums(s, n_x, permutations, rng)
     total = float(s.sum())
     null_stats = 2 * sums - total

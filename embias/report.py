@@ -59,6 +59,7 @@ CI_KINDS: Mapping[str, str] = {
     "bernstein": "Bernstein-bound confidence interval (Ethayarajh 2020)",
     "hoeffding": "Hoeffding-bound confidence interval",
     "permutation": "central interval of the statistic's permutation null distribution",
+    "simulation": "central interval of the statistic's simulated distribution",
     "t": "Student-t confidence interval",
     "normal": "normal-approximation confidence interval",
     "none": "point estimate only (no interval)",

@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .classic import _seed, association_scores, weat_effect_size
+from .classic import association_scores, resolve_seed, weat_effect_size
 from .report import interval_table
 from .tables import TABLE_COLUMNS
 
@@ -87,7 +87,7 @@ PUBLISHED_FIGURES: dict[float, tuple[float, float, float]] = {
 }
 #: Interval kind of the simulated ranges: central (equal-tailed) quantile interval of the
 #: simulated distribution of the effect size.
-SIMULATION_CI_KIND = "eti"
+SIMULATION_CI_KIND = "simulation"
 #: Raw similarities drawn per block; the blocks are seeded by (seed, block number), so any
 #: simulated data set can be regenerated from the seed alone.
 _BLOCK_VALUES = 1 << 22
@@ -380,7 +380,7 @@ def simulate_weat(
                                           association, numerator, ddof)
     n_sims = _check_int("n_sims", n_sims, 1)
     threshold, ci_prob = _check_summary_options(threshold, ci_prob)
-    rng, seed = _seed(random_state)
+    rng, seed = resolve_seed(random_state)
     if seed is None:  # a Generator was passed: draw the seed from it, and record it
         seed = int(rng.integers(2**63))
     size = _block_size(n, m)
@@ -442,7 +442,7 @@ def simulate_weat_grid(
         Summarise with :func:`summarize_simulations`, plot with
         :func:`plot_weat_simulations`.
     """
-    rng, _ = _seed(random_state)
+    rng, _ = resolve_seed(random_state)
     designs = list(itertools.product(_as_tuple(n_protected_per_group),
                                      _as_tuple(n_attributes), _as_tuple(association)))
     seeds = rng.integers(2**63, size=len(designs))

@@ -297,7 +297,7 @@ def test_summary_table():
         (8, 0.0, "mean"), (8, 0.0, "first-word"), (8, 0.1, "mean"), (8, 0.1, "first-word")]
     np.testing.assert_array_equal(sims[4].raw_similarities(3), sims[5].raw_similarities(3))
     table = summarize_simulations(sims)
-    assert list(table["ci_kind"].unique()) == ["eti"] and set(table["ci_prob"]) == {0.95}
+    assert list(table["ci_kind"].unique()) == ["simulation"] and set(table["ci_prob"]) == {0.95}
     row = table.iloc[4]
     assert (row["lower"], row["upper"]) == sims[4].interval
     assert row["estimate"] == pytest.approx(np.median(sims[4].scores))
