@@ -807,10 +807,9 @@ def _fairness_rows(
         row = demographic_parity(yhat[keep], groups, protected=y, confidence=confidence)
         row["group"] = f"{x} − {y}"
         bbu_rows.append(row)
-    present = [c for c in classes if (label == c).any()]
-    successes = [int(yhat[label == c].sum()) for c in present]
-    totals = [int((label == c).sum()) for c in present]
-    bayes = parity_comparisons(successes, totals, labels=present, ci_prob=confidence,
+    successes = [int(yhat[label == c].sum()) for c in classes]
+    totals = [int((label == c).sum()) for c in classes]
+    bayes = parity_comparisons(successes, totals, labels=classes, ci_prob=confidence,
                                threshold=threshold, comparisons=mode)
     table = pd.concat([*bbu_rows, bayes], ignore_index=True)
     return validate_interval_table(table)
@@ -832,7 +831,9 @@ class DownstreamResult:
         ``half_width``, ``verdict`` …) and a ``difference_vs_rest`` or
         ``pairwise_difference`` row (Bayesian posterior of the rate difference,
         ``ci_kind="hdi"``; ``prob_outside`` = P(|d| > ``threshold``), ``hdi_rope``,
-        ``x1``/``n1`` (Y) and ``x2``/``n2`` (X) …). Both estimate PR_X − PR_Y.
+        ``x1``/``n1`` (Y) and ``x2``/``n2`` (X) …). Both estimate PR_X − PR_Y (in the
+        BBU rows Y is the "protected" group of :func:`~embias.classifier.bbu.demographic_parity`,
+        so ``n_protected`` counts Y's sentences). Every row also names its ``study``.
     rates
         Per embedding and class: ``n`` sentences, ``n_positive``, ``positive_rate``,
         ``mean_score``, ``sd_score``, ``n_words`` (identity words scored).
@@ -951,13 +952,14 @@ def downstream_fairness(
     p = _check_open_unit("confidence", confidence)
     t = _check_threshold(threshold)
     sentences = identity_sentences(st, templates=templates)
+    stops = tuple(sorted(stop_words))
     identity = [w for ws in st.protected.values() for w in ws] if exclude_identity else []
     tables, rates, scored_all, models, missing = {}, [], [], {}, {}
     for name, kv in kvs.items():
         clf = sentiment_classifier(kv, lexicon=lexicon, margin=margin, exclude=identity,
                                    test_size=test_size, l2=l2, random_state=random_state)
         try:
-            scored = score_sentences(clf, kv, sentences, stop_words=stop_words)
+            scored = score_sentences(clf, kv, sentences, stop_words=stops)
         except ValueError as exc:
             raise ValueError(f"embedding {name!r}: {exc}") from exc
         absent = [c for c in classes if not (scored["class"] == c).any()]
@@ -990,7 +992,7 @@ def downstream_fairness(
         scores=scores, classifiers=models, missing_identity=missing,
         settings={"templates": tuple(templates), "margin": margin, "l2": l2,
                   "test_size": test_size, "random_state": random_state,
-                  "stop_words": tuple(sorted(stop_words)), "exclude_identity": exclude_identity,
+                  "stop_words": stops, "exclude_identity": exclude_identity,
                   "comparisons": comparisons, "confidence": p, "threshold": t},
     )
 
