@@ -19,7 +19,7 @@ from .classic import mac, weat_pairs, weat_test
 from .embeddings import BUILTIN_EMBEDDINGS, MissingWordsError, load_embeddings
 from .report import to_markdown
 from .tables import study_table, summarize_table
-from .wordlists import BUILTIN_STUDIES, load_study
+from .wordlists import BUILTIN_STUDIES
 
 #: Effect sizes Caliskan et al. (2017) report for GloVe 840B, tests 1–10.
 CALISKAN_840B = (1.50, 1.53, 1.41, 1.50, 1.28, 1.81, 1.06, 1.24, 1.38, 1.21)
@@ -44,7 +44,7 @@ def _print_missing(table: pd.DataFrame) -> None:
     report = table.attrs.get("missing", {})
     lines = []
     for name, info in report.items():
-        if "missing" in info and info["missing"]:
+        if info.get("missing"):
             lines.append(f"  {name}: {len(info['missing'])} of {info['total']} missing: "
                          + ", ".join(info["missing"]))
         elif info.get("coded_missing"):
@@ -156,7 +156,8 @@ def cmd_debias(args: argparse.Namespace) -> int:
           f"), {len(result.definitional_sets)} definitional sets, "
           f"{result.n_neutralized:,} words neutralized, {len(result.equalized)} equalized")
     if result.missing_definitional:
-        print(f"definitional words missing from the vocabulary: {list(result.missing_definitional)}")
+        missing = list(result.missing_definitional)
+        print(f"definitional words missing from the vocabulary: {missing}")
     if result.optimizer:
         print("optimizer: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                         for k, v in result.optimizer.items()))

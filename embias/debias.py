@@ -234,7 +234,7 @@ def hard_debias(
         embeddings=new, method="hard", study=study.name,
         definitional_sets=tuple(tuple(s) for s in sets), k=int(basis.shape[0]),
         subspace=basis, explained_variance_ratio=tuple(float(x) for x in explained),
-        n_neutralized=int(len(targets)), equalized=tuple(equalized),
+        n_neutralized=len(targets), equalized=tuple(equalized),
         missing_definitional=tuple(missing),
     )
 
@@ -332,7 +332,8 @@ def soft_debias(
     # A(X) = 2 C X C / s1 + λ (C_N X P + P X C_N) / s2: conjugate gradients, matrix-free.
     def apply(flat: np.ndarray) -> np.ndarray:
         x = flat.reshape(dim, dim)
-        out = 2 * c_all @ x @ c_all / scale1 + lam * (c_neutral @ x @ p + p @ x @ c_neutral) / scale2
+        out = (2 * c_all @ x @ c_all / scale1
+               + lam * (c_neutral @ x @ p + p @ x @ c_neutral) / scale2)
         return out.ravel()
 
     operator = sparse_linalg.LinearOperator((dim * dim, dim * dim), matvec=apply,

@@ -399,7 +399,8 @@ def lookup_words(
         if missing == "raise":
             raise MissingWordsError(report, context)
         warnings.warn(
-            f"{report.n_missing} words missing from the embeddings{' ' + context if context else ''}"
+            f"{report.n_missing} words missing from the embeddings"
+            f"{' ' + context if context else ''}"
             f" were dropped:\n{report}",
             UserWarning,
             stacklevel=3,

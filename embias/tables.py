@@ -8,7 +8,6 @@ Columns (DESIGN §4): ``protected_word``, ``protected_class``, ``word_to_compare
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Literal

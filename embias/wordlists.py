@@ -180,7 +180,7 @@ class Study:
             raise TypeError(f"Study has no fields {unknown}")
         return dataclasses.replace(self, **changes)
 
-    def weat_sets(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    def weat_sets(self) -> tuple[tuple[str, ...], ...]:
         """``(X, Y, A, B)`` for a two-class study: targets X, Y and their associated
         attribute sets A (of X) and B (of Y)."""
         if len(self.protected) != 2:
@@ -229,7 +229,8 @@ class Study:
                                      f"line, got {line!r}")
                 associations[parts[0]] = parts[1]
             order = [c for c in associations if c in protected]
-            protected = {c: protected[c] for c in [*order, *(c for c in protected if c not in order)]}
+            rest = [c for c in protected if c not in order]
+            protected = {c: protected[c] for c in [*order, *rest]}
         controls = {}
         shared = wordlists_dir()
         builtin = folder.resolve().parent == shared.resolve()

@@ -30,7 +30,7 @@ def test_hard_neutral_words_have_no_bias_projection(glove, hard):
 
 def test_hard_equalized_sets_are_equidistant_from_every_neutral_word(hard):
     kv = hard.embeddings
-    neutral = embias.load_study("religion").neutral + ("greedy", "violent", "conservative")
+    neutral = (*embias.load_study("religion").neutral, "greedy", "violent", "conservative")
     neutral = [w for w in neutral if w in kv.key_to_index]
     for eq_set in hard.definitional_sets:
         sims = np.array([[kv.similarity(w, n) for n in neutral] for w in eq_set])

@@ -82,10 +82,12 @@ def test_format_override_and_bad_file(small_kv, tmp_path):
 
 def test_missing_file_and_unknown_name(tmp_path):
     missing = tmp_path / "nowhere" / "vectors.bin"
-    with pytest.raises(FileNotFoundError, match=r"embedding file not found: .*nowhere/vectors\.bin"):
+    with pytest.raises(FileNotFoundError,
+                       match=r"embedding file not found: .*nowhere/vectors\.bin"):
         embias.load_embeddings(missing)
     with pytest.raises(ValueError, match=r"unknown embedding 'glove-6b-100d'; did you mean "
-                                         r"'glove-6b-50d'\? Known builtin names: \['glove-6b-50d'\]"):
+                                         r"'glove-6b-50d'\? Known builtin names: "
+                                         r"\['glove-6b-50d'\]"):
         embias.load_embeddings("glove-6b-100d")
     with pytest.raises(ValueError, match=r"limit must be a positive integer"):
         embias.load_embeddings(limit=0)
@@ -103,8 +105,10 @@ def test_gensim_downloader_offline_message(monkeypatch, tmp_path):
     with pytest.raises(ConnectionError) as info:
         embias.load_embeddings("gensim:word2vec-google-news-300", download_timeout=2)
     message = str(info.value)
-    assert "gensim:word2vec-google-news-300: could not download through gensim.downloader" in message
-    assert "load the local file with load_embeddings('/path/to/word2vec-google-news-300.bin')" in message
+    assert ("gensim:word2vec-google-news-300: could not download through gensim.downloader"
+            in message)
+    assert ("load the local file with load_embeddings('/path/to/word2vec-google-news-300.bin')"
+            in message)
 
 
 def test_lookup_rejects_zero_and_nan_vectors(make_kv):

@@ -119,9 +119,9 @@ def test_wheel_ships_word_lists_and_tables(tmp_path):
     )
     code = (
         "import embias, pathlib; "
-        "assert pathlib.Path(embias.__file__).is_relative_to(pathlib.Path(r'%s')); "
+        f"assert pathlib.Path(embias.__file__).is_relative_to(pathlib.Path(r'{target}')); "
         "st = embias.load_study('religion'); t = embias.load_published_table('religion', "
-        "'reddit'); print(len(st.neutral), len(t))" % target
+        "'reddit'); print(len(st.neutral), len(t))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True,
                          capture_output=True, text=True, env={"PYTHONPATH": str(target)})
