@@ -39,13 +39,17 @@ with the number of rows. Pointwise log-likelihoods of the fast path are per cell
 per row.
 
 Parametrisation of the hierarchical model: per connection, ``coef`` is sampled either
-centred (``coef_centred ~ N(bar, τ)``) or non-centred (``coef = bar + τ·coef_offset``,
-``coef_offset ~ N(0, 1)``). ``centred="auto"`` chooses centred for a connection when the
+centred or non-centred through one raw variable ``coef_raw``: in a centred column
+``coef_raw = coef ~ N(bar, τ)``; in a non-centred column ``coef_raw ~ N(0, 1)`` and
+``coef = bar + τ·coef_raw``. ``centred="auto"`` chooses centred for a connection when the
 data dominate the prior for its typical cell — median(n)·τ̂²/σ̂² > 1, with σ̂² the pooled
-within-cell variance and τ̂² the method-of-moments between-cell variance — and
-non-centred otherwise (few rows per cell, e.g. the 3–4 ``associated`` rows of a
+within-cell variance and τ̂² the method-of-moments between-cell variance, and at least
+10 rows per cell — and non-centred otherwise (e.g. the 3–4 ``associated`` rows of a
 religion word). Both give the same posterior; the choice only changes how well NUTS
-explores it. The choice is recorded in ``BiasFit.settings["centred"]``.
+explores it. It is recorded in ``BiasFit.settings["centred"]`` and enters the model as
+data (``constant_data/centred``), as do all the table's statistics and indices: models
+of the same level and data mode share one compiled graph whatever the table, so
+PyTensor's compile cache is reused across tables and studies.
 """
 
 from __future__ import annotations
@@ -142,42 +146,6 @@ class ConvergenceWarning(UserWarning):
 
 
 # =========================================================================== data
-def _check_fit_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Validate a table for fitting; raise ValueError naming the problem."""
-    what = "table given to fit_bias_model()"
-    if not isinstance(table, pd.DataFrame):
-        raise ValueError(f"{what} must be a pandas DataFrame (a long-form cosine table), "
-                         f"got {type(table).__name__}")
-    validate_table(table, what=what)
-    connection = table["connection"]
-    if isinstance(connection.dtype, pd.CategoricalDtype):
-        counts = connection.value_counts()
-        empty = [str(c) for c in connection.cat.categories if counts.get(c, 0) == 0]
-        if empty:
-            raise ValueError(f"{what}: connection level(s) {empty} have no rows; drop the "
-                             "unused categories (table['connection'].cat."
-                             "remove_unused_categories()) or add their rows")
-    words = list(dict.fromkeys(table["protected_word"].astype(str)))
-    if len(words) < 2:
-        raise ValueError(f"{what} has a single protected word {words}; the models need at "
-                         "least 2 protected words (word-level effects and the connection "
-                         "means are not separable with one)")
-    present = set(connection.astype(str))
-    if len(present) < 2:
-        raise ValueError(f"{what} has a single connection {sorted(present)}; the models need "
-                         f"at least 2 of {list(CONNECTIONS)} to compare")
-    counts = table.groupby([table["protected_word"].astype(str),
-                            connection.astype(str)]).size()
-    full = pd.MultiIndex.from_product([words, [c for c in CONNECTIONS if c in present]])
-    empty_cells = [tuple(ix) for ix in full if ix not in counts.index]
-    if empty_cells:
-        raise ValueError(f"{what}: connection level(s) with no rows for some protected words: "
-                         f"{len(empty_cells)} empty (protected_word, connection) cells, e.g. "
-                         f"{empty_cells[:5]}; every protected word needs rows in every "
-                         "connection of the table")
-    return table
-
-
 def cell_statistics(table: pd.DataFrame) -> pd.DataFrame:
     """Sufficient statistics of each (protected word, connection) cell of a cosine table.
 
@@ -193,46 +161,75 @@ def cell_statistics(table: pd.DataFrame) -> pd.DataFrame:
         One row per cell, protected words grouped by class (in order of appearance) and
         connections in :data:`embias.tables.CONNECTIONS` order: ``protected_word``,
         ``protected_class``, ``connection``, ``n``, ``mean`` (ȳ) and ``ss`` (Σ(y − ȳ)²,
-        computed in two passes).
+        computed in two passes). One pass over the rows: the cost grows linearly with
+        them and stays far below the sampling time even at a million rows.
 
     Raises
     ------
     ValueError
-        Any problem :func:`fit_bias_model` would refuse: missing columns, NaN distances,
-        unknown or empty connection levels, empty cells, a single protected word or a
-        single connection.
+        Any problem :func:`fit_bias_model` refuses: missing columns, NaN distances,
+        unknown or empty connection levels, empty (protected word, connection) cells, a
+        single protected word or a single connection.
     """
-    _check_fit_table(table)
-    words = table["protected_word"].astype(str).to_numpy()
-    cons = table["connection"].astype(str).to_numpy()
+    what = "table given to fit_bias_model()"
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"{what} must be a pandas DataFrame (a long-form cosine table), "
+                         f"got {type(table).__name__}")
+    validate_table(table, what=what)
+    connection = table["connection"]
+    if isinstance(connection.dtype, pd.CategoricalDtype):
+        counts = connection.value_counts()
+        empty = [str(c) for c in connection.cat.categories if counts.get(c, 0) == 0]
+        if empty:
+            raise ValueError(f"{what}: connection level(s) {empty} have no rows; drop the "
+                             "unused categories (table['connection'].cat."
+                             "remove_unused_categories()) or add their rows")
+    word_codes, word_levels = pd.factorize(table["protected_word"], sort=False)
+    word_levels = np.asarray([str(w) for w in word_levels], dtype=object)
+    if len(word_levels) < 2:
+        raise ValueError(f"{what} has a single protected word {list(word_levels)}; the models "
+                         "need at least 2 protected words (word-level effects and the "
+                         "connection means are not separable with one)")
+    con_codes_raw, con_raw = pd.factorize(connection, sort=False)
+    con_raw = [str(c) for c in con_raw]
+    con_levels = [c for c in CONNECTIONS if c in con_raw]
+    if len(con_levels) < 2:
+        raise ValueError(f"{what} has a single connection {con_levels}; the models need at "
+                         f"least 2 of {list(CONNECTIONS)} to compare")
+    con_codes = np.array([con_levels.index(c) for c in con_raw])[con_codes_raw]
+    first_row = np.unique(word_codes, return_index=True)[1]
     if "protected_class" in table.columns:
-        classes = table["protected_class"].astype(str).to_numpy()
+        class_of_word = np.asarray(table["protected_class"].to_numpy()[first_row], dtype=str)
     else:
-        classes = np.full(len(table), "", dtype=object)
-    y = table["cosine_distance"].to_numpy(dtype=float)
-    word_codes, word_levels = pd.factorize(words, sort=False)
-    class_of_word = pd.Series(classes).groupby(word_codes).first().to_numpy()
+        class_of_word = np.full(len(word_levels), "")
     class_order = list(dict.fromkeys(class_of_word))
     word_order = sorted(range(len(word_levels)),
                         key=lambda i: (class_order.index(class_of_word[i]), i))
-    con_levels = [c for c in CONNECTIONS if c in set(cons)]
-    con_codes = pd.Categorical(cons, categories=con_levels).codes.astype(np.int64)
     n_con = len(con_levels)
     rank = np.empty(len(word_levels), dtype=np.int64)
     rank[word_order] = np.arange(len(word_levels))
     cell = rank[word_codes] * n_con + con_codes
     n_cells = len(word_levels) * n_con
+    y = table["cosine_distance"].to_numpy(dtype=float)
     n = np.bincount(cell, minlength=n_cells)
+    words_sorted = word_levels[word_order]
+    if (n == 0).any():
+        empty_cells = [(str(words_sorted[i // n_con]), con_levels[i % n_con])
+                       for i in np.flatnonzero(n == 0)]
+        raise ValueError(f"{what}: connection level(s) with no rows for some protected words: "
+                         f"{len(empty_cells)} empty (protected_word, connection) cells, e.g. "
+                         f"{empty_cells[:5]}; every protected word needs rows in every "
+                         "connection of the table")
     mean = np.bincount(cell, weights=y, minlength=n_cells) / n
     ss = np.bincount(cell, weights=(y - mean[cell]) ** 2, minlength=n_cells)
     return pd.DataFrame({
-        "protected_word": np.repeat(np.asarray(word_levels, dtype=object)[word_order], n_con),
-        "protected_class": np.repeat(class_of_word[word_order], n_con).astype(str),
+        "protected_word": np.repeat(words_sorted, n_con),
+        "protected_class": np.repeat(class_of_word[word_order], n_con),
         "connection": np.tile(np.asarray(con_levels, dtype=object), len(word_levels)),
         "n": n.astype(np.int64),
         "mean": mean,
         "ss": ss,
-    }).astype({"protected_word": str, "connection": str})
+    }).astype({"protected_word": str, "protected_class": str, "connection": str})
 
 
 def _row_cells(table: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
@@ -321,12 +318,7 @@ def build_model(
         if unknown:
             raise ValueError(f"centred={list(chosen)} names connections {unknown} that are not "
                              f"in the table ({cons})")
-        centred_cons = [c for c in cons if c in chosen]
-        offset_cons = [c for c in cons if c not in chosen]
-        if centred_cons:
-            coords["connection_centred"] = centred_cons
-        if offset_cons:
-            coords["connection_offset"] = offset_cons
+        centred_mask = np.array([float(c in chosen) for c in cons])
     if data == "raw":
         if table is None:
             raise ValueError("data='raw' needs the table (table=...)")
@@ -340,22 +332,17 @@ def build_model(
             bar = pm.Normal("bar", mu=1.0, sigma=0.3, dims="connection")
             tau = pm.Exponential("tau", lam=2.0, dims="connection")
             sigma = pm.Exponential("sigma", lam=2.0, dims="connection")
-            parts = []
-            order = []
-            if centred_cons:
-                ci = np.array([cons.index(c) for c in centred_cons])
-                parts.append(pm.Normal("coef_centred", mu=bar[ci], sigma=tau[ci],
-                                       dims=("protected_word", "connection_centred")))
-                order.extend(ci)
-            if offset_cons:
-                oi = np.array([cons.index(c) for c in offset_cons])
-                offset = pm.Normal("coef_offset", mu=0.0, sigma=1.0,
-                                   dims=("protected_word", "connection_offset"))
-                parts.append(bar[oi] + tau[oi] * offset)
-                order.extend(oi)
-            stacked = parts[0] if len(parts) == 1 else pt.concatenate(parts, axis=1)
-            coef = pm.Deterministic("coef", stacked[:, np.argsort(order)],
-                                    dims=("protected_word", "connection"))
+            # one raw variable for both parametrisations: centred columns hold coef itself
+            # (~ N(bar, τ)), non-centred columns the standardised offset (~ N(0, 1)) with
+            # coef = bar + τ·offset; the mask is data, so every centring choice shares
+            # one compiled graph
+            centred_ = pm.Data("centred", centred_mask, dims="connection")
+            coef_raw = pm.Normal("coef_raw", mu=centred_ * bar,
+                                 sigma=centred_ * tau + (1.0 - centred_),
+                                 dims=("protected_word", "connection"))
+            coef = pm.Deterministic(
+                "coef", (1.0 - centred_) * bar + ((1.0 - centred_) * tau + centred_) * coef_raw,
+                dims=("protected_word", "connection"))
             pm.Deterministic("connection_mean", bar, dims="connection")
             cell_mu = coef[cell_word, cell_connection]
             cell_sigma = sigma[cell_connection]
@@ -753,12 +740,13 @@ def convergence_problems(
 
 # =========================================================================== classic
 def _table_weat(table: pd.DataFrame) -> list[dict[str, Any]]:
-    """WEAT effect size of every pair of protected classes, from the table's rows."""
+    """WEAT effect size of every pair of protected classes, from the table's attribute
+    rows (``associated``/``different``)."""
     if "protected_class" not in table.columns:
         return []
     assoc = table[table["connection"] == "associated"]
     attr_of = assoc.groupby("protected_class")["word_class"].first().to_dict()
-    classes = [c for c in dict.fromkeys(table["protected_class"]) if c in attr_of]
+    classes = [c for c in table["protected_class"].unique() if c in attr_of]
     if "cosine_similarity" in table.columns:
         sim = table["cosine_similarity"].astype(float)
     else:
@@ -797,9 +785,9 @@ def classic_scores(table: pd.DataFrame, *, ci_prob: float = 0.95) -> pd.DataFram
     if "word_class" not in table.columns:  # MAC and WEAT need the attribute classes
         return interval_table([], ci_prob=None, ci_kind="none")
     attr = table[table["connection"].isin(["associated", "different"])]
-    if not attr.empty:
-        parts.append(mac(table).to_interval_table(ci_prob=ci_prob))
-    weat_rows = _table_weat(table)
+    if not attr.empty:  # MAC reads only the attribute rows
+        parts.append(mac(attr).to_interval_table(ci_prob=ci_prob))
+    weat_rows = _table_weat(attr)
     if weat_rows:
         parts.append(interval_table(weat_rows, ci_prob=None, ci_kind="none"))
     if not parts:
