@@ -108,12 +108,14 @@ import xarray as xr
 from gensim.models import KeyedVectors
 
 from .bayes import (
+    DATA_MODES,
     DEFAULT_CHAINS,
     DEFAULT_CI_PROB,
     DEFAULT_DRAWS,
     DEFAULT_ROPE,
     DEFAULT_TUNE,
     LEVELS,
+    SAMPLERS,
     BiasFit,
     ConvergenceWarning,
     cell_statistics,
@@ -139,6 +141,7 @@ __all__ = [
     "ChangeFit",
     "EmbeddingComparison",
     "FitJob",
+    "align_tables",
     "classic_changes",
     "compare_embeddings",
     "difference_table",
@@ -425,16 +428,46 @@ def _key_columns(tables: Mapping[str, pd.DataFrame]) -> list[str]:
     return [*key, "connection"]
 
 
-def _align_tables(
+def align_tables(
     tables: Mapping[str, pd.DataFrame],
     *,
-    reference: str,
-    min_shared: float,
+    reference: str | None = None,
+    min_shared: float = DEFAULT_MIN_SHARED,
 ) -> tuple[dict[str, pd.DataFrame], pd.DataFrame]:
-    """Restrict every table to the rows common to all, in the reference's row order.
+    """Restrict cosine tables of several embeddings to the word pairs common to all.
 
-    Returns the aligned tables and the unmatched rows (one row per word pair absent
-    from at least one embedding, with ``missing_from``)."""
+    Word pairs are matched on ``(protected_word, word_to_compare, word_class,
+    connection)`` (without ``word_class`` if a table lacks it).
+
+    Parameters
+    ----------
+    tables
+        Label → long-form cosine table.
+    reference
+        Label whose row order the aligned tables follow (default: the first).
+    min_shared
+        Smallest share of every table's rows that must be common to all.
+
+    Returns
+    -------
+    aligned : dict of str to DataFrame
+        The tables restricted to the shared pairs, all in the same row order.
+    unmatched : DataFrame
+        One row per word pair absent from at least one table (the key columns and
+        ``missing_from``, the labels that lack it). A ``UserWarning`` names them too.
+
+    Raises
+    ------
+    ValueError
+        A table with repeated word pairs, or tables sharing fewer than ``min_shared`` of
+        any table's rows (different vocabularies or studies).
+    """
+    if not tables:
+        raise ValueError("align_tables() needs at least one table, got none")
+    reference = next(iter(tables)) if reference is None else reference
+    if reference not in tables:
+        raise ValueError(f"reference={reference!r} is not one of the tables {list(tables)}")
+    min_shared = _check_share(min_shared)
     key = _key_columns(tables)
     keyed: dict[str, pd.DataFrame] = {}
     for label, table in tables.items():
@@ -474,7 +507,7 @@ def _align_tables(
                              f"{' …' if len(words) > 15 else ''})")
         warnings.warn(f"{len(unmatched)} word pairs are not in every embedding's table and are "
                       f"left out of the comparison: {'; '.join(parts)} (listed in "
-                      "EmbeddingComparison.unmatched)", UserWarning, stacklevel=3)
+                      "EmbeddingComparison.unmatched)", UserWarning, stacklevel=2)
     order = index[reference][index[reference].isin(union[shared])]
     aligned = {}
     for label, table in tables.items():
@@ -637,8 +670,8 @@ class ChangeFit:
         view = {"connection_mean": post["change"]}
         if "change_coef" in post:
             view["coef"] = post["change_coef"]
-        if "bar" in post:
-            view["bar"] = post["bar"]
+        if self.settings.get("level") == "hierarchical":
+            view["bar"] = post["change"]  # marks the hierarchical level: word contrasts
         tree = xr.DataTree.from_dict({"posterior": xr.Dataset(view)})
         table = summarize_posterior(tree, self.cells, ci_prob=ci_prob, ci_kind=ci_kind,
                                     rope=rope)
@@ -671,10 +704,16 @@ class ChangeFit:
 
 def _change_options(level: str, draws: int, tune: int, chains: int, cores: int | None,
                     sampler: str, target_accept: float | None, data: str) -> dict[str, Any]:
-    if level not in LEVELS:
-        raise ValueError(f"level={level!r} is not one of {list(LEVELS)}")
-    options: dict[str, Any] = {"level": level, "data": data, "draws": draws, "tune": tune,
-                               "chains": chains, "sampler": sampler}
+    """The fit options shared by every fit of a comparison, checked before any work."""
+    for name, value, allowed in (("level", level, LEVELS), ("data", data, DATA_MODES),
+                                 ("sampler", sampler, SAMPLERS)):
+        if value not in allowed:
+            raise ValueError(f"{name}={value!r} is not one of {list(allowed)}")
+    for name, value, minimum in (("draws", draws, 1), ("tune", tune, 0), ("chains", chains, 1)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+            raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+    options: dict[str, Any] = {"level": level, "data": data, "draws": int(draws),
+                               "tune": int(tune), "chains": int(chains), "sampler": sampler}
     if cores is not None:
         options["cores"] = cores
     if target_accept is not None:
@@ -728,8 +767,8 @@ def fit_change_model(
     if label == reference_label:
         raise ValueError(f"label and reference_label are both {label!r}; give the two "
                          "embeddings different names")
-    aligned, _ = _align_tables({reference_label: reference, label: table},
-                               reference=reference_label, min_shared=_check_share(min_shared))
+    aligned, _ = align_tables({reference_label: reference, label: table},
+                              reference=reference_label, min_shared=min_shared)
     diff = difference_table(aligned[label], aligned[reference_label], label=label,
                             reference_label=reference_label)
     options = _change_options(level, draws, tune, chains, cores, sampler, target_accept, data)
@@ -1058,7 +1097,7 @@ def compare_embeddings(
     min_shared = _check_share(min_shared)
     tables, st = _resolve_tables(embeddings, study,
                                  require_same_dimension=require_same_dimension)
-    aligned, unmatched = _align_tables(tables, reference=reference, min_shared=min_shared)
+    aligned, unmatched = align_tables(tables, reference=reference, min_shared=min_shared)
     others = [label for label in labels if label != reference]
     differences = {label: difference_table(aligned[label], aligned[reference], label=label,
                                            reference_label=reference) for label in others}
