@@ -27,6 +27,7 @@ from embias.bayes import (
     choose_centring,
     convergence_problems,
     fit_bias_model,
+    initial_values,
     plot_predictive_check,
     rope_decision,
 )
@@ -130,6 +131,27 @@ def test_summary_likelihood_equals_raw_likelihood_up_to_a_constant(
         point = {k: v + rng.normal(scale=0.3, size=np.shape(v)) for k, v in start.items()}
         difference = float(logp_summary(point)) - float(logp_raw(point))
         assert difference == pytest.approx(expected, abs=1e-7)
+
+
+def test_chains_start_near_the_cell_means_and_apart(religion_reddit: pd.DataFrame) -> None:
+    cells = cell_statistics(religion_reddit)
+    ybar = cells["mean"].to_numpy().reshape(15, 4)
+    first, second = initial_values(cells, level="hierarchical", centred=("human", "none"),
+                                   chains=2, random_seed=3)
+    for point in (first, second):
+        assert (point["tau"] > 0).all() and (point["sigma"] > 0).all()
+        # human/none columns are centred (coef itself); the others standardised offsets
+        coef = np.where([False, False, True, True], point["coef_raw"],
+                        point["bar"] + point["tau"] * point["coef_raw"])
+        # shrunk cell means moved by ≤ 1 approximate posterior sd (≈ 0.019 for an
+        # 85-row cell): within 0.05 of the 85- and 226-row cells' means
+        assert np.abs(coef[:, 2:] - ybar[:, 2:]).max() < 0.05
+        np.testing.assert_allclose(point["sigma"], [0.22, 0.20, 0.17, 0.18], atol=0.02)
+    assert not np.allclose(first["coef_raw"], second["coef_raw"])
+    for level in ("dataset", "word"):
+        (point,) = initial_values(cells, level=level, chains=1, random_seed=3)
+        assert abs(point["co"].sum()) < 1e-12  # on the ZeroSumNormal's constraint
+        assert point["m"].shape == (() if level == "dataset" else (15,))
 
 
 # =========================================================================== bad input
