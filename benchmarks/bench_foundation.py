@@ -7,17 +7,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 import warnings
 
-
-def best_of(fn, repeat=5):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
+from timing import best_of
 
 
 def main() -> None:

@@ -7,16 +7,7 @@ attributes) in under a second.
 
 from __future__ import annotations
 
-import time
-
-
-def best_of(fn, repeat=5):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
+from timing import best_of
 
 
 def main() -> None:
