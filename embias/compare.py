@@ -249,9 +249,13 @@ def run_fit_job(job: FitJob) -> BiasFit:
 
 def _local_executor(max_workers: int) -> cf.ProcessPoolExecutor:
     """A process pool whose workers fork from a server that has imported PyMC once
-    (``forkserver``: safe in threaded parents such as Jupyter kernels)."""
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["pymc", "embias.bayes", "embias.compare"])
+    (``forkserver``: safe in threaded parents such as Jupyter kernels; ``spawn`` where
+    there is no forkserver, e.g. on Windows)."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["pymc", "embias.bayes", "embias.compare"])
+    else:  # pragma: no cover - not on Linux
+        context = multiprocessing.get_context("spawn")
     return cf.ProcessPoolExecutor(max_workers=max_workers, mp_context=context)
 
 
