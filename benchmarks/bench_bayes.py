@@ -121,8 +121,11 @@ def main() -> None:
     workdir = tempfile.mkdtemp(prefix="embias-bench-")
     try:
         # ------------------------------------------------------------ 1. end to end
+        from embias.bayes import DEFAULT_CHAINS, DEFAULT_DRAWS, DEFAULT_TUNE
+
+        defaults = f"{DEFAULT_CHAINS} chains × {DEFAULT_DRAWS} draws + {DEFAULT_TUNE} tune"
         print("\n## 1. end-to-end fit_religion_model() on GloVe 6B 50d (defaults: "
-              "hierarchical, summary data, 2 chains × 2000 draws + 1000 tune, cores=2)")
+              f"hierarchical, summary data, {defaults}, cores=2)")
         cold = end_to_end(os.path.join(workdir, "cold"), cold=True)
         end_to_end(os.path.join(workdir, "warm"), cold=False)  # fill the cache
         warm = end_to_end(os.path.join(workdir, "warm"), cold=False)
@@ -140,7 +143,7 @@ def main() -> None:
         fit = load_fit(warm["path"])
         ess = reported_ess(fit)
         sampling = float(fit.posterior["posterior"].attrs.get("sampling_time", np.nan))
-        print("\n## 2. effective sample size of that fit (2 × 2000 draws)")
+        print(f"\n## 2. effective sample size of that fit ({defaults})")
         print(f"smallest ESS over reported quantities: bulk {ess['reported_bulk']:.0f}, "
               f"tail {ess['reported_tail']:.0f} "
               f"({'PASS' if min(ess['reported_bulk'], ess['reported_tail']) >= 1000 else 'FAIL'}"

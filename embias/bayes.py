@@ -134,7 +134,7 @@ ESS_MIN = 400
 #: Defaults of :func:`fit_bias_model` (chosen so that every reported quantity of the
 #: hierarchical model of a religion table has bulk and tail ESS ≥ 1000; see
 #: ``benchmarks/bench_bayes.py``).
-DEFAULT_DRAWS = 2000
+DEFAULT_DRAWS = 3000
 DEFAULT_TUNE = 1000
 DEFAULT_CHAINS = 2
 DEFAULT_TARGET_ACCEPT = 0.9
@@ -521,7 +521,7 @@ def fit_bias_model(
         number of rows.
     draws, tune, chains
         Posterior draws per chain, tuning steps per chain, number of chains. The
-        defaults (2000, 1000, 2) give bulk and tail ESS ≥ 1000 for every reported
+        defaults (3000, 1000, 2) give bulk and tail ESS ≥ 1000 for every reported
         quantity of the hierarchical religion model.
     cores
         Chains run in parallel; default ``min(chains, os.cpu_count())`` (PyMC's own
