@@ -1,5 +1,6 @@
 """Comparison speed and the reported figures: the authors' Reddit religion tables, biased
-vs hard-debiased, at the default draws (2 chains × 2000 after 1000 tuning steps).
+vs hard-debiased, at the default draws of fit_bias_model (2 chains; DEFAULT_DRAWS,
+DEFAULT_TUNE).
 
 Prints the wall time of the three fits (two embeddings + the change model) run one
 after another, in the local process pool and on a Dask LocalCluster of two worker
