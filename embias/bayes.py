@@ -888,7 +888,7 @@ def classic_scores(table: pd.DataFrame, *, ci_prob: float = 0.95) -> pd.DataFram
 
 
 # =========================================================================== results
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class BiasFit:
     """A fitted model of a cosine table.
 
@@ -1038,7 +1038,7 @@ class BiasFit:
 
 
 # =========================================================================== PPC
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PredictiveCheck:
     """Posterior predictive check of a fit.
 
@@ -1062,6 +1062,10 @@ class PredictiveCheck:
     cell_intervals: pd.DataFrame = field(repr=False)
     predictive: pd.DataFrame = field(repr=False)
     observed: pd.DataFrame = field(repr=False)
+
+    def plot(self) -> Figure:
+        """Observed vs predictive distances per connection (:func:`plot_predictive_check`)."""
+        return plot_predictive_check(self)
 
 
 def _cell_location_scale(posterior: DataTree, cells: pd.DataFrame

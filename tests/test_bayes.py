@@ -402,6 +402,7 @@ def test_predictive_check_on_data_from_the_model_covers_nominally() -> None:
     figure = plot_predictive_check(check)
     assert len(figure.axes) == 4
     assert "inside 89% PI" in figure.axes[0].get_title()
+    assert len(check.plot().axes) == 4
 
 
 def test_predictive_check_of_the_replication_fit(replication_fit: BiasFit) -> None:
