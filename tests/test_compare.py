@@ -240,6 +240,19 @@ def test_change_model_recovers_a_known_shift(reddit_tables):
     assert change.embedding == "shifted" and change.reference == "original"
 
 
+def test_the_offset_centres_the_change_prior_at_zero(reddit_tables):
+    # the change model is fit_bias_model on 1 + d; its premise: bar ~ N(1, 0.3), so that
+    # Δ = bar − 1 ~ N(0, 0.3) (checked by prior draws: 20,000 draws, se of the mean 0.002)
+    import pymc as pm
+
+    from embias.bayes import build_model, cell_statistics
+
+    model = build_model(cell_statistics(reddit_tables["biased"]))
+    bar = pm.draw(model["bar"], draws=20_000, random_seed=0)
+    np.testing.assert_allclose(bar.mean(axis=0), 1.0, atol=0.01)
+    np.testing.assert_allclose(bar.std(axis=0), 0.3, rtol=0.03)
+
+
 def test_an_embedding_compared_with_itself_is_refused(reddit_tables):
     table = reddit_tables["biased"]
     with pytest.raises(ValueError, match="embedding 'copy' gives exactly the same cosine "
