@@ -352,7 +352,7 @@ def test_other_bad_options():
 def test_compare_command(tmp_path, capsys):
     argv = ["compare", "religion", "--embedding", "biased=published:reddit", "--embedding",
             "hard=published:reddit-debiased", "--draws", "100", "--tune", "200", "--seed",
-            "3", "--out", str(tmp_path), "--no-progress"]
+            "3", "--out", str(tmp_path), "--no-progress", "--workers", "1"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         assert main(argv) == 0
