@@ -21,6 +21,17 @@ from .classic import (
     weat_pairs,
     weat_test,
 )
+from .compare import (
+    ChangeFit,
+    EmbeddingComparison,
+    FitJob,
+    align_tables,
+    compare_embeddings,
+    fit_change_model,
+    fit_many,
+    plot_comparison,
+    study_jobs,
+)
 from .debias import DebiasResult, bias_subspace, hard_debias, soft_debias
 from .embeddings import MissingWords, MissingWordsError, load_embeddings
 from .fits import (
@@ -50,8 +61,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BiasFit",
+    "ChangeFit",
     "ConvergenceWarning",
     "DebiasResult",
+    "EmbeddingComparison",
+    "FitJob",
     "MacResult",
     "MissingWords",
     "MissingWordsError",
@@ -60,14 +74,18 @@ __all__ = [
     "WeatDistribution",
     "WeatResult",
     "WeatSimulation",
+    "align_tables",
     "bias_subspace",
     "cell_statistics",
     "classifier",
     "combine_interval_tables",
+    "compare_embeddings",
     "cosine_table",
     "exact_weat_distribution",
     "fit_bias_model",
+    "fit_change_model",
     "fit_gender_model",
+    "fit_many",
     "fit_race_model",
     "fit_religion_model",
     "fit_study_model",
@@ -80,6 +98,7 @@ __all__ = [
     "load_study",
     "mac",
     "mac_ttest",
+    "plot_comparison",
     "plot_forest",
     "plot_weat_simulations",
     "report",
@@ -88,6 +107,7 @@ __all__ = [
     "simulate_weat_grid",
     "simulated_cosine_table",
     "soft_debias",
+    "study_jobs",
     "study_table",
     "summarize_simulations",
     "summarize_table",
