@@ -333,10 +333,12 @@ def plot_forest(
         ax.axvline(reference, color="grey", lw=0.8, ls="--")
     ax.set_yticks(list(ypos.values()))
     ax.set_yticklabels([f"{e}: {g}" if e else str(g) for e, g in ypos])
-    kinds = sorted({(k, p) for k, p in zip(data["ci_kind"], data["ci_prob"], strict=True)})
-    suffix = ", ".join(
-        k if k == "none" or np.isnan(p) else f"{p:.0%} {k.upper()}" for k, p in kinds
+    kinds = sorted(
+        {(k, None if np.isnan(p) else float(p))
+         for k, p in zip(data["ci_kind"], data["ci_prob"], strict=True)},
+        key=lambda kp: (kp[0], -1.0 if kp[1] is None else kp[1]),
     )
+    suffix = ", ".join(k if p is None else f"{p:.0%} {k.upper()}" for k, p in kinds)
     ax.set_title(f"{title} ({suffix})" if title else suffix, fontsize=10)
     if by is not None:
         ax.legend(title=by, fontsize=8, loc="best")

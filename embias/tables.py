@@ -186,7 +186,7 @@ def validate_table(table: pd.DataFrame, *, what: str = "table") -> pd.DataFrame:
         ex = table.iloc[bad[:3]][["protected_word", "word_to_compare"]].to_records(index=False)
         raise ValueError(f"{what} has {bad.size} NaN/infinite cosine distances (e.g. "
                          f"{[tuple(r) for r in ex]}); drop or fix those rows")
-    unknown = sorted(set(table["connection"]) - set(CONNECTIONS))
+    unknown = sorted(set(table["connection"].unique()) - set(CONNECTIONS))
     if unknown:
         raise ValueError(f"{what} has unknown connection labels {unknown}; allowed: "
                          f"{list(CONNECTIONS)}")

@@ -168,7 +168,7 @@ def test_one_interval_table_with_every_embedding(reddit):
 
 # --------------------------------------------------------------------------- executors
 def test_dask_local_cluster_gives_the_same_draws(reddit):
-    distributed = pytest.importorskip("dask.distributed")
+    import dask.distributed as distributed
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:

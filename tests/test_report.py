@@ -83,3 +83,13 @@ def test_combine_and_forest_plot():
         plot_forest(both, by="model")
     with pytest.raises(ValueError, match=r"estimands \['x'\] not in the table"):
         plot_forest(both, estimands=["x"])
+
+
+def test_forest_title_with_point_estimates_only():
+    points = interval_table(
+        [{"estimand": "mac", "group": g, "estimate": v, "lower": np.nan, "upper": np.nan}
+         for g, v in (("a", 0.8), ("b", 0.9), ("c", 0.7))],
+        ci_prob=None, ci_kind="none")
+    mixed = pd.concat([points, interval_table(rows(), ci_prob=0.89, ci_kind="hdi")])
+    assert plot_forest(points).axes[0].get_title() == "none"
+    assert plot_forest(mixed, title="t").axes[0].get_title() == "t (89% HDI, none)"
