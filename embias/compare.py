@@ -128,7 +128,7 @@ from .bayes import (
 from .classic import MacResult, mac, mac_ttest
 from .embeddings import load_embeddings
 from .report import combine_interval_tables, interval_table, plot_forest, validate_interval_table
-from .tables import PUBLISHED_EMBEDDINGS, PUBLISHED_STUDIES, cosine_table, load_published_table
+from .tables import cosine_table, published_name, study_table
 from .tables import validate_table as _validate_table
 from .wordlists import Study, load_study
 
@@ -399,17 +399,12 @@ def _source_table(
         raise ValueError(f"{what}: a study is needed to build its cosine table (e.g. "
                          "study='religion'); only ready-made tables (DataFrames) need none")
     if isinstance(source, str) and source.startswith("published:"):
-        name = source.removeprefix("published:")
-        if name not in PUBLISHED_EMBEDDINGS:
-            raise ValueError(f"{what}: unknown published table {source!r}; available: "
-                             f"{['published:' + e for e in PUBLISHED_EMBEDDINGS]}")
-        if study.name not in PUBLISHED_STUDIES:
-            raise ValueError(f"{what}: the authors published no table for study "
-                             f"{study.name!r}; published studies: {list(PUBLISHED_STUDIES)}")
+        try:
+            published_name(study.name, source)
+        except ValueError as exc:
+            raise ValueError(f"{what}: {exc}") from None
         # exact duplicate rows (race tables) would be double-counted; dropped with a warning
-        table = load_published_table(study.name, name, duplicates="drop")
-        table["embedding"] = label
-        return table, None
+        return study_table(study, source, duplicates="drop", embedding_name=label), None
     if isinstance(source, str | os.PathLike):
         try:
             kv = load_embeddings(source)

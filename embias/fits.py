@@ -48,7 +48,7 @@ from .bayes import (
     fit_bias_model,
 )
 from .embeddings import BUILTIN_EMBEDDINGS
-from .tables import PUBLISHED_EMBEDDINGS, PUBLISHED_STUDIES, cosine_table, load_published_table
+from .tables import published_name, study_table
 from .wordlists import load_study
 
 __all__ = [
@@ -208,21 +208,12 @@ def _check_source(study: str, embedding: str) -> None:
                          "for a KeyedVectors use cosine_table() + fit_bias_model() + "
                          "save_fit()")
     if embedding.startswith("published:"):
-        name = embedding.removeprefix("published:")
-        if name not in PUBLISHED_EMBEDDINGS:
-            raise ValueError(f"unknown published table {embedding!r}; available: "
-                             f"{['published:' + e for e in PUBLISHED_EMBEDDINGS]}")
-        if study not in PUBLISHED_STUDIES:
-            raise ValueError(f"the authors published no table for study {study!r}; "
-                             f"published studies: {list(PUBLISHED_STUDIES)}")
+        published_name(study, embedding)
 
 
 def _study_table(study: str, embedding: str) -> pd.DataFrame:
-    if embedding.startswith("published:"):
-        # exact duplicate rows (race tables) would be double-counted by the likelihood
-        return load_published_table(study, embedding.removeprefix("published:"),
-                                    duplicates="drop")
-    return cosine_table(embedding, study, embedding_name=embedding)
+    # exact duplicate rows (race tables) would be double-counted by the likelihood
+    return study_table(study, embedding, duplicates="drop")
 
 
 def fit_study_model(

@@ -26,6 +26,7 @@ __all__ = [
     "TABLE_COLUMNS",
     "cosine_table",
     "load_published_table",
+    "published_name",
     "study_table",
     "summarize_table",
     "validate_table",
@@ -330,18 +331,57 @@ def summarize_table(table: pd.DataFrame) -> pd.DataFrame:
 
 
 
+def published_name(study: str, source: str) -> str:
+    """Check a ``"published:NAME"`` source for ``study``; return ``NAME``.
+
+    Raises
+    ------
+    ValueError
+        Unknown published table, or a study the authors published no table for.
+    """
+    name = source.removeprefix("published:")
+    if name not in PUBLISHED_EMBEDDINGS:
+        raise ValueError(f"unknown published table {source!r}; available: "
+                         f"{['published:' + e for e in PUBLISHED_EMBEDDINGS]}")
+    if study not in PUBLISHED_STUDIES:
+        raise ValueError(f"the authors published no table for study {study!r}; "
+                         f"published studies: {list(PUBLISHED_STUDIES)}")
+    return name
+
+
 def study_table(
     study: Study | str,
     embedding: KeyedVectors | str = "glove-6b-50d",
-    **options: object,
+    *,
+    duplicates: Literal["keep", "drop", "raise"] = "keep",
+    missing: Literal["warn", "raise"] = "warn",
+    lowercase: bool | None = None,
+    embedding_name: str | None = None,
 ) -> pd.DataFrame:
     """The cosine table of ``study`` on ``embedding``: one entry point for both sources.
 
-    ``embedding`` is ``"published:<name>"`` (the authors' table, see
-    :func:`load_published_table`; ``options`` go to it) or anything
-    :func:`embias.load_embeddings` accepts (``options`` go to :func:`cosine_table`).
+    Parameters
+    ----------
+    study
+        A study or shipped study name.
+    embedding
+        ``"published:<name>"`` (the authors' table, :func:`load_published_table`) or
+        anything :func:`embias.load_embeddings` accepts (:func:`cosine_table`).
+    duplicates
+        Published tables only: exact duplicate rows (see :func:`load_published_table`).
+    missing
+        Missing words / rows coded missing: ``"warn"`` or ``"raise"``.
+    lowercase
+        Embeddings only, as in :func:`cosine_table`.
+    embedding_name
+        Value of the ``embedding`` column (default: the source string).
     """
     if isinstance(embedding, str) and embedding.startswith("published:"):
         name = study.name if isinstance(study, Study) else str(study)
-        return load_published_table(name, embedding.removeprefix("published:"), **options)
-    return cosine_table(embedding, study, **options)  # type: ignore[arg-type]
+        table = load_published_table(name, published_name(name, embedding),
+                                     duplicates=duplicates, missing=missing)
+        if embedding_name is not None:
+            table["embedding"] = embedding_name
+        return table
+    return cosine_table(embedding, study, missing=missing, lowercase=lowercase,
+                        embedding_name=embedding_name)

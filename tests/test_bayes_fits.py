@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import embias
 import embias.fits as fits_module
 from embias.bayes import BiasFit, ConvergenceWarning
 from embias.bayes_cli import add_commands
@@ -139,7 +140,7 @@ def test_bad_calls_write_nothing(tmp_path: Path, call, message: str) -> None:
 
 def test_bad_table_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def table_with_a_gap(study: str, embedding: str) -> pd.DataFrame:
-        table = fits_module.load_published_table("religion", "reddit")
+        table = embias.load_published_table("religion", "reddit")
         table.loc[7, "cosine_distance"] = np.nan
         return table
 
