@@ -59,8 +59,8 @@ def _probability(text: str) -> float:
     return value
 
 
-def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("report")
+def _add_interval_arguments(group: argparse._ActionsContainer) -> None:
+    """--ci-prob, --ci-kind and --rope: shared by `embias fit/show` and `embias compare`."""
     group.add_argument("--ci-prob", type=_probability, default=DEFAULT_CI_PROB,
                        help="interval probability (default %(default)s)")
     group.add_argument("--ci-kind", choices=("hdi", "eti"), default="hdi",
@@ -68,6 +68,11 @@ def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--rope", type=float, default=DEFAULT_ROPE,
                        help="ROPE half-width for contrasts, in cosine distance "
                             "(default %(default)s)")
+
+
+def _add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("report")
+    _add_interval_arguments(group)
     group.add_argument("--words", action="store_true",
                        help="also print the word-level coefficients and contrasts")
     group.add_argument("--png", metavar="PATH", default=None,

@@ -26,12 +26,11 @@ from pathlib import Path
 
 from .bayes import (
     DEFAULT_CHAINS,
-    DEFAULT_CI_PROB,
     DEFAULT_DRAWS,
-    DEFAULT_ROPE,
     DEFAULT_TUNE,
     LEVELS,
 )
+from .bayes_cli import _add_interval_arguments, _probability
 from .compare import DEFAULT_MIN_SHARED, compare_embeddings
 from .report import to_markdown
 from .wordlists import BUILTIN_STUDIES
@@ -54,16 +53,6 @@ def _labelled_source(text: str) -> tuple[str, str]:
         raise argparse.ArgumentTypeError(f"expected LABEL=SOURCE (e.g. "
                                          f"hard=published:reddit-debiased), got {text!r}")
     return label, source
-
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text}")
-    return value
 
 
 def add_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -100,12 +89,7 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                    help="local worker processes (default: one per CPU)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="run the fits on a Dask cluster, e.g. tcp://host:8786")
-    p.add_argument("--ci-prob", type=_probability, default=DEFAULT_CI_PROB,
-                   help="interval probability (default %(default)s)")
-    p.add_argument("--ci-kind", choices=("hdi", "eti"), default="hdi",
-                   help="highest-density or equal-tailed intervals (default %(default)s)")
-    p.add_argument("--rope", type=float, default=DEFAULT_ROPE,
-                   help="ROPE half-width, in cosine distance (default %(default)s)")
+    _add_interval_arguments(p)
     p.add_argument("--words", action="store_true",
                    help="also print the word-level changes")
     p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
