@@ -105,8 +105,10 @@ def test_soft_debias_matches_dense_kronecker_solution(make_kv):
 
 
 def test_debias_errors(glove, make_kv):
-    with pytest.raises(ValueError, match=r"k=3 is not allowed: the 7 definitional sets of study "
-                                         r"'gender' span 7 directions|k=8 is not allowed"):
+    # 7 two-word sets: each centred set spans one direction, 7 in all
+    with pytest.raises(ValueError, match=r"k=8 is not allowed: the 7 definitional sets of study "
+                                         r"'gender' span 7 directions \(14 centred vectors\); "
+                                         r"choose 1 ≤ k ≤ 7"):
         bias_subspace(glove, "gender", k=8)
     study = embias.load_study("religion").replace(
         definitional=(("qqzzx1", "qqzzx2"), ("qqzzx3", "jew")))
