@@ -126,6 +126,13 @@ def bias_subspace(
     """
     study = load_study(study)
     _, rows, _ = _definitional(embeddings, study, lowercase)
+    return _subspace(embeddings, rows, study.name, k)
+
+
+def _subspace(
+    embeddings: KeyedVectors, rows: list[list[int]], study_name: str, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """PCA of the centred definitional sets given by their vocabulary rows."""
     centred = []
     for r in rows:
         v = _unit_rows(np.asarray(embeddings.vectors[r], dtype=np.float64))
@@ -135,7 +142,7 @@ def bias_subspace(
     if not isinstance(k, int | np.integer) or k < 1 or k > rank:
         raise ValueError(
             f"k={k!r} is not allowed: the {len(rows)} definitional sets of study "
-            f"{study.name!r} span {rank} directions ({matrix.shape[0]} centred vectors); "
+            f"{study_name!r} span {rank} directions ({matrix.shape[0]} centred vectors); "
             f"choose 1 ≤ k ≤ {rank}"
         )
     _, s, vt = np.linalg.svd(matrix, full_matrices=False)
@@ -187,8 +194,8 @@ def hard_debias(
     """
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
     study = load_study(study)
-    basis, explained = bias_subspace(kv, study, k=k, lowercase=lowercase)
     sets, rows, missing = _definitional(kv, study, lowercase)
+    basis, explained = _subspace(kv, rows, study.name, k)
     vectors = _unit_rows(np.asarray(kv.vectors, dtype=np.float64))
     definitional_rows = np.unique(np.concatenate([np.asarray(r) for r in rows]))
     if neutralize is None:
@@ -293,8 +300,8 @@ def soft_debias(
         raise ValueError(f"lam must be a positive number, got {lam!r}")
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
     study = load_study(study)
-    basis, explained = bias_subspace(kv, study, k=k, lowercase=lowercase)
     sets, rows, missing = _definitional(kv, study, lowercase)
+    basis, explained = _subspace(kv, rows, study.name, k)
     n_words = len(kv.index_to_key)
     if vocabulary is None:
         vocab_rows = np.arange(n_words)

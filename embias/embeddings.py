@@ -101,7 +101,7 @@ def detect_format(path: str | os.PathLike[str]) -> EmbeddingFormat:
         opener = open  # type: ignore[assignment]
     with opener(path, "rb") as fh:
         head = fh.read(64 * 1024)
-    if head[:2] == b"\x80\x04" or head[:2] == b"\x80\x05" or head[:1] == b"\x80":
+    if head[:1] == b"\x80":
         return "kv"  # a pickle: gensim native format under another name
     first, _, rest = head.partition(b"\n")
     tokens = first.split()
