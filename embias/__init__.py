@@ -1,119 +1,180 @@
 """embias — bias in word embeddings and classifiers, with honest uncertainty.
 
-The embedding side: load embeddings (:func:`load_embeddings`), studies
-(:func:`load_study`), long-form cosine tables (:func:`cosine_table`,
-:func:`load_published_table`), the classic scores (:func:`weat`, :func:`mac`), Bayesian
-models (:func:`fit_bias_model`, :func:`fit_religion_model` …), pre-averaging simulations
-(:func:`simulate_weat`) and debiasing (:func:`hard_debias`, :func:`soft_debias`). The
-classifier side lives in :mod:`embias.classifier`. Every interval goes through the shared
-reporting layer (:mod:`embias.report`).
+The entry points users call, grouped by what they do (internals stay importable from
+their modules):
+
+load
+    :func:`load_embeddings`, :func:`load_study`, :class:`Study`
+tables
+    :func:`cosine_table`, :func:`study_table`, :func:`load_published_table`,
+    :func:`summarize_table`, :func:`align_tables`, :func:`difference_table`
+classic scores
+    :func:`weat`, :func:`weat_test`, :func:`weat_pairs`, :func:`weat_effect_size`,
+    :func:`mac`, :func:`mac_ttest`, :func:`classic_scores`, :func:`classic_changes`,
+    :func:`weat_overview`
+fit
+    :class:`FitSettings`, :func:`fit_bias_model`, :func:`fit_study_model`,
+    :func:`fit_religion_model`, :func:`fit_race_model`, :func:`fit_gender_model`,
+    :func:`load_fit`, :func:`save_fit`, :class:`FitJob`, :func:`fit_many`,
+    :func:`study_jobs`
+compare
+    :func:`compare_embeddings`, :func:`fit_change_model`
+simulate
+    :func:`simulate_weat`, :func:`simulate_weat_grid`, :func:`summarize_simulations`,
+    :func:`exact_weat_distribution`, :func:`simulated_cosine_table` …
+debias
+    :func:`hard_debias`, :func:`soft_debias`, :func:`bias_subspace`
+report
+    :func:`interval_table`, :func:`stack_interval_tables`, :func:`rope_decision`,
+    :func:`to_markdown`, and the plots :func:`plot_forest`, :func:`plot_bias_fit`,
+    :func:`plot_comparison`, :func:`plot_predictive_check`,
+    :func:`plot_weat_simulations`, :func:`plot_simulated_table`
+
+The classifier side lives in :mod:`embias.classifier`; worked studies (the downstream
+sentiment classifier) in :mod:`embias.studies`.
+
+Names are imported when first used (``embias.fit_bias_model`` imports PyMC, ``import
+embias`` does not), so the command line and ``import embias`` stay fast.
 """
 
-from . import classifier, report
-from .bayes import BiasFit, ConvergenceWarning, PredictiveCheck, cell_statistics, fit_bias_model
-from .classic import (
-    MacResult,
-    WeatResult,
-    mac,
-    mac_ttest,
-    weat,
-    weat_effect_size,
-    weat_pairs,
-    weat_test,
-)
-from .compare import (
-    ChangeFit,
-    EmbeddingComparison,
-    FitJob,
-    align_tables,
-    compare_embeddings,
-    fit_change_model,
-    fit_many,
-    plot_comparison,
-    study_jobs,
-)
-from .debias import DebiasResult, bias_subspace, hard_debias, soft_debias
-from .embeddings import MissingWords, MissingWordsError, load_embeddings
-from .fits import (
-    fit_gender_model,
-    fit_race_model,
-    fit_religion_model,
-    fit_study_model,
-    load_fit,
-    save_fit,
-)
-from .report import combine_interval_tables, interval_table, plot_forest, to_markdown
-from .simulate import (
-    WeatDistribution,
-    WeatSimulation,
-    exact_weat_distribution,
-    largest_weat_index,
-    plot_weat_simulations,
-    simulate_weat,
-    simulate_weat_grid,
-    simulated_cosine_table,
-    summarize_simulations,
-)
-from .tables import cosine_table, load_published_table, study_table, summarize_table
-from .wordlists import Study, load_study
+from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "BiasFit",
-    "ChangeFit",
-    "ConvergenceWarning",
-    "DebiasResult",
-    "EmbeddingComparison",
-    "FitJob",
-    "MacResult",
-    "MissingWords",
-    "MissingWordsError",
-    "PredictiveCheck",
-    "Study",
-    "WeatDistribution",
-    "WeatResult",
-    "WeatSimulation",
-    "align_tables",
-    "bias_subspace",
-    "cell_statistics",
-    "classifier",
-    "combine_interval_tables",
-    "compare_embeddings",
-    "cosine_table",
-    "exact_weat_distribution",
-    "fit_bias_model",
-    "fit_change_model",
-    "fit_gender_model",
-    "fit_many",
-    "fit_race_model",
-    "fit_religion_model",
-    "fit_study_model",
-    "hard_debias",
-    "interval_table",
-    "largest_weat_index",
-    "load_embeddings",
-    "load_fit",
-    "load_published_table",
-    "load_study",
-    "mac",
-    "mac_ttest",
-    "plot_comparison",
-    "plot_forest",
-    "plot_weat_simulations",
-    "report",
-    "save_fit",
-    "simulate_weat",
-    "simulate_weat_grid",
-    "simulated_cosine_table",
-    "soft_debias",
-    "study_jobs",
-    "study_table",
-    "summarize_simulations",
-    "summarize_table",
-    "to_markdown",
-    "weat",
-    "weat_effect_size",
-    "weat_pairs",
-    "weat_test",
-]
+__version__ = "0.2.0"
+
+#: Public name → module that defines it (relative to ``embias``).
+_EXPORTS: dict[str, str] = {
+    # load
+    "load_embeddings": "embeddings", "MissingWords": "embeddings",
+    "MissingWordsError": "embeddings",
+    "Study": "wordlists", "load_study": "wordlists",
+    # tables
+    "cosine_table": "tables", "study_table": "tables", "load_published_table": "tables",
+    "summarize_table": "tables", "align_tables": "tables", "difference_table": "tables",
+    # classic scores
+    "weat": "classic", "weat_test": "classic", "weat_pairs": "classic",
+    "weat_effect_size": "classic", "mac": "classic", "mac_ttest": "classic",
+    "MacResult": "classic", "WeatResult": "classic", "classic_scores": "classic",
+    "classic_changes": "classic", "weat_overview": "classic",
+    # fit
+    "FitSettings": "settings",
+    "fit_bias_model": "bayes", "BiasFit": "bayes", "ConvergenceWarning": "bayes",
+    "PredictiveCheck": "bayes", "cell_statistics": "bayes",
+    "fit_study_model": "bayes", "fit_religion_model": "bayes", "fit_race_model": "bayes",
+    "fit_gender_model": "bayes", "load_fit": "bayes", "save_fit": "bayes",
+    "FitJob": "bayes", "fit_many": "bayes", "study_jobs": "bayes",
+    # compare
+    "compare_embeddings": "bayes", "fit_change_model": "bayes", "ChangeFit": "bayes",
+    "EmbeddingComparison": "bayes",
+    # simulate
+    "simulate_weat": "simulate", "simulate_weat_grid": "simulate",
+    "summarize_simulations": "simulate", "exact_weat_distribution": "simulate",
+    "largest_weat_index": "simulate", "simulated_cosine_table": "simulate",
+    "WeatSimulation": "simulate", "WeatDistribution": "simulate",
+    "PUBLISHED_FIGURES": "simulate",
+    # debias
+    "hard_debias": "debias", "soft_debias": "debias", "bias_subspace": "debias",
+    "DebiasResult": "debias",
+    # report
+    "interval_table": "report", "stack_interval_tables": "report",
+    "combine_interval_tables": "report", "rope_decision": "report",
+    "to_markdown": "report",
+    "plot_forest": "plots", "plot_bias_fit": "plots", "plot_comparison": "plots",
+    "plot_predictive_check": "plots", "plot_weat_simulations": "simulate",
+    "plot_simulated_table": "simulate",
+}
+_SUBMODULES = ("classifier", "report", "plots", "bayes", "settings", "studies")
+
+__all__ = sorted([*_EXPORTS, *_SUBMODULES, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'embias' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .bayes import (
+        BiasFit,
+        ChangeFit,
+        ConvergenceWarning,
+        EmbeddingComparison,
+        FitJob,
+        PredictiveCheck,
+        cell_statistics,
+        compare_embeddings,
+        fit_bias_model,
+        fit_change_model,
+        fit_gender_model,
+        fit_many,
+        fit_race_model,
+        fit_religion_model,
+        fit_study_model,
+        load_fit,
+        save_fit,
+        study_jobs,
+    )
+    from .classic import (
+        MacResult,
+        WeatResult,
+        classic_changes,
+        classic_scores,
+        mac,
+        mac_ttest,
+        weat,
+        weat_effect_size,
+        weat_overview,
+        weat_pairs,
+        weat_test,
+    )
+    from .debias import DebiasResult, bias_subspace, hard_debias, soft_debias
+    from .embeddings import MissingWords, MissingWordsError, load_embeddings
+    from .plots import (
+        plot_bias_fit,
+        plot_comparison,
+        plot_forest,
+        plot_predictive_check,
+        plot_simulated_table,
+        plot_weat_simulations,
+    )
+    from .report import (
+        combine_interval_tables,
+        interval_table,
+        rope_decision,
+        stack_interval_tables,
+        to_markdown,
+    )
+    from .settings import FitSettings
+    from .simulate import (
+        PUBLISHED_FIGURES,
+        WeatDistribution,
+        WeatSimulation,
+        exact_weat_distribution,
+        largest_weat_index,
+        simulate_weat,
+        simulate_weat_grid,
+        simulated_cosine_table,
+        summarize_simulations,
+    )
+    from .tables import (
+        align_tables,
+        cosine_table,
+        difference_table,
+        load_published_table,
+        study_table,
+        summarize_table,
+    )
+    from .wordlists import Study, load_study

@@ -1,0 +1,173 @@
+"""One set of checks for every argument a user gives embias, and one seed policy.
+
+Every public function and every CLI command validates its options through these helpers,
+so every error has the same shape: it names the argument, the bad value and what is
+allowed, and it is a :class:`ValueError` (a :class:`UnknownNameError` — also a
+``ValueError`` — for a name that is not one of the known ones, with a close-match hint).
+
+The module imports only the standard library (numpy lazily), so the command line can use
+it to check options before anything heavy is imported.
+
+Seed policy
+-----------
+``random_seed`` is the one name for seeds everywhere. It accepts a non-negative integer
+(reproducible), ``None`` (a fresh seed is drawn from the OS entropy, and *recorded*
+wherever the result keeps its settings, so every result can be reproduced) and, where a
+function draws from a generator directly (permutation tests, simulations), a
+``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+__all__ = [
+    "UnknownNameError",
+    "check_choice",
+    "check_int",
+    "check_number",
+    "check_probability",
+    "check_rope",
+    "check_seed",
+    "check_share",
+    "close_match_hint",
+    "resolve_rng",
+]
+
+#: Largest seed drawn when ``random_seed=None`` (fits into a C int for every sampler).
+SEED_BOUND = 2**31
+
+
+class UnknownNameError(ValueError):
+    """A name (study, test, embedding, option value) that is not one of the known ones."""
+
+
+def close_match_hint(value: Any, allowed: Iterable[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the closest allowed name, or ``""``."""
+    if not isinstance(value, str):
+        return ""
+    hint = difflib.get_close_matches(value.lower(), [str(a) for a in allowed], n=1)
+    return f" (did you mean {hint[0]!r}?)" if hint else ""
+
+
+def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> Any:
+    """``value`` if it is one of ``allowed``; else :class:`UnknownNameError` naming both."""
+    try:
+        ok = value in allowed
+    except TypeError:  # unhashable value against a set
+        ok = False
+    if not ok:
+        raise UnknownNameError(f"{name}={value!r} is not one of {list(allowed)}"
+                               f"{close_match_hint(value, allowed)}")
+    return value
+
+
+def _is_int(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(value, np.integer)
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = None,
+              maximum: int | None = None, why: str = "") -> int:
+    """An integer within [minimum, maximum]; a bool or a float such as 1.5 is refused.
+
+    ``why`` (e.g. ``"WEAT needs at least 2 words per set"``) is appended to the message.
+    """
+    reason = f" ({why})" if why else ""
+    if not _is_int(value):
+        bounds = f" ≥ {minimum}" if minimum is not None else ""
+        raise ValueError(f"{name} must be an integer{bounds}, got {value!r}{reason}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}{reason}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be an integer ≤ {maximum}, got {value!r}{reason}")
+    return value
+
+
+def check_number(name: str, value: Any, *, low: float | None = None,
+                 high: float | None = None, low_open: bool = False,
+                 high_open: bool = False) -> float:
+    """A finite real number in the given range (open or closed at either end)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) and not _is_number(value):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    x = float(value)
+    left = "(" if low_open else "["
+    right = ")" if high_open else "]"
+    interval = (f"{left}{'-inf' if low is None else f'{low:g}'}, "
+                f"{'inf' if high is None else f'{high:g}'}{right}")
+    bad = not math.isfinite(x)
+    if low is not None:
+        bad |= x <= low if low_open else x < low
+    if high is not None:
+        bad |= x >= high if high_open else x > high
+    if bad:
+        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+    return x
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(value, np.integer | np.floating)
+
+
+def check_probability(name: str, value: Any) -> float:
+    """A probability strictly between 0 and 1 (``ci_prob``, ``target_accept`` …)."""
+    return check_number(name, value, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def check_share(name: str, value: Any) -> float:
+    """A share in (0, 1] (``min_shared``)."""
+    return check_number(name, value, low=0.0, high=1.0, low_open=True)
+
+
+def check_rope(value: Any, *, name: str = "rope") -> float:
+    """The half-width of a region of practical equivalence: a number ≥ 0."""
+    return check_number(name, value, low=0.0)
+
+
+def check_seed(random_seed: Any, *, name: str = "random_seed") -> int:
+    """The seed policy for results that record their seed: a non-negative integer, or
+    ``None`` for a fresh seed from the OS entropy (returned, so it can be recorded)."""
+    if random_seed is None:
+        import numpy as np
+
+        return int(np.random.SeedSequence().entropy % SEED_BOUND)
+    if not _is_int(random_seed) or int(random_seed) < 0:
+        raise ValueError(f"{name} must be a non-negative integer or None, got "
+                         f"{random_seed!r}")
+    return int(random_seed)
+
+
+def resolve_rng(random_seed: Any, *, name: str = "random_seed"
+                ) -> tuple[np.random.Generator, int | None]:
+    """A numpy Generator and the integer seed it came from (None for a given Generator).
+
+    Accepts what :func:`check_seed` accepts, or a ``numpy.random.Generator`` (used as is).
+    """
+    import numpy as np
+
+    if isinstance(random_seed, np.random.Generator):
+        return random_seed, None
+    try:
+        seed = check_seed(random_seed, name=name)
+    except ValueError:
+        raise ValueError(f"{name} must be a non-negative integer, a numpy Generator or None, "
+                         f"got {random_seed!r}") from None
+    return np.random.default_rng(seed), seed

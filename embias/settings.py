@@ -1,0 +1,197 @@
+"""One settings object for every Bayesian fit: the model's choices and the sampler's.
+
+:class:`FitSettings` is validated once, when it is made, through
+:mod:`embias._validation`. It is what :func:`embias.fit_bias_model`,
+:func:`embias.fit_study_model`, :func:`embias.fit_change_model`,
+:func:`embias.compare_embeddings` and :class:`embias.FitJob` take, what a saved fit's
+``settings.json`` stores, what the saved-fit key hashes (:meth:`FitSettings.key_fields`)
+and what the command line's options map to (``embias fit --draws …``).
+
+This module imports only the standard library, so the command line can validate options
+before anything heavy is imported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._validation import (
+    check_choice,
+    check_int,
+    check_number,
+    check_probability,
+    check_seed,
+)
+
+__all__ = [
+    "DATA_MODES",
+    "DEFAULT_CHAINS",
+    "DEFAULT_CI_PROB",
+    "DEFAULT_DRAWS",
+    "DEFAULT_ROPE",
+    "DEFAULT_TARGET_ACCEPT",
+    "DEFAULT_TUNE",
+    "LEVELS",
+    "SAMPLERS",
+    "FitSettings",
+]
+
+#: Model levels (see :mod:`embias.bayes.model`).
+LEVELS: tuple[str, ...] = ("dataset", "word", "hierarchical")
+#: ``data=`` modes: cell sufficient statistics (fast, default) or one term per row.
+DATA_MODES: tuple[str, ...] = ("summary", "raw")
+#: NUTS implementations accepted by ``sampler=`` (``pm.sample(nuts_sampler=...)``).
+SAMPLERS: tuple[str, ...] = ("pymc", "nutpie", "numpyro", "blackjax")
+#: The package each external sampler needs (named in the error when it is missing).
+SAMPLER_PACKAGES: Mapping[str, str] = {"nutpie": "nutpie", "numpyro": "numpyro",
+                                       "blackjax": "blackjax"}
+#: Default posterior interval probability (McElreath's 89%).
+DEFAULT_CI_PROB = 0.89
+#: Default half-width of the region of practical equivalence for contrasts, in cosine
+#: distance units: differences within ±0.02 count as practically zero.
+DEFAULT_ROPE = 0.02
+#: Sampler defaults: every reported quantity of the hierarchical model of a religion table
+#: keeps bulk and tail ESS ≥ 1000 (``benchmarks/bench_bayes.py``).
+DEFAULT_DRAWS = 3000
+DEFAULT_TUNE = 1000
+DEFAULT_CHAINS = 2
+DEFAULT_TARGET_ACCEPT = 0.9
+#: Default location of the priors of the connection means (bar ~ N(1, 0.3), m ~ N(1, .5)):
+#: cosine distances centre on 1. The paired change model uses 0.
+DEFAULT_PRIOR_LOCATION = 1.0
+
+
+@dataclass(frozen=True)
+class FitSettings:
+    """Everything that chooses a Bayesian fit's model and sampler, checked once.
+
+    Parameters
+    ----------
+    level
+        ``"hierarchical"`` (default; the authors' published model), ``"word"`` or
+        ``"dataset"`` (see :mod:`embias.bayes.model`).
+    data
+        ``"summary"`` (default; fit on the cell sufficient statistics, same posterior in
+        time independent of the rows) or ``"raw"`` (one likelihood term per row).
+    draws, tune, chains
+        Posterior draws per chain, tuning steps per chain, chains. The defaults (3000,
+        1000, 2) keep bulk and tail ESS ≥ 1000 for every reported quantity of the
+        hierarchical religion model.
+    cores
+        Chains run in parallel; ``None`` means ``min(chains, CPUs)`` (PyMC's own default
+        runs chains one after another on 2-core machines). It does not change the draws.
+    random_seed
+        Sampler seed; ``None`` draws one when the fit runs (recorded in its settings).
+    sampler
+        NUTS implementation, one of :data:`SAMPLERS`.
+    target_accept
+        NUTS target acceptance rate, in (0, 1).
+    centred
+        Hierarchical level: connections sampled centred, or ``"auto"``
+        (:func:`embias.bayes.data.choose_centring`).
+    prior_location
+        Location of the priors of the connection means (1.0: cosine distances centre on 1;
+        the paired change model uses 0.0).
+    """
+
+    level: str = "hierarchical"
+    data: str = "summary"
+    draws: int = DEFAULT_DRAWS
+    tune: int = DEFAULT_TUNE
+    chains: int = DEFAULT_CHAINS
+    cores: int | None = None
+    random_seed: int | None = None
+    sampler: str = "pymc"
+    target_accept: float = DEFAULT_TARGET_ACCEPT
+    centred: str | tuple[str, ...] = "auto"
+    prior_location: float = DEFAULT_PRIOR_LOCATION
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        check_choice("level", self.level, LEVELS)
+        check_choice("data", self.data, DATA_MODES)
+        check_choice("sampler", self.sampler, SAMPLERS)
+        set_(self, "draws", check_int("draws", self.draws, minimum=1))
+        set_(self, "tune", check_int("tune", self.tune, minimum=0))
+        set_(self, "chains", check_int("chains", self.chains, minimum=1))
+        if self.cores is not None:
+            set_(self, "cores", check_int("cores", self.cores, minimum=1))
+        if self.random_seed is not None:
+            set_(self, "random_seed", check_seed(self.random_seed))
+        set_(self, "target_accept", check_probability("target_accept", self.target_accept))
+        if isinstance(self.centred, str):
+            if self.centred != "auto":
+                raise ValueError(f"centred must be 'auto' or a list of connections, got "
+                                 f"{self.centred!r}")
+        else:
+            try:
+                names = tuple(sorted(str(c) for c in self.centred))
+            except TypeError:
+                raise ValueError(f"centred must be 'auto' or a list of connections, got "
+                                 f"{self.centred!r}") from None
+            set_(self, "centred", names)
+        set_(self, "prior_location", check_number("prior_location", self.prior_location))
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    @classmethod
+    def build(cls, settings: FitSettings | None = None, /, **options: Any) -> FitSettings:
+        """``settings`` (default: the defaults) with ``options`` replaced; an unknown
+        option name is a ValueError listing the allowed ones."""
+        unknown = sorted(set(options) - set(cls.field_names()))
+        if unknown:
+            raise ValueError(f"unknown fit option(s) {unknown}; allowed: "
+                             f"{list(cls.field_names())}")
+        if settings is None:
+            return cls(**options)
+        if not isinstance(settings, FitSettings):
+            raise ValueError(f"settings must be a FitSettings, got {type(settings).__name__}")
+        return dataclasses.replace(settings, **options) if options else settings
+
+    @classmethod
+    def from_dict(cls, record: Mapping[str, Any]) -> FitSettings:
+        """The settings stored in a saved fit (keys that are not fields are ignored)."""
+        fields = {k: v for k, v in record.items() if k in cls.field_names()}
+        if isinstance(fields.get("centred"), list):
+            fields["centred"] = tuple(fields["centred"])
+        return cls(**fields)
+
+    # ------------------------------------------------------------------ views
+    def resolved(self) -> FitSettings:
+        """The settings a fit actually runs with: a seed drawn if none was given, and
+        ``cores`` = min(chains, CPUs) if unset."""
+        seed = check_seed(self.random_seed)
+        cores = self.cores if self.cores is not None else min(self.chains,
+                                                              os.cpu_count() or 1)
+        return dataclasses.replace(self, random_seed=seed, cores=cores)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record (what ``settings.json`` stores)."""
+        out = dataclasses.asdict(self)
+        if not isinstance(self.centred, str):
+            out["centred"] = list(self.centred)
+        return out
+
+    def key_fields(self) -> dict[str, Any]:
+        """What the saved-fit key hashes: everything that changes the draws (``cores``
+        does not)."""
+        out = self.to_dict()
+        out.pop("cores")
+        return out
+
+    def sampling_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of ``pm.sample`` for these (resolved) settings."""
+        if self.random_seed is None or self.cores is None:
+            raise ValueError("sampling_kwargs() needs resolved settings (call .resolved())")
+        return {"draws": self.draws, "tune": self.tune, "chains": self.chains,
+                "cores": self.cores, "random_seed": self.random_seed,
+                "nuts_sampler": self.sampler,
+                "nuts": {"target_accept": self.target_accept}}
+
