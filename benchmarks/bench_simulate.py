@@ -15,12 +15,12 @@ def main() -> None:
 
     for numerator in ("mean", "first-word"):
         t, r = best_of(lambda numerator=numerator: simulate_weat(
-            n_sims=10_000, numerator=numerator, random_state=0))
+            n_sims=10_000, numerator=numerator, random_seed=0))
         lo, hi = r.interval
         print(f"simulate_weat 8+8 words × 8+8 attributes, 10,000 sims, {numerator:>10}: "
               f"{t * 1e3:6.1f} ms  (95% range {lo:.3f}, {hi:.3f}; "
               f"{r.share_above:.1%} |WEAT| ≥ 1.81)   target < 1 s")
-    t, r = best_of(lambda: simulate_weat(n_sims=100_000, random_state=0), repeat=3)
+    t, r = best_of(lambda: simulate_weat(n_sims=100_000, random_seed=0), repeat=3)
     print(f"simulate_weat 8+8 × 8+8, 100,000 sims: {t:.3f} s")
     t, _ = best_of(lambda: simulate_weat_grid(n_protected_per_group=(1, 2, 4, 8, 16, 25),
                                                  n_attributes=(5, 50), n_sims=10_000),

@@ -105,18 +105,28 @@ def check_number(name: str, value: Any, *, low: float | None = None,
     if isinstance(value, bool) or not isinstance(value, int | float) and not _is_number(value):
         raise ValueError(f"{name} must be a number, got {value!r}")
     x = float(value)
-    left = "(" if low_open else "["
-    right = ")" if high_open else "]"
-    interval = (f"{left}{'-inf' if low is None else f'{low:g}'}, "
-                f"{'inf' if high is None else f'{high:g}'}{right}")
     bad = not math.isfinite(x)
     if low is not None:
         bad |= x <= low if low_open else x < low
     if high is not None:
         bad |= x >= high if high_open else x > high
     if bad:
-        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+        raise ValueError(f"{name} must be {_range_words(low, high, low_open, high_open)}, "
+                         f"got {value!r}")
     return x
+
+
+def _range_words(low: float | None, high: float | None, low_open: bool,
+                 high_open: bool) -> str:
+    if high is None and low == 0.0:
+        return "a positive finite number" if low_open else "a finite number ≥ 0"
+    if high is None and low is None:
+        return "a finite number"
+    if high is None:
+        return f"a finite number {'>' if low_open else '≥'} {low:g}"
+    if low is None:
+        return f"a finite number {'<' if high_open else '≤'} {high:g}"
+    return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
 
 
 def _is_number(value: Any) -> bool:
@@ -139,7 +149,10 @@ def check_share(name: str, value: Any) -> float:
 
 def check_rope(value: Any, *, name: str = "rope") -> float:
     """The half-width of a region of practical equivalence: a number ≥ 0."""
-    return check_number(name, value, low=0.0)
+    try:
+        return check_number(name, value, low=0.0)
+    except ValueError:
+        raise ValueError(f"{name} must be a non-negative half-width, got {value!r}") from None
 
 
 def check_seed(random_seed: Any, *, name: str = "random_seed") -> int:

@@ -48,7 +48,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .classic import association_scores, resolve_seed, weat_effect_size
+from ._validation import check_choice, check_int, check_number, check_probability, resolve_rng
+from .classic import association_scores, weat_effect_size
 from .report import interval_table
 from .tables import TABLE_COLUMNS
 
@@ -96,37 +97,22 @@ _QUADRATURE_NODES = 1024
 
 
 # --------------------------------------------------------------------------- validation
-def _check_int(name: str, value: Any, minimum: int, why: str = "") -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an integer ≥ {minimum}{why}, got {value!r}")
-    return int(value)
-
-
 def _check_design(n_protected_per_group: Any, n_attributes: Any, sd: Any, association: Any,
                   numerator: Any, ddof: Any) -> tuple[int, int, float, float]:
-    n = _check_int("n_protected_per_group", n_protected_per_group, 1)
-    m = _check_int("n_attributes", n_attributes, 1)
-    if isinstance(sd, bool) or not isinstance(sd, int | float | np.number) or not (
-            math.isfinite(sd) and sd > 0):
-        raise ValueError(f"sd must be a positive finite number, got {sd!r}")
-    if isinstance(association, bool) or not isinstance(association, int | float | np.number) \
-            or not math.isfinite(association):
-        raise ValueError(f"association must be a finite number, got {association!r}")
-    if numerator not in NUMERATORS:
-        raise ValueError(f"numerator={numerator!r} is not one of {list(NUMERATORS)}")
-    if ddof not in (0, 1) or isinstance(ddof, bool):
+    n = check_int("n_protected_per_group", n_protected_per_group, minimum=1)
+    m = check_int("n_attributes", n_attributes, minimum=1)
+    sd = check_number("sd", sd, low=0.0, low_open=True)
+    association = check_number("association", association)
+    check_choice("numerator", numerator, NUMERATORS)
+    check_choice("ddof", ddof, (0, 1))
+    if isinstance(ddof, bool):
         raise ValueError(f"ddof must be 0 or 1, got {ddof!r}")
-    return n, m, float(sd), float(association)
+    return n, m, sd, association
 
 
 def _check_summary_options(threshold: Any, ci_prob: Any) -> tuple[float, float]:
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float | np.number) or not (
-            math.isfinite(threshold) and threshold > 0):
-        raise ValueError(f"threshold must be a positive finite number, got {threshold!r}")
-    if isinstance(ci_prob, bool) or not isinstance(ci_prob, int | float | np.number) or not (
-            0 < ci_prob < 1):
-        raise ValueError(f"ci_prob must be in (0, 1), got {ci_prob!r}")
-    return float(threshold), float(ci_prob)
+    return (check_number("threshold", threshold, low=0.0, low_open=True),
+            check_probability("ci_prob", ci_prob))
 
 
 def max_abs_weat(n_protected_per_group: int, *, numerator: Numerator = "mean",
@@ -137,7 +123,7 @@ def max_abs_weat(n_protected_per_group: int, *, numerator: Numerator = "mean",
     With the sample sd (``ddof=1``) and the correct numerator: √2 for one word per group,
     √3 ≈ 1.732 for two, ≈ 1.936 for eight, → 2 as n grows.
     """
-    n = _check_int("n_protected_per_group", n_protected_per_group, 1)
+    n = check_int("n_protected_per_group", n_protected_per_group, minimum=1)
     if numerator not in NUMERATORS:
         raise ValueError(f"numerator={numerator!r} is not one of {list(NUMERATORS)}")
     if ddof not in (0, 1) or isinstance(ddof, bool):
@@ -280,7 +266,7 @@ class WeatSimulation:
             Shape (2, n, 2, m): [group (X, Y), protected word, attribute set (A, B),
             attribute word]. ``scores[sim_index]`` is the WEAT of exactly these numbers.
         """
-        k = _check_int("sim_index", sim_index, 0)
+        k = check_int("sim_index", sim_index, minimum=0)
         if k >= self.n_sims:
             raise ValueError(f"sim_index must be < n_sims={self.n_sims}, got {sim_index!r}")
         n, m = self.n_protected_per_group, self.n_attributes
@@ -315,7 +301,7 @@ def simulate_weat(
     ddof: int = 1,
     threshold: float = CALISKAN_LARGEST_EFFECT,
     ci_prob: float = 0.95,
-    random_state: int | np.random.Generator | None = None,
+    random_seed: int | np.random.Generator | None = None,
     label: str | None = None,
 ) -> WeatSimulation:
     """Simulate raw cosine similarities of a WEAT design and their WEAT effect sizes.
@@ -350,7 +336,7 @@ def simulate_weat(
         figures: with the defaults the null 95% range is ≈ (−2.76, 2.70) with 21.4% of
         |WEAT| ≥ 1.81; association .1 → (0.85, 2.76), 51%; .4 → (1.68, 2.19), 83%. The
         correct WEAT's null range is ≈ (−0.96, 0.96) and |WEAT| ≥ 1.81 never happens.
-        Both numerators see the same raw data for the same ``random_state``.
+        Both numerators see the same raw data for the same ``random_seed``.
     ddof
         Delta degrees of freedom of the sd in the denominator (1: Caliskan's sample sd;
         the authors' R ``sd()`` is also ddof=1).
@@ -359,7 +345,7 @@ def simulate_weat(
         largest effect Caliskan et al. report).
     ci_prob
         Probability of the central range :attr:`WeatSimulation.interval`.
-    random_state
+    random_seed
         Seed or Generator; ``None`` draws a fresh seed. The seed used is stored in the
         result, and the first k data sets do not depend on ``n_sims``.
     label
@@ -378,9 +364,9 @@ def simulate_weat(
     """
     n, m, sd, association = _check_design(n_protected_per_group, n_attributes, sd,
                                           association, numerator, ddof)
-    n_sims = _check_int("n_sims", n_sims, 1)
+    n_sims = check_int("n_sims", n_sims, minimum=1)
     threshold, ci_prob = _check_summary_options(threshold, ci_prob)
-    rng, seed = resolve_seed(random_state)
+    rng, seed = resolve_rng(random_seed)
     if seed is None:  # a Generator was passed: draw the seed from it, and record it
         seed = int(rng.integers(2**63))
     size = _block_size(n, m)
@@ -421,7 +407,7 @@ def simulate_weat_grid(
     ddof: int = 1,
     threshold: float = CALISKAN_LARGEST_EFFECT,
     ci_prob: float = 0.95,
-    random_state: int | np.random.Generator | None = 0,
+    random_seed: int | np.random.Generator | None = 0,
 ) -> tuple[WeatSimulation, ...]:
     """:func:`simulate_weat` over every combination of the given design values.
 
@@ -432,7 +418,7 @@ def simulate_weat_grid(
         the last varying fastest).
     sd, n_sims, ddof, threshold, ci_prob
         As for :func:`simulate_weat`, shared by all cells.
-    random_state
+    random_seed
         Seeds every cell (each gets its own seed drawn from it). Cells that differ only
         in ``numerator`` share their raw data.
 
@@ -442,7 +428,7 @@ def simulate_weat_grid(
         Summarise with :func:`summarize_simulations`, plot with
         :func:`plot_weat_simulations`.
     """
-    rng, _ = resolve_seed(random_state)
+    rng, _ = resolve_rng(random_seed)
     designs = list(itertools.product(_as_tuple(n_protected_per_group),
                                      _as_tuple(n_attributes), _as_tuple(association)))
     seeds = rng.integers(2**63, size=len(designs))
@@ -452,7 +438,7 @@ def simulate_weat_grid(
             out.append(simulate_weat(
                 n_protected_per_group=n, n_attributes=m, sd=sd, association=a,
                 n_sims=n_sims, numerator=num, ddof=ddof, threshold=threshold,
-                ci_prob=ci_prob, random_state=int(seed),
+                ci_prob=ci_prob, random_seed=int(seed),
             ))
     return tuple(out)
 

@@ -71,7 +71,7 @@ def share_se(p: float, n: int) -> float:
 def test_first_word_numerator_reproduces_the_published_figures(association):
     lo_pub, hi_pub, share_pub = SLIDES[association]
     r = simulate_weat(association=association, numerator="first-word", n_sims=N_SIMS,
-                      random_state=20240401)
+                      random_seed=20240401)
     lo, hi = r.interval
     lo_se, hi_se = r.interval_se
     assert lo_se > 0 and hi_se > 0
@@ -81,7 +81,7 @@ def test_first_word_numerator_reproduces_the_published_figures(association):
     assert abs(r.share_above - share_pub) <= tol, (r.share_above, share_pub, tol)
     # the tolerances are tight enough to tell the two numerators apart
     assert abs(r.share_above - simulate_weat(association=association, n_sims=N_SIMS,
-                                             random_state=20240401).share_above) > tol
+                                             random_seed=20240401).share_above) > tol
 
 
 @pytest.mark.parametrize("association", [0.0, 0.1, 0.4])
@@ -93,7 +93,7 @@ def test_published_figures_agree_with_the_exact_first_word_law(association):
     first = exact_weat_distribution(association=association, numerator="first-word")
     lo, hi = first.interval(0.95)
     se = simulate_weat(association=association, numerator="first-word", n_sims=N_SIMS,
-                       random_state=7).interval_se  # quantile se of a 10k-draw estimate
+                       random_seed=7).interval_se  # quantile se of a 10k-draw estimate
     assert abs(lo - lo_pub) <= 3 * se[0] and abs(hi - hi_pub) <= 3 * se[1]
     assert abs(first.share_above(1.81) - share_pub) <= 3 * share_se(share_pub, N_SIMS)
     mean = exact_weat_distribution(association=association, numerator="mean")
@@ -106,7 +106,7 @@ def test_module_copy_of_the_published_figures():
 
 # --------------------------------------------------------------------------- corrected
 def test_corrected_null_matches_student_t_transform():
-    r = simulate_weat(n_sims=N_SIMS, random_state=11)
+    r = simulate_weat(n_sims=N_SIMS, random_seed=11)
     exact = (t_transform_quantile(0.025, 8), t_transform_quantile(0.975, 8))
     assert exact == pytest.approx((-0.9630, 0.9630), abs=1e-4)  # "about (−0.96, 0.96)"
     lo, hi = r.interval
@@ -128,7 +128,7 @@ def test_corrected_alternatives(association, lo, hi, share):
     dist = exact_weat_distribution(association=association)
     assert dist.interval(0.95) == pytest.approx((lo, hi), abs=1e-3)
     assert dist.share_above(1.81) == pytest.approx(share, abs=1e-3)
-    r = simulate_weat(association=association, n_sims=N_SIMS, random_state=12)
+    r = simulate_weat(association=association, n_sims=N_SIMS, random_seed=12)
     (s_lo, s_hi), (lo_se, hi_se) = r.interval, r.interval_se
     e_lo, e_hi = dist.interval(0.95)
     assert abs(s_lo - e_lo) <= 4 * lo_se + 1e-12 and abs(s_hi - e_hi) <= 4 * hi_se + 1e-12
@@ -146,7 +146,7 @@ def test_two_words_per_group_null_is_uniform(numerator):
                                    numerator=numerator)
     assert dist.bound == pytest.approx(c)
     r = simulate_weat(n_protected_per_group=2, n_attributes=5, sd=0.05, numerator=numerator,
-                      n_sims=N_SIMS, random_state=4)
+                      n_sims=N_SIMS, random_seed=4)
     for w in (0.5, 1.0, 1.5, 1.7):
         assert dist.share_above(w) == pytest.approx(1 - w / c, abs=1e-9)
         observed = np.mean(np.abs(r.scores) >= w)
@@ -171,7 +171,7 @@ def test_first_word_exact_law_against_simulation(n):
     dist = exact_weat_distribution(n_protected_per_group=n, association=0.05,
                                    numerator="first-word")
     r = simulate_weat(n_protected_per_group=n, association=0.05, numerator="first-word",
-                      n_sims=N_SIMS, random_state=n)
+                      n_sims=N_SIMS, random_seed=n)
     for w in (-0.5, 0.5, 1.0, 2.0):
         p = float(dist.cdf(w))
         assert abs(np.mean(r.scores <= w) - p) <= 4 * share_se(p, N_SIMS)
@@ -180,13 +180,13 @@ def test_first_word_exact_law_against_simulation(n):
 def test_null_does_not_depend_on_sd_or_attribute_list_length():
     """Pure noise: WEAT is scale-free, so sd changes nothing (same raw draws up to scale),
     and attribute-list length changes nothing either (exactly the same law)."""
-    a = simulate_weat(sd=0.08, n_sims=2000, random_state=3)
-    b = simulate_weat(sd=0.05, n_sims=2000, random_state=3)
+    a = simulate_weat(sd=0.08, n_sims=2000, random_seed=3)
+    b = simulate_weat(sd=0.05, n_sims=2000, random_seed=3)
     np.testing.assert_allclose(a.scores, b.scores, rtol=1e-10)
     short = exact_weat_distribution(n_attributes=2, sd=0.01)
     long = exact_weat_distribution(n_attributes=200, sd=0.3)
     assert short.interval() == pytest.approx(long.interval(), abs=1e-12)
-    m50 = simulate_weat(n_attributes=50, n_sims=N_SIMS, random_state=5)
+    m50 = simulate_weat(n_attributes=50, n_sims=N_SIMS, random_seed=5)
     (lo, hi), (lo_se, hi_se) = m50.interval, m50.interval_se
     assert abs(lo - short.ppf(0.025)) <= 4 * lo_se and abs(hi - short.ppf(0.975)) <= 4 * hi_se
 
@@ -198,10 +198,10 @@ def test_bounds_and_one_word_per_group():
     assert max_abs_weat(1, ddof=0) == pytest.approx(2.0)
     for numerator in NUMERATORS:
         one = simulate_weat(n_protected_per_group=1, numerator=numerator, n_sims=500,
-                            random_state=1)
+                            random_seed=1)
         np.testing.assert_allclose(np.abs(one.scores), math.sqrt(2), rtol=1e-12)
         assert 0.35 < np.mean(one.scores > 0) < 0.65  # both signs occur
-    r = simulate_weat(n_protected_per_group=4, association=0.3, n_sims=3000, random_state=2)
+    r = simulate_weat(n_protected_per_group=4, association=0.3, n_sims=3000, random_seed=2)
     assert np.all(np.abs(r.scores) <= r.max_abs_weat + 1e-12)
     assert r.scores.max() > r.max_abs_weat - 0.01  # a strong signal presses on the ceiling
 
@@ -225,7 +225,7 @@ def test_weat_never_exceeds_its_ceiling_for_any_data(n, m, ddof, data):
 
 
 def test_result_arrays_are_read_only():
-    r = simulate_weat(n_sims=10, random_state=0)
+    r = simulate_weat(n_sims=10, random_seed=0)
     with pytest.raises(ValueError, match="read-only"):
         r.scores[0] = 0.0
 
@@ -234,12 +234,12 @@ def test_raw_sd_and_sd_of_means():
     """Unbiased variances: E[raw sd²] = σ² + Σ(μᵢ − μ̄)²/(N − 1) and under the null
     E[sd of means²] = σ²/m."""
     sd, m, n = 0.08, 8, 8
-    null = simulate_weat(sd=sd, n_sims=4000, random_state=8)
+    null = simulate_weat(sd=sd, n_sims=4000, random_seed=8)
     for values, target in ((null.raw_sd**2, sd**2), (null.means_sd**2, sd**2 / m)):
         se = values.std(ddof=1) / math.sqrt(values.size)
         assert abs(values.mean() - target) <= 4 * se
     a = 0.1
-    alt = simulate_weat(sd=sd, association=a, n_sims=4000, random_state=9)
+    alt = simulate_weat(sd=sd, association=a, n_sims=4000, random_seed=9)
     big_n = 4 * n * m
     target = sd**2 + big_n * (a / 2) ** 2 / (big_n - 1)  # half the cells at a, half at 0
     values = alt.raw_sd**2
@@ -264,9 +264,9 @@ def test_scores_match_hand_computation_from_regenerated_raw_data():
     """Across several blocks: regenerate raw data sets and recompute WEAT with the
     statistics module."""
     r = simulate_weat(n_protected_per_group=25, n_attributes=500, n_sims=200,
-                      association=0.01, random_state=6)
+                      association=0.01, random_seed=6)
     first = simulate_weat(n_protected_per_group=25, n_attributes=500, n_sims=200,
-                          association=0.01, random_state=6, numerator="first-word")
+                          association=0.01, random_seed=6, numerator="first-word")
     for k in (0, 82, 83, 150, 199):  # block size is 83 here
         raw = r.raw_similarities(k)
         s = [statistics.fmean(raw[g, i, 0]) - statistics.fmean(raw[g, i, 1])
@@ -280,18 +280,18 @@ def test_scores_match_hand_computation_from_regenerated_raw_data():
 
 
 def test_reproducible_prefix_stable_and_generator_seed_recorded():
-    a = simulate_weat(n_sims=100, random_state=5)
-    b = simulate_weat(n_sims=3000, random_state=5)
+    a = simulate_weat(n_sims=100, random_seed=5)
+    b = simulate_weat(n_sims=3000, random_seed=5)
     np.testing.assert_array_equal(a.scores, b.scores[:100])
-    g = simulate_weat(n_sims=50, random_state=np.random.default_rng(1))
-    again = simulate_weat(n_sims=50, random_state=g.seed)
+    g = simulate_weat(n_sims=50, random_seed=np.random.default_rng(1))
+    again = simulate_weat(n_sims=50, random_seed=g.seed)
     np.testing.assert_array_equal(g.scores, again.scores)
-    assert not np.array_equal(simulate_weat(n_sims=50, random_state=6).scores, a.scores[:50])
+    assert not np.array_equal(simulate_weat(n_sims=50, random_seed=6).scores, a.scores[:50])
 
 
 def test_summary_table():
     sims = simulate_weat_grid(n_protected_per_group=(1, 8), association=(0.0, 0.1),
-                              numerator=NUMERATORS, n_sims=1000, random_state=0)
+                              numerator=NUMERATORS, n_sims=1000, random_seed=0)
     assert [(s.n_protected_per_group, s.association, s.numerator) for s in sims] == [
         (1, 0.0, "mean"), (1, 0.0, "first-word"), (1, 0.1, "mean"), (1, 0.1, "first-word"),
         (8, 0.0, "mean"), (8, 0.0, "first-word"), (8, 0.1, "mean"), (8, 0.1, "first-word")]
@@ -305,13 +305,13 @@ def test_summary_table():
     assert table.loc[:3, "exact_lower"].isna().all()  # one word per group: no exact law
     with pytest.raises(ValueError, match=re.escape("different ci_prob values [0.9, 0.95]")):
         summarize_simulations([sims[0], simulate_weat(n_sims=10, ci_prob=0.9,
-                                                      random_state=0)])
+                                                      random_seed=0)])
 
 
 # --------------------------------------------------------------------------- data sets
 def test_simulated_cosine_table():
     r = simulate_weat(n_protected_per_group=3, n_attributes=4, association=0.4, n_sims=20,
-                      random_state=1)
+                      random_seed=1)
     k = largest_weat_index(r)
     assert abs(r.scores[k]) == np.abs(r.scores).max()
     table = simulated_cosine_table(r, sim_index=k)
@@ -339,7 +339,7 @@ def test_simulated_cosine_table():
 def test_table_is_accepted_by_the_table_validator():
     from embias.tables import validate_table
 
-    r = simulate_weat(n_sims=5, random_state=0)
+    r = simulate_weat(n_sims=5, random_seed=0)
     validate_table(simulated_cosine_table(r, sim_index=4))
     with pytest.raises(ValueError, match=re.escape("sim_index must be < n_sims=5, got 5")):
         simulated_cosine_table(r, sim_index=5)
@@ -358,7 +358,7 @@ def test_table_is_accepted_by_the_table_validator():
     ({"threshold": 0}, "threshold must be a positive finite number, got 0"),
     ({"ci_prob": 1.0}, "ci_prob must be in (0, 1), got 1.0"),
     ({"association": float("nan")}, "association must be a finite number, got nan"),
-    ({"random_state": -1}, "random_state must be a non-negative int, a numpy Generator or "
+    ({"random_seed": -1}, "random_seed must be a non-negative integer, a numpy Generator or "
                            "None, got -1"),
 ])
 def test_simulate_weat_validation(kwargs, message):
@@ -374,7 +374,7 @@ def test_exact_law_needs_two_words_per_group():
     with pytest.raises(ValueError, match=re.escape("sd must be a positive finite number, "
                                                    "got -1")):
         exact_weat_distribution(sd=-1)
-    r = simulate_weat(n_protected_per_group=1, n_sims=10, random_state=0)
+    r = simulate_weat(n_protected_per_group=1, n_sims=10, random_seed=0)
     with pytest.raises(ValueError, match="got n_protected_per_group=1"):
         r.exact()
 
@@ -419,7 +419,7 @@ def test_cli_grid_and_errors(capsys):
 def test_plots_draw_what_they_are_given():
     import matplotlib.pyplot as plt
 
-    sims = [simulate_weat(n_sims=300, random_state=i, association=a, label=f"a={a}")
+    sims = [simulate_weat(n_sims=300, random_seed=i, association=a, label=f"a={a}")
             for i, a in enumerate((0.0, 0.1))]
     fig = plot_weat_simulations(sims)
     ax = fig.axes[0]
@@ -437,7 +437,7 @@ def test_plots_draw_what_they_are_given():
 
 
 def test_result_is_frozen():
-    r = simulate_weat(n_sims=10, random_state=0)
+    r = simulate_weat(n_sims=10, random_seed=0)
     assert isinstance(r, WeatSimulation)
     with pytest.raises(AttributeError):
         r.sd = 1.0  # type: ignore[misc]

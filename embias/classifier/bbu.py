@@ -13,7 +13,7 @@ confidence interval ``δ̄ ± t`` with
 
     t = (B + √(B² − 8nσ² log((1−ρ)/2))) / (2n),   B = −(2C/(3γ)) log((1−ρ)/2),
 
-and the sample size needed to call a disparity δ biased at confidence ρ,
+and the sample size needed to call a disparity δ biased at confidence level ρ (``ci_prob``),
 
     n > (2σ² + 2Cδ/(3γ)) (−log((1−ρ)/2)) / δ².
 
@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from embias.report import interval_table
+from embias.report import CREDIBLE_DIFFERENCE, UNDECIDED, interval_table, rope_decision
 
 __all__ = [
     "MNLI_GENRE_COSTS",
@@ -122,9 +122,9 @@ def _check_count(name: str, value: Any, *, minimum: int = 0) -> int:
     return int(f)
 
 
-def _log_tail(confidence: float) -> float:
+def _log_tail(ci_prob: float) -> float:
     """L = −log((1 − ρ)/2) > 0, the quantity both bounds are written in."""
-    return -math.log((1.0 - confidence) / 2.0)
+    return -math.log((1.0 - ci_prob) / 2.0)
 
 
 def _variance_value(variance: Any, *, max_cost: float, gamma: float) -> float:
@@ -151,7 +151,7 @@ def bernstein_half_width(
     n: Any,
     *,
     sigma2: Any,
-    confidence: float = 0.95,
+    ci_prob: float = 0.95,
     max_cost: float = 1.0,
     gamma: Any = 0.5,
 ) -> np.ndarray | float:
@@ -163,7 +163,7 @@ def bernstein_half_width(
         Number of annotated examples (scalar or array).
     sigma2
         Variance σ² of the amortized disparities (scalar or array, broadcast with ``n``).
-    confidence
+    ci_prob
         ρ in (0, 1).
     max_cost
         C, the largest possible cost.
@@ -175,7 +175,7 @@ def bernstein_half_width(
     float or numpy.ndarray
         ``t = (B + √(B² + 8nσ²L)) / (2n)`` with ``L = −log((1−ρ)/2)``, ``B = 2CL/(3γ)``.
     """
-    rho = _check_open_unit("confidence", confidence)
+    rho = _check_open_unit("ci_prob", ci_prob)
     c = _check_positive("max_cost", max_cost)
     big_l = _log_tail(rho)
     n_arr = np.asarray(n, dtype=float)
@@ -189,7 +189,7 @@ def bernstein_half_width(
 def hoeffding_half_width(
     n: Any,
     *,
-    confidence: float = 0.95,
+    ci_prob: float = 0.95,
     max_cost: float = 1.0,
     gamma: Any = 0.5,
 ) -> np.ndarray | float:
@@ -200,7 +200,7 @@ def hoeffding_half_width(
     √(2σ²L/n) of the Bernstein half-width at the largest variance σ² = (C/γ)², so
     Bernstein is narrower whenever the amortized disparities vary less than that.
     """
-    rho = _check_open_unit("confidence", confidence)
+    rho = _check_open_unit("ci_prob", ci_prob)
     c = _check_positive("max_cost", max_cost)
     big_l = _log_tail(rho)
     n_arr = np.asarray(n, dtype=float)
@@ -212,7 +212,7 @@ def hoeffding_half_width(
 def bbu_required_n(
     delta: Any,
     *,
-    confidence: float = 0.95,
+    ci_prob: float = 0.95,
     max_cost: float = 1.0,
     gamma: float = 0.5,
     variance: float | Literal["max"] = "max",
@@ -223,7 +223,7 @@ def bbu_required_n(
     ----------
     delta
         Observed disparity magnitude |δ̄| in (0, C] (scalar or array).
-    confidence
+    ci_prob
         ρ in (0, 1).
     max_cost
         C, the largest possible cost.
@@ -238,7 +238,7 @@ def bbu_required_n(
         The smallest integer ``n`` with ``n > (2σ² + 2Cδ/(3γ)) (−log((1−ρ)/2)) / δ²``.
         Ethayarajh's example (C=1, δ=.05, ρ=.95, γ=.5, σ²=(C/γ)²) gives 11903.
     """
-    rho = _check_open_unit("confidence", confidence)
+    rho = _check_open_unit("ci_prob", ci_prob)
     c = _check_positive("max_cost", max_cost)
     g = _check_gamma(gamma)
     s2 = _variance_value(variance, max_cost=c, gamma=g)
@@ -255,7 +255,7 @@ def bbu_required_n(
 def bbu_detectable_delta(
     n: Any,
     *,
-    confidence: float = 0.95,
+    ci_prob: float = 0.95,
     max_cost: float = 1.0,
     gamma: float = 0.5,
     variance: float | Literal["max"] = "max",
@@ -277,7 +277,7 @@ def bbu_detectable_delta(
     if np.any(bad):
         first = n_arr.ravel()[np.flatnonzero(bad.ravel())[0]]
         raise ValueError(f"n must be a positive integer, got {float(first)!r}")
-    return bernstein_half_width(n_arr, sigma2=s2, confidence=confidence, max_cost=c, gamma=g)
+    return bernstein_half_width(n_arr, sigma2=s2, ci_prob=ci_prob, max_cost=c, gamma=g)
 
 
 # --------------------------------------------------------------------------------------
@@ -368,15 +368,17 @@ def _amortized_moments(
     return mean, var, np.full_like(mean, n, dtype=float), n_a, n_b
 
 
-def _verdict(lower: float, upper: float) -> str:
-    return "biased" if (lower > 0.0 or upper < 0.0) else "not shown"
+def _decision(lower: float, upper: float) -> str:
+    """The interval + ROPE rule with ROPE = {0}: "credible difference" when the interval
+    excludes 0, else "undecided" (:func:`embias.report.rope_decision`)."""
+    return str(rope_decision(lower, upper, 0.0))
 
 
 def bbu_interval(
     cost: Any,
     group: Any,
     *,
-    confidence: float = 0.95,
+    ci_prob: float = 0.95,
     max_cost: float = 1.0,
     gamma: float | None = None,
     protected: Any = None,
@@ -393,7 +395,7 @@ def bbu_interval(
     group
         Annotation per example: +1 (protected, A), −1 (unprotected, B), 0 (neither); or
         booleans (True = protected); or exactly two labels (see ``protected``).
-    confidence
+    ci_prob
         ρ in (0, 1).
     max_cost
         C, the largest possible cost.
@@ -417,23 +419,23 @@ def bbu_interval(
         One interval-table row: ``estimate`` = mean cost of A − mean cost of B, ``lower``
         and ``upper`` = estimate ∓ t (not clipped to [−C, C]), ``ci_kind`` = ``bound``;
         extra columns ``n``, ``n_protected``, ``n_unprotected``, ``gamma``, ``sigma2``,
-        ``half_width``, ``max_cost`` and ``verdict`` (``"biased"`` when the interval
-        excludes 0, else ``"not shown"``). Examples annotated 0 count in ``n`` (their
+        ``half_width``, ``max_cost`` and ``decision`` (``"credible difference"`` when the
+        interval excludes 0, else ``"undecided"``). Examples annotated 0 count in ``n`` (their
         amortized disparity is 0), as in the paper.
 
     Raises
     ------
     ValueError
-        Bad ``confidence``/``gamma``/``max_cost``, costs outside [0, C] or NaN, lengths that
+        Bad ``ci_prob``/``gamma``/``max_cost``, costs outside [0, C] or NaN, lengths that
         differ, or an empty group.
     """
-    rho = _check_open_unit("confidence", confidence)
+    rho = _check_open_unit("ci_prob", ci_prob)
     c_max = _check_positive("max_cost", max_cost)
     c = _costs(cost, max_cost=c_max)
     f, name_a, name_b = _annotation(group, protected)
     if c.shape != f.shape:
         raise ValueError(f"cost has {c.size} values but group has {f.size}; they must match")
-    row = _bbu_row(c, f, (name_a, name_b), confidence=rho, max_cost=c_max, gamma=gamma,
+    row = _bbu_row(c, f, (name_a, name_b), ci_prob=rho, max_cost=c_max, gamma=gamma,
                    variance=variance, bound=bound, estimand=estimand)
     return interval_table([row], ci_prob=rho, ci_kind=bound)
 
@@ -443,7 +445,7 @@ def _bbu_row(
     f: np.ndarray,
     names: tuple[str, str],
     *,
-    confidence: float,
+    ci_prob: float,
     max_cost: float,
     gamma: float | None,
     variance: Any,
@@ -471,9 +473,9 @@ def _bbu_row(
     else:
         s2 = _variance_value(variance, max_cost=max_cost, gamma=g)
     if bound == "bernstein":
-        t = bernstein_half_width(n, sigma2=s2, confidence=confidence, max_cost=max_cost, gamma=g)
+        t = bernstein_half_width(n, sigma2=s2, ci_prob=ci_prob, max_cost=max_cost, gamma=g)
     else:
-        t = hoeffding_half_width(n, confidence=confidence, max_cost=max_cost, gamma=g)
+        t = hoeffding_half_width(n, ci_prob=ci_prob, max_cost=max_cost, gamma=g)
     est = float(mean)
     lo, hi = est - float(t), est + float(t)
     return {
@@ -489,7 +491,7 @@ def _bbu_row(
         "sigma2": s2,
         "half_width": float(t),
         "max_cost": max_cost,
-        "verdict": _verdict(lo, hi),
+        "decision": _decision(lo, hi),
     }
 
 
@@ -520,7 +522,7 @@ def demographic_parity(
     y_pred: Any,
     group: Any,
     *,
-    confidence: float = 0.95,
+    ci_prob: float = 0.95,
     gamma: float | None = None,
     protected: Any = None,
     positive: Any = None,
@@ -532,11 +534,11 @@ def demographic_parity(
     The estimate is PR_B − PR_A (positive-prediction rate of B minus that of A): positive
     means the protected group receives the positive outcome less often. ``positive``
     names the positive label when ``y_pred`` is not 0/1. See :func:`bbu_interval` for the
-    other arguments and the returned row (``verdict``: ``"biased"`` / ``"not shown"``).
+    other arguments and the returned row (``decision``: ``"credible difference"`` / ``"undecided"``).
     """
     yhat = _binary("y_pred", y_pred, positive)
     return bbu_interval(
-        1.0 - yhat.astype(float), group, confidence=confidence, max_cost=1.0, gamma=gamma,
+        1.0 - yhat.astype(float), group, ci_prob=ci_prob, max_cost=1.0, gamma=gamma,
         protected=protected, variance=variance, bound=bound, estimand="demographic_parity",
     )
 
@@ -547,7 +549,7 @@ def _rate_gap(
     keep: np.ndarray,
     *,
     estimand: str,
-    confidence: float,
+    ci_prob: float,
     gamma: float | None,
     protected: Any,
     variance: Any,
@@ -558,7 +560,7 @@ def _rate_gap(
     if f.shape != keep.shape:
         raise ValueError(f"y_true has {keep.size} values but group has {f.size}; they must match")
     g = np.where(keep, f, 0).astype(np.int8)
-    return _bbu_row(cost, g, (name_a, name_b), confidence=confidence, max_cost=1.0,
+    return _bbu_row(cost, g, (name_a, name_b), ci_prob=ci_prob, max_cost=1.0,
                     gamma=gamma, variance=variance, bound=bound, estimand=estimand)
 
 
@@ -567,7 +569,7 @@ def equal_opportunity(
     y_pred: Any,
     group: Any,
     *,
-    confidence: float = 0.95,
+    ci_prob: float = 0.95,
     gamma: float | None = None,
     protected: Any = None,
     positive: Any = None,
@@ -584,9 +586,9 @@ def equal_opportunity(
     yhat = _binary("y_pred", y_pred, positive)
     if y.shape != yhat.shape:
         raise ValueError(f"y_true has {y.size} values but y_pred has {yhat.size}")
-    rho = _check_open_unit("confidence", confidence)
+    rho = _check_open_unit("ci_prob", ci_prob)
     row = _rate_gap(1.0 - yhat.astype(float), group, y, estimand="equal_opportunity",
-                    confidence=rho, gamma=gamma, protected=protected, variance=variance,
+                    ci_prob=rho, gamma=gamma, protected=protected, variance=variance,
                     bound=bound)
     return interval_table([row], ci_prob=rho, ci_kind=bound)
 
@@ -596,7 +598,7 @@ def equalized_odds(
     y_pred: Any,
     group: Any,
     *,
-    confidence: float = 0.95,
+    ci_prob: float = 0.95,
     gamma: float | None = None,
     protected: Any = None,
     positive: Any = None,
@@ -612,7 +614,7 @@ def equalized_odds(
         ``"rates"`` (default): two rows, the FNR gap (cost ``1 − ŷ`` on y = 1 examples,
         estimand ``equalized_odds_fnr``) and the FPR gap (cost ``ŷ`` on y = 0 examples,
         estimand ``equalized_odds_fpr``), each at confidence ``1 − (1 − ρ)/2`` so that both
-        hold together with confidence ≥ ρ (Bonferroni); ``joint_verdict`` is ``"biased"``
+        hold together with confidence ≥ ρ (Bonferroni); ``joint_decision`` is ``"credible difference"``
         when either row is. ``"zero_one"``: the paper's single row with zero-one loss on
         every annotated example (an error-rate gap, which mixes the two rates by the
         groups' base rates and can hide opposite FPR/FNR gaps).
@@ -629,26 +631,27 @@ def equalized_odds(
         raise ValueError(f"y_true has {y.size} values but y_pred has {yhat.size}")
     if method == "zero_one":
         return bbu_interval(
-            (y != yhat).astype(float), group, confidence=confidence, max_cost=1.0,
+            (y != yhat).astype(float), group, ci_prob=ci_prob, max_cost=1.0,
             gamma=gamma, protected=protected, variance=variance, bound=bound,
             estimand="equalized_odds_zero_one",
         )
     if method != "rates":
         raise ValueError(f"method must be 'rates' or 'zero_one', got {method!r}")
-    rho = _check_open_unit("confidence", confidence)
+    rho = _check_open_unit("ci_prob", ci_prob)
     each = 1.0 - (1.0 - rho) / 2.0
     rows = [
         _rate_gap(1.0 - yhat.astype(float), group, y, estimand="equalized_odds_fnr",
-                  confidence=each, gamma=gamma, protected=protected, variance=variance,
+                  ci_prob=each, gamma=gamma, protected=protected, variance=variance,
                   bound=bound),
         _rate_gap(yhat.astype(float), group, ~y, estimand="equalized_odds_fpr",
-                  confidence=each, gamma=gamma, protected=protected, variance=variance,
+                  ci_prob=each, gamma=gamma, protected=protected, variance=variance,
                   bound=bound),
     ]
-    joint = "biased" if any(r["verdict"] == "biased" for r in rows) else "not shown"
+    joint = CREDIBLE_DIFFERENCE if any(r["decision"] == CREDIBLE_DIFFERENCE for r in rows) \
+        else UNDECIDED
     for r in rows:
         r["joint_confidence"] = rho
-        r["joint_verdict"] = joint
+        r["joint_decision"] = joint
     return interval_table(rows, ci_prob=each, ci_kind=bound)
 
 
@@ -699,7 +702,7 @@ def bbu_coverage(
     sample_sizes: Sequence[int] = (100, 200, 500, 1000, 2000),
     protected_share: float | Sequence[float] = 0.5,
     n_sims: int = 1000,
-    confidence: float = 0.95,
+    ci_prob: float = 0.95,
     max_cost: float = 1.0,
     bound: Bound = "bernstein",
     seed: int = 0,
@@ -719,10 +722,10 @@ def bbu_coverage(
         One row per (n, γ): ``n``, ``protected_share``, ``true_disparity``, ``coverage``
         (share of intervals containing it), ``coverage_se`` (binomial Monte Carlo standard
         error), ``mean_estimate``, ``mean_half_width``, ``mean_lower``, ``mean_upper``,
-        ``share_biased`` (intervals excluding 0), ``n_sims``, ``bound``, ``confidence``,
+        ``share_biased`` (intervals excluding 0), ``n_sims``, ``bound``, ``ci_prob``,
         ``seconds``.
     """
-    rho = _check_open_unit("confidence", confidence)
+    rho = _check_open_unit("ci_prob", ci_prob)
     c_max = _check_positive("max_cost", max_cost)
     if bound not in ("bernstein", "hoeffding"):
         raise ValueError(f"bound must be 'bernstein' or 'hoeffding', got {bound!r}")
@@ -758,9 +761,9 @@ def bbu_coverage(
             mean, s2, *_ = _amortized_moments(costs, f_s)
             g = min(n_a, n - n_a) / n
             if bound == "bernstein":
-                t = bernstein_half_width(n, sigma2=s2, confidence=rho, max_cost=c_max, gamma=g)
+                t = bernstein_half_width(n, sigma2=s2, ci_prob=rho, max_cost=c_max, gamma=g)
             else:
-                t = np.full(n_sims, hoeffding_half_width(n, confidence=rho, max_cost=c_max,
+                t = np.full(n_sims, hoeffding_half_width(n, ci_prob=rho, max_cost=c_max,
                                                          gamma=g))
             lo, hi = mean - t, mean + t
             covered = (lo <= truth) & (truth <= hi)
@@ -778,7 +781,7 @@ def bbu_coverage(
                 "share_biased": float(np.mean((lo > 0) | (hi < 0))),
                 "n_sims": n_sims,
                 "bound": bound,
-                "confidence": rho,
+                "ci_prob": rho,
                 "seconds": time.perf_counter() - start,
             })
     return pd.DataFrame(rows)
@@ -800,7 +803,7 @@ def plot_bbu_coverage(
     import matplotlib.pyplot as plt
 
     need = {"n", "protected_share", "true_disparity", "coverage", "mean_estimate",
-            "mean_lower", "mean_upper", "confidence", "bound"}
+            "mean_lower", "mean_upper", "ci_prob", "bound"}
     absent = sorted(need - set(coverage.columns))
     if absent:
         raise ValueError(f"not a bbu_coverage() result: missing columns {absent}")
@@ -823,7 +826,7 @@ def plot_bbu_coverage(
     ax.set_xticklabels([f"{v:g}" for v in xs])
     ax.set_xlabel("sample size" if x == "n" else "protected share γ")
     ax.set_ylabel("groupwise disparity")
-    kind = f"{float(coverage['confidence'].iloc[0]):.0%} {coverage['bound'].iloc[0]}"
+    kind = f"{float(coverage['ci_prob'].iloc[0]):.0%} {coverage['bound'].iloc[0]}"
     ax.set_title(f"{title} ({kind})" if title else kind, fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()

@@ -30,7 +30,7 @@ import pandas as pd
 from scipy import integrate, optimize, signal, special, stats
 
 from embias.classifier.bbu import _check_count, _check_open_unit
-from embias.report import interval_table
+from embias.report import CREDIBLE_DIFFERENCE, interval_table, rope_decision
 
 __all__ = [
     "ParityDecision",
@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 Side = Literal["two-sided", "greater", "less"]
-Decision = Literal["outside", "inside", "undecided"]
+Decision = Literal["credible difference", "practically equivalent", "undecided"]
 
 _EPS_WINDOW = 1e-13  # tail mass left out of each rate's integration window
 _GRID_POINTS = 2048  # grid points across the narrower posterior (density grid for the HDI)
@@ -75,21 +75,16 @@ def _z_for(ci_prob: float) -> float:
 
 
 def _simple_rule(mean: Any, sd: Any, threshold: float, z: float) -> np.ndarray:
-    """'outside' if μ − zσ > T or μ + zσ < −T; 'inside' if |μ| + zσ < T; else 'undecided'."""
+    """The interval + ROPE rule (:func:`embias.report.rope_decision`) applied to the
+    normal-approximation interval μ ± zσ against the ROPE [−T, T]."""
     mean = np.asarray(mean, float)
     sd = np.asarray(sd, float)
-    outside = (mean - z * sd > threshold) | (mean + z * sd < -threshold)
-    inside = np.abs(mean) + z * sd < threshold
-    return np.where(outside, "outside", np.where(inside, "inside", "undecided"))
+    return rope_decision(mean - z * sd, mean + z * sd, threshold)
 
 
 def _rope_rule(lower: float, upper: float, threshold: float) -> str:
     """Kruschke's HDI+ROPE decision against the ROPE [−T, T]."""
-    if lower > threshold or upper < -threshold:
-        return "outside"
-    if -threshold <= lower and upper <= threshold:
-        return "inside"
-    return "undecided"
+    return str(rope_decision(lower, upper, threshold))
 
 
 def _check_prior(prior: Any) -> tuple[float, float]:
@@ -137,8 +132,9 @@ def _log_beta_pdf(e: np.ndarray, a: float, b: float) -> np.ndarray:
 class ParityDecision:
     """Outcome of :meth:`ParityPosterior.decide`.
 
-    ``simple`` and ``hdi_rope`` are ``"outside"`` (the rate difference exceeds the
-    threshold: flag bias), ``"inside"`` (it is within the threshold) or ``"undecided"``.
+    ``simple`` and ``hdi_rope`` are ``"credible difference"`` (the rate difference exceeds
+    the threshold: flag bias), ``"practically equivalent"`` (it is within the threshold) or
+    ``"undecided"`` (:func:`embias.report.rope_decision`).
     """
 
     threshold: float
@@ -530,7 +526,7 @@ def simulate_detection(
     n: int | Sequence[int],
     *,
     threshold: float = 0.1,
-    confidence: float = 0.9,
+    ci_prob: float = 0.9,
     max_bias: float = 0.2,
     base_rate: float = 0.5,
     share: float = 0.5,
@@ -543,7 +539,7 @@ def simulate_detection(
     Reproduces the blog's experiment: each simulated system has a true bias b drawn
     uniformly from [0, ``max_bias``]; its two groups have rates ``base_rate ∓ b/2`` and
     split ``n`` decisions in proportion ``share`` : ``1 − share``. The simple rule
-    (:meth:`ParityPosterior.decide`, z = Φ⁻¹(``confidence``)) flags a system when it finds
+    (:meth:`ParityPosterior.decide`, z = Φ⁻¹(``ci_prob``)) flags a system when it finds
     more than ``threshold`` bias. TPR = flagged share of systems with b > T, FPR = flagged
     share of systems with b ≤ T.
 
@@ -552,10 +548,10 @@ def simulate_detection(
     pandas.DataFrame
         One row per ``n``: ``n``, ``n1``, ``n2``, ``tpr``, ``fpr``, ``tpr_se``, ``fpr_se``
         (binomial Monte Carlo errors), ``n_biased``, ``n_unbiased``, ``z``, ``threshold``,
-        ``confidence``, ``seconds``.
+        ``ci_prob``, ``seconds``.
     """
     t = _check_threshold(threshold)
-    c = _check_open_unit("confidence", confidence)
+    c = _check_open_unit("ci_prob", ci_prob)
     s = _check_open_unit("share", share)
     pr = _check_prior(prior)
     n_sims = _check_count("n_sims", n_sims, minimum=1)
@@ -578,7 +574,7 @@ def simulate_detection(
         x1 = rng.binomial(n1, base_rate - bias / 2)
         x2 = rng.binomial(n2, base_rate + bias / 2)
         mean, var = _moments(x1, n1, x2, n2, pr)
-        flagged = _simple_rule(mean, np.sqrt(var), t, z) == "outside"
+        flagged = _simple_rule(mean, np.sqrt(var), t, z) == CREDIBLE_DIFFERENCE
         biased = bias > t
         tpr = float(flagged[biased].mean())
         fpr = float(flagged[~biased].mean())
@@ -587,7 +583,7 @@ def simulate_detection(
             "tpr_se": math.sqrt(tpr * (1 - tpr) / max(biased.sum(), 1)),
             "fpr_se": math.sqrt(fpr * (1 - fpr) / max((~biased).sum(), 1)),
             "n_biased": int(biased.sum()), "n_unbiased": int((~biased).sum()),
-            "z": z, "threshold": t, "confidence": c,
+            "z": z, "threshold": t, "ci_prob": c,
             "seconds": time.perf_counter() - start,
         })
     return pd.DataFrame(rows)

@@ -121,7 +121,7 @@ def test_bbu_interval_hand_computed():
     assert row["half_width"] == pytest.approx(t, rel=1e-12)
     assert (row["lower"], row["upper"]) == pytest.approx((0.5 - t, 0.5 + t), rel=1e-12)
     assert row["ci_kind"] == "bernstein" and row["ci_prob"] == 0.95
-    assert row["verdict"] == "not shown"
+    assert row["decision"] == "undecided"
     assert row["group"] == "protected − unprotected"
 
 
@@ -166,13 +166,13 @@ def test_bbu_interval_labels_and_protected():
     assert row["group"] == "True − False" and row["estimate"] == pytest.approx(1.0)
 
 
-def test_verdicts_biased_and_not_shown():
+def test_decisions_credible_difference_and_undecided():
     rng = np.random.default_rng(7)
     group = np.repeat([1, -1], 5000)
     biased = np.r_[rng.binomial(1, 0.5, 5000), rng.binomial(1, 0.2, 5000)].astype(float)
-    assert bbu_interval(biased, group).iloc[0]["verdict"] == "biased"
+    assert bbu_interval(biased, group).iloc[0]["decision"] == "credible difference"
     same = rng.binomial(1, 0.3, 10000).astype(float)
-    assert bbu_interval(same, group).iloc[0]["verdict"] == "not shown"
+    assert bbu_interval(same, group).iloc[0]["decision"] == "undecided"
 
 
 def test_variance_max_and_hoeffding_are_wider_than_sample_bernstein():
@@ -225,7 +225,7 @@ def test_equalized_odds_two_rates_bonferroni():
     assert fnr["estimand"] == "equalized_odds_fnr" and fnr["estimate"] == pytest.approx(0.5)
     assert fpr["estimand"] == "equalized_odds_fpr" and fpr["estimate"] == pytest.approx(1.0)
     assert table["ci_prob"].tolist() == pytest.approx([0.95, 0.95])  # 1 − (1 − .9)/2
-    assert set(table["joint_verdict"]) == {"biased"}
+    assert set(table["joint_decision"]) == {"credible difference"}
     zo = equalized_odds(y_true, y_pred, group, method="zero_one").iloc[0]
     # error rates: A 3/4, B 0 ⇒ .75
     assert zo["estimate"] == pytest.approx(0.75)

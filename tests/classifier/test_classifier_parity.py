@@ -163,12 +163,12 @@ def test_symmetric_case_has_symmetric_hdi():
 
 def test_decisions_in_the_three_scenarios():
     clear = parity_posterior(400, 1000, 600, 1000).decide(0.1, 0.95)
-    assert (clear.simple, clear.hdi_rope) == ("outside", "outside")
+    assert (clear.simple, clear.hdi_rope) == ("credible difference", "credible difference")
     assert clear.hdi_lower > 0.1
     unsure = parity_posterior(40, 80, 20, 40).decide(0.1, 0.95)
     assert (unsure.simple, unsure.hdi_rope) == ("undecided", "undecided")
     fair = parity_posterior(5000, 10000, 5010, 10000).decide(0.1, 0.95)
-    assert (fair.simple, fair.hdi_rope) == ("inside", "inside")
+    assert (fair.simple, fair.hdi_rope) == ("practically equivalent", "practically equivalent")
     assert fair.prob_outside < 1e-12
 
 
@@ -177,7 +177,7 @@ def test_simple_rule_z_convention():
     dec = post.decide(0.0, 0.9)
     assert dec.z == pytest.approx(stats.norm.ppf(0.9))  # 1.2816: one-sided 90%
     # μ − zσ > 0 ⇔ z < μ/σ = 1.625: flagged at z = 1.28 (90%), not at z = 2
-    assert dec.simple == "outside"
+    assert dec.simple == "credible difference"
     assert post.decide(0.0, 0.9, z=2.0).simple == "undecided"
 
 
