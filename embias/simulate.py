@@ -104,8 +104,7 @@ def _check_design(n_protected_per_group: Any, n_attributes: Any, sd: Any, associ
     sd = check_number("sd", sd, low=0.0, low_open=True)
     association = check_number("association", association)
     check_choice("numerator", numerator, NUMERATORS)
-    check_choice("ddof", ddof, (0, 1))
-    if isinstance(ddof, bool):
+    if isinstance(ddof, bool) or ddof not in (0, 1):
         raise ValueError(f"ddof must be 0 or 1, got {ddof!r}")
     return n, m, sd, association
 

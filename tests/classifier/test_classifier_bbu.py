@@ -36,7 +36,7 @@ from embias.report import INTERVAL_COLUMNS, validate_interval_table
 
 def test_required_n_reproduces_paper_11903():
     # Ethayarajh 2020 §3.3: C=1, δ=.05, ρ=.95, γ=.5, σ²=(C/γ)² ⇒ "n > 11903"
-    assert bbu_required_n(0.05, confidence=0.95, max_cost=1.0, gamma=0.5, variance="max") == 11903
+    assert bbu_required_n(0.05, ci_prob=0.95, max_cost=1.0, gamma=0.5, variance="max") == 11903
     # the same from eq. (4) written out by hand: (2·4 + 2·.05/1.5)·(−log .025)/.05²
     bound = (2 * 4 + 2 * 0.05 / 1.5) * -math.log(0.025) / 0.05**2
     assert 11902 < bound < 11903
@@ -82,7 +82,7 @@ def test_required_n_vectorised():
                           (5000, 9.0, 0.99, 1.0, 0.25)])
 def test_bernstein_half_width_solves_the_inequality(n, s2, rho, c, g):
     # eq. (2) with equality: 2 exp(−n t² / (2σ² + 2Ct/(3γ))) = 1 − ρ
-    t = bernstein_half_width(n, sigma2=s2, confidence=rho, max_cost=c, gamma=g)
+    t = bernstein_half_width(n, sigma2=s2, ci_prob=rho, max_cost=c, gamma=g)
     assert 2 * math.exp(-n * t**2 / (2 * s2 + 2 * c * t / (3 * g))) == pytest.approx(1 - rho,
                                                                                      rel=1e-10)
 
@@ -90,11 +90,11 @@ def test_bernstein_half_width_solves_the_inequality(n, s2, rho, c, g):
 def test_hoeffding_half_width_solves_the_inequality():
     # Hoeffding for variables in [−C/γ, C/γ]: 2 exp(−2 n t² / (2C/γ)²) = 1 − ρ
     n, rho, c, g = 250, 0.9, 1.0, 0.2
-    t = hoeffding_half_width(n, confidence=rho, max_cost=c, gamma=g)
+    t = hoeffding_half_width(n, ci_prob=rho, max_cost=c, gamma=g)
     assert 2 * math.exp(-2 * n * t**2 / (2 * c / g) ** 2) == pytest.approx(1 - rho, rel=1e-10)
     # Hoeffding is the leading term of Bernstein at the largest variance (C/γ)²:
     # t_H < t_B(max) ≤ t_H + B/n, B = 2CL/(3γ)  (from √(B² + x) ≤ B + √x)
-    t_b = bernstein_half_width(n, sigma2=(c / g) ** 2, confidence=rho, max_cost=c, gamma=g)
+    t_b = bernstein_half_width(n, sigma2=(c / g) ** 2, ci_prob=rho, max_cost=c, gamma=g)
     big_b = 2 * c * -math.log((1 - rho) / 2) / (3 * g)
     assert t < t_b <= t + big_b / n
 
@@ -219,7 +219,7 @@ def test_equalized_odds_two_rates_bonferroni():
     y_true = np.array([1, 1, 0, 0, 1, 1, 0, 0] * 50)
     y_pred = np.array([1, 0, 1, 1, 1, 1, 0, 0] * 50)
     group = np.array([1, 1, 1, 1, -1, -1, -1, -1] * 50)
-    table = equalized_odds(y_true, y_pred, group, confidence=0.9)
+    table = equalized_odds(y_true, y_pred, group, ci_prob=0.9)
     validate_interval_table(table)
     fnr, fpr = table.iloc[0], table.iloc[1]
     assert fnr["estimand"] == "equalized_odds_fnr" and fnr["estimate"] == pytest.approx(0.5)
@@ -302,11 +302,11 @@ def test_plot_bbu_coverage_draws_the_result():
 
 
 @pytest.mark.parametrize("bad", [0, 1, 1.5, -0.2])
-def test_confidence_outside_unit_interval(bad):
-    with pytest.raises(ValueError, match=rf"confidence must be in \(0, 1\), got {bad}"):
-        bbu_interval([0.0, 1.0], [1, -1], confidence=bad)
-    with pytest.raises(ValueError, match=r"confidence must be in \(0, 1\)"):
-        bbu_required_n(0.05, confidence=bad)
+def test_ci_prob_outside_unit_interval(bad):
+    with pytest.raises(ValueError, match=rf"ci_prob must be in \(0, 1\), got {bad}"):
+        bbu_interval([0.0, 1.0], [1, -1], ci_prob=bad)
+    with pytest.raises(ValueError, match=r"ci_prob must be in \(0, 1\)"):
+        bbu_required_n(0.05, ci_prob=bad)
 
 
 @pytest.mark.parametrize("bad", [0, 0.7, -0.1, 1])

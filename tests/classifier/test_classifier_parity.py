@@ -186,7 +186,7 @@ def test_monitoring_reproduces_the_blog():
     # and more than 80% of biased algorithms" and "if there are only 100 samples, the
     # same settings will flag 5% of unbiased algorithms as biased, and only detect 20%".
     # 20,000 simulated systems per N: s.e. ≤ .005 for TPR, ≤ .003 for FPR.
-    res = simulate_detection([100, 1000, 10000], threshold=0.1, confidence=0.9,
+    res = simulate_detection([100, 1000, 10000], threshold=0.1, ci_prob=0.9,
                              n_sims=20000, seed=42).set_index("n")
     print("\nmonitoring (threshold 10%, confidence 90%):")
     print(res[["tpr", "fpr"]].to_string())
@@ -271,7 +271,7 @@ def test_bad_parameters():
     with pytest.raises(ValueError, match=r"prior must be a pair \(alpha, beta\) of positive "
                                          r"numbers, got \(0, 1\)"):
         parity_posterior(1, 2, 1, 2, prior=(0, 1))
-    with pytest.raises(ValueError, match=r"confidence must be in \(0, 1\), got 1"):
-        simulate_detection(100, confidence=1)
+    with pytest.raises(ValueError, match=r"ci_prob must be in \(0, 1\), got 1"):
+        simulate_detection(100, ci_prob=1)
     with pytest.raises(ValueError, match=r"need at least two groups, got 1"):
         parity_comparisons([1], [10])
