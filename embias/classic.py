@@ -488,3 +488,49 @@ def mac_ttest(before: MacResult, after: MacResult) -> stats._result_classes.Ttes
         raise ValueError(f"the two MAC results share {len(merged)} (protected word, attribute "
                          "class) pairs; the paired t-test needs at least 2")
     return stats.ttest_rel(merged["S_before"], merged["S_after"])
+
+# --------------------------------------------------------------------------- overview
+#: Effect sizes Caliskan et al. (2017) report for GloVe 840B, tests 1–10.
+CALISKAN_840B: tuple[float, ...] = (1.50, 1.53, 1.41, 1.50, 1.28, 1.81, 1.06, 1.24, 1.38,
+                                    1.21)
+
+
+def weat_overview(
+    embeddings: KeyedVectors | str = "glove-6b-50d",
+    *,
+    permutations: int | Literal["auto", "exact"] = "auto",
+    alternative: Alternative = "two-sided",
+    random_seed: int | np.random.Generator | None = 0,
+) -> pd.DataFrame:
+    """WEAT effect size, p-value, missing words and MAC for Caliskan et al.'s ten tests,
+    next to the effect sizes they report for GloVe 840B (:data:`CALISKAN_840B`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per test: ``test``, ``effect_size``, ``p_value``, ``p_method`` (``exact``
+        or ``MC <permutations>``), ``mac``, ``caliskan_840B``, ``missing`` (missing words
+        per list, or ``none``).
+    """
+    import warnings
+
+    kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
+    rows = []
+    for i, published in enumerate(CALISKAN_840B, start=1):
+        test = f"weat{i}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # missing words: the column below
+            r = weat_test(test, kv, permutations=permutations, alternative=alternative,
+                          random_seed=random_seed)
+            m = mac(kv, test)
+        missing = {k: len(v["missing"]) for k, v in r.missing.items() if v["missing"]}
+        rows.append({
+            "test": test,
+            "effect_size": r.effect_size,
+            "p_value": r.p_value,
+            "p_method": "exact" if r.exact else f"MC {r.n_permutations:,}",
+            "mac": m.value,
+            "caliskan_840B": published,
+            "missing": ", ".join(f"{k}:{v}" for k, v in missing.items()) or "none",
+        })
+    return pd.DataFrame(rows)

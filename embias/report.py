@@ -389,3 +389,43 @@ def plot_forest(
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
+
+# --------------------------------------------------------------------------- CLI presets
+#: Columns ``embias fit``/``show`` print for connection means and contrasts.
+CLI_SHORT_COLUMNS: tuple[str, ...] = (
+    "estimand", "group", "estimate", "lower", "upper", "ci_prob", "ci_kind", "prob_gt_0",
+    "prob_in_rope", "rope_decision")
+#: Columns ``embias fit``/``show --words`` print for word coefficients and contrasts.
+CLI_WORD_COLUMNS: tuple[str, ...] = (
+    "estimand", "protected_class", "group", "connection", "contrast", "estimate", "lower",
+    "upper", "prob_gt_0", "rope_decision")
+#: Columns ``embias compare`` prints for the changes (those present in the table).
+CLI_CHANGE_COLUMNS: tuple[str, ...] = (
+    "estimand", "group", "embedding", "reference", "estimate", "lower", "upper", "ci_prob",
+    "ci_kind", "prob_gt_0", "rope_decision", "p_value")
+#: Columns ``embias compare --words`` prints for the word-level changes.
+CLI_CHANGE_WORD_COLUMNS: tuple[str, ...] = (
+    "estimand", "protected_word", "group", "embedding", "estimate", "lower", "upper",
+    "prob_gt_0", "rope_decision")
+#: Columns ``embias compare`` prints for every embedding's levels.
+CLI_LEVEL_COLUMNS: tuple[str, ...] = (
+    "estimand", "group", "embedding", "estimate", "lower", "upper", "ci_prob", "ci_kind",
+    "prob_gt_0", "rope_decision")
+#: Columns ``embias simulate weat`` prints → their short headers.
+CLI_SIMULATION_COLUMNS: Mapping[str, str] = {
+    "n_protected_per_group": "n/group",
+    "n_attributes": "attrs/set",
+    "association": "association",
+    "numerator": "numerator",
+    "estimate": "median",
+    "lower": "lower",
+    "upper": "upper",
+    "share_above": "share |W|≥t",
+    "share_above_se": "share se",
+    "max_abs_weat": "max |W|",
+    "raw_sd": "raw sd",
+    "means_sd": "sd of means",
+    "exact_lower": "exact lower",
+    "exact_upper": "exact upper",
+    "exact_share_above": "exact share",
+}

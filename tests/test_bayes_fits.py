@@ -6,7 +6,6 @@ posterior (see test_bayes.py for that).
 
 from __future__ import annotations
 
-import argparse
 import json
 import warnings
 from pathlib import Path
@@ -19,7 +18,6 @@ import pytest
 import embias
 import embias.fits as fits_module
 from embias.bayes import BiasFit, ConvergenceWarning
-from embias.bayes_cli import add_commands
 from embias.fits import fit_religion_model, fit_study_model, load_fit, save_fit
 
 matplotlib.use("Agg")
@@ -38,12 +36,6 @@ def glove_fit(models_dir: Path) -> BiasFit:
         warnings.simplefilter("ignore", ConvergenceWarning)  # short chains
         warnings.simplefilter("ignore", UserWarning)  # GloVe lacks one neutral word
         return fit_religion_model(models_dir=models_dir, **SHORT)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="embias")
-    add_commands(parser.add_subparsers(dest="command", required=True))
-    return parser
 
 
 def test_religion_fit_on_glove_is_saved(glove_fit: BiasFit, models_dir: Path) -> None:
@@ -159,54 +151,3 @@ def test_save_fit_anywhere_and_unknown_folders(glove_fit: BiasFit, tmp_path: Pat
                                                 r"missing"):
         load_fit(tmp_path)
 
-
-# =========================================================================== CLI
-def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    args = _parser().parse_args([
-        "fit", "religion", "--embedding", "published:reddit", "--draws", "150",
-        "--tune", "200", "--seed", "5", "--out", str(tmp_path), "--no-progress",
-        "--ci-kind", "eti",
-    ])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)  # reported on stderr instead
-        assert args.func(args) == 0
-    out, err = capsys.readouterr()
-    assert "# religion / published:reddit: hierarchical model, data=summary, 2 chains × 150 " \
-           "draws, seed 5" in out
-    assert "| connection_mean | associated " in out
-    assert "| contrast        | associated - none " in out
-    assert "## diagnostics" in out and "max_r_hat" in out
-    assert "## posterior predictive check" in out
-    assert " eti " in out and "word_coefficient" not in out
-    # 2 × 150 draws cannot give ESS ≥ 400: the warning reaches stderr
-    assert "warning: ess_bulk < 400" in err
-    (fit_dir,) = list(tmp_path.iterdir())
-    png = fit_dir / "forest.png"
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert f"forest plot: {png}" in out
-
-    show = _parser().parse_args(["show", str(fit_dir), "--words", "--png",
-                                 str(tmp_path / "again.png"), "--ci-prob", "0.5"])
-    assert show.func(show) == 0
-    out, err = capsys.readouterr()
-    assert "| word_coefficient | jewish          | jew " in out
-    assert "word_contrast" in out and " 0.500 " in out
-    assert "warning: ess_bulk < 400" in err
-    assert (tmp_path / "again.png").read_bytes()[:4] == b"\x89PNG"
-
-
-def test_cli_errors_go_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = _parser().parse_args(["fit", "astrology", "--out", str(tmp_path / "m")])
-    assert args.func(args) == 2
-    out, err = capsys.readouterr()
-    assert out == ""
-    assert err.startswith("embias fit: error: ") and "astrology" in err
-    assert not (tmp_path / "m").exists()
-    args = _parser().parse_args(["show", str(tmp_path)])
-    assert args.func(args) == 2
-    assert "is not a saved embias fit" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        _parser().parse_args(["fit", "religion", "--level", "county"])
-    capsys.readouterr()

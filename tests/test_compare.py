@@ -19,8 +19,6 @@ import pytest
 from scipy import stats
 
 from embias import load_published_table, load_study
-from embias.bayes import ConvergenceWarning
-from embias.cli import main
 from embias.compare import (
     CHANGE_ESTIMANDS,
     EmbeddingComparison,
@@ -346,38 +344,3 @@ def test_other_bad_options():
     doubled = pd.concat([table, table.head(3)], ignore_index=True)
     with pytest.raises(ValueError, match="embedding 'b': 6 rows share their word pair"):
         align_tables({"a": table, "b": doubled})
-
-
-# --------------------------------------------------------------------------- CLI
-def test_compare_command(tmp_path, capsys):
-    argv = ["compare", "religion", "--embedding", "biased=published:reddit", "--embedding",
-            "hard=published:reddit-debiased", "--draws", "100", "--tune", "200", "--seed",
-            "3", "--out", str(tmp_path), "--no-progress", "--workers", "1"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        assert main(argv) == 0
-    out = capsys.readouterr().out
-    assert "# religion: biased vs hard — hierarchical model" in out
-    assert "| change_connection_mean | associated " in out
-    mac_line = next(line for line in out.splitlines() if line.startswith("| mac_change ")
-                    and "| all " in line)
-    assert "0.072" in mac_line and "2.26e-06" in mac_line
-    png = tmp_path / "compare_religion_biased_hard.png"
-    csv = tmp_path / "compare_religion_biased_hard.csv"
-    assert png.stat().st_size > 10_000
-    table = pd.read_csv(csv)
-    assert {"change_connection_mean", "mac_change", "word_coefficient"} <= set(table["estimand"])
-
-
-def test_compare_command_errors(capsys):
-    assert main(["compare", "religion", "--embedding", "biased=published:reddit"]) == 1
-    err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err.startswith("embias: error: compare_embeddings() needs at least 2 embeddings "
-                          "to compare, got 1")
-    assert main(["compare", "religion", "--embedding", "a=published:reddit", "--embedding",
-                 "a=published:reddit-debiased"]) == 1
-    assert "--embedding labels must be distinct; repeated: ['a']" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as info:
-        main(["compare", "religion", "--embedding", "biased"])
-    assert info.value.code == 2
-    assert "expected LABEL=SOURCE" in capsys.readouterr().err

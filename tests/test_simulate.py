@@ -10,7 +10,6 @@ Comparing with an exact value we allow 4 se of our own estimate. All seeds are f
 
 from __future__ import annotations
 
-import argparse
 import math
 import re
 import statistics
@@ -37,7 +36,6 @@ from embias.simulate import (
     simulated_cosine_table,
     summarize_simulations,
 )
-from embias.simulate_cli import add_commands, weat_simulation_report
 from embias.tables import TABLE_COLUMNS
 
 N_SIMS = 10_000
@@ -379,43 +377,7 @@ def test_exact_law_needs_two_words_per_group():
         r.exact()
 
 
-# --------------------------------------------------------------------------- CLI, plots
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="embias")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_commands(sub)
-    return parser
-
-
-def test_cli_published(capsys):
-    args = build_parser().parse_args(["simulate", "weat", "--published", "--n-sims", "4000",
-                                      "--seed", "3"])
-    assert args.func(args) == 0
-    out = capsys.readouterr().out
-    assert out.count("| first-word |") == 3 and out.count("| mean       |") == 3
-    assert "-2.763" in out and "0.829" in out
-    _, display = weat_simulation_report(args)
-    first_null = display[(display["numerator"] == "first-word") & (display["association"] == 0)]
-    assert first_null["lower"].item() == pytest.approx(-2.763, abs=3 * math.sqrt(2) * 0.06)
-    assert first_null["exact upper"].item() == pytest.approx(2.724, abs=1e-3)
-
-
-def test_cli_grid_and_errors(capsys):
-    parser = build_parser()
-    args = parser.parse_args(["simulate", "weat", "--n-protected", "2", "4", "--n-sims", "500",
-                              "--numerator", "both", "--no-exact"])
-    assert args.func(args) == 0
-    lines = [ln for ln in capsys.readouterr().out.splitlines()
-             if re.match(r"\|\s+[24] \|", ln)]
-    assert len(lines) == 4 and "exact" not in lines[0]
-    with pytest.raises(SystemExit):
-        parser.parse_args(["simulate", "weat", "--numerator", "median"])
-    bad = parser.parse_args(["simulate", "weat", "--sd", "0"])
-    with pytest.raises(ValueError, match=re.escape("sd must be a positive finite number, "
-                                                   "got 0.0")):
-        bad.func(bad)
-
-
+# --------------------------------------------------------------------------- plots
 def test_plots_draw_what_they_are_given():
     import matplotlib.pyplot as plt
 

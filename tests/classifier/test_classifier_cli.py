@@ -1,22 +1,16 @@
-"""The ``bbu`` and ``parity`` sub-commands, on a parser built here like the main CLI's."""
+"""The ``bbu`` and ``parity`` sub-commands of the ``embias`` command line."""
 
 from __future__ import annotations
-
-import argparse
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from embias.classifier.cli import add_commands
+from embias.cli import main
 
 
 def run(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="embias")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_commands(sub)
-    args = parser.parse_args(argv)
-    return args.func(args)
+    return main(argv)
 
 
 def test_bbu_n_prints_11903(capsys):
@@ -52,7 +46,7 @@ def test_bbu_interval_numeric_annotation(tmp_path, capsys):
     rng = np.random.default_rng(0)
     pd.DataFrame({"c": rng.uniform(0, 1, 40), "g": np.tile([1, -1, 0, 1], 10)}).to_csv(path)
     assert run(["bbu", "interval", str(path), "--cost", "c", "--group", "g",
-                "--confidence", "0.9"]) == 0
+                "--ci-prob", "0.9"]) == 0
     assert "protected − unprotected" in capsys.readouterr().out
 
 
@@ -85,6 +79,9 @@ def test_parity_more_groups_and_labels(capsys):
 def test_parity_errors(capsys):
     assert run(["parity", "120/100", "30/100"]) == 1
     assert "x1=120 exceeds n1=100" in capsys.readouterr().err
+    assert run(["parity", "20/100", "30/100", "--prior", "1,b"]) == 1
+    assert capsys.readouterr().err.strip() == ("embias: error: --prior '1,b': expected "
+                                               "'alpha,beta' such as 1,1")
     with pytest.raises(SystemExit) as info:
         run(["parity", "20-100", "30/100"])
     assert info.value.code == 2
@@ -93,3 +90,17 @@ def test_parity_errors(capsys):
     assert "give at least two groups" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         run(["bbu"])  # a bbu sub-command is required
+
+
+def test_bbu_ci_prob_replaces_confidence(capsys):
+    assert run(["bbu", "n", "--delta", "0.05", "--ci-prob", "0.9"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "ci_prob" in header and "confidence" not in header
+    with pytest.raises(SystemExit) as info:
+        run(["bbu", "n", "--delta", "0.05", "--confidence", "0.9"])
+    assert info.value.code == 2
+    assert "unrecognized arguments: --confidence" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        run(["bbu", "delta", "--n", "100", "--ci-prob", "1"])
+    assert info.value.code == 2
+    assert "ci_prob must be in (0, 1), got 1.0" in capsys.readouterr().err

@@ -1,70 +1,51 @@
-"""``embias simulate …``: the pre-averaging simulations on the command line.
-
-Registered on the main parser by :func:`add_commands` (see ``embias.cli``).
-"""
+"""``embias simulate weat``: how much WEAT pure noise gives (the pre-averaging simulations)."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-import pandas as pd
+from ._options import add_ci_prob, add_seed
 
-from .report import to_markdown
-from .simulate import (
-    CALISKAN_LARGEST_EFFECT,
-    NUMERATORS,
-    PUBLISHED_FIGURES,
-    simulate_weat_grid,
-    summarize_simulations,
-)
+__all__ = ["cmd_simulate_weat", "register", "weat_simulation_report"]
 
-__all__ = ["add_commands", "cmd_simulate_weat", "weat_simulation_report"]
-
-#: Printed columns of the summary table → their short headers.
-_COLUMNS = {
-    "n_protected_per_group": "n/group",
-    "n_attributes": "attrs/set",
-    "association": "association",
-    "numerator": "numerator",
-    "estimate": "median",
-    "lower": "lower",
-    "upper": "upper",
-    "share_above": "share |W|≥t",
-    "share_above_se": "share se",
-    "max_abs_weat": "max |W|",
-    "raw_sd": "raw sd",
-    "means_sd": "sd of means",
-    "exact_lower": "exact lower",
-    "exact_upper": "exact upper",
-    "exact_share_above": "exact share",
-}
+#: ``embias.simulate.NUMERATORS`` and ``CALISKAN_LARGEST_EFFECT`` (literals here so that
+#: ``--help`` need not import numpy; a test checks they agree).
+NUMERATORS: tuple[str, ...] = ("mean", "first-word")
+CALISKAN_LARGEST_EFFECT = 1.81
+#: The raw sd of the slides' scenarios (``--published``).
+PUBLISHED_SD = 0.08
 
 
-def weat_simulation_report(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.DataFrame]:
+def weat_simulation_report(args: argparse.Namespace) -> tuple[Any, Any]:
     """Run the simulations the options ask for.
 
     Returns
     -------
     (summary, display)
-        The full interval table of :func:`embias.simulate.summarize_simulations`, and
-        the compact table that is printed (with the published figures next to the
-        first-word rows when ``--published``).
+        The full interval table of :func:`embias.summarize_simulations`, and the compact
+        table that is printed (columns :data:`embias.report.CLI_SIMULATION_COLUMNS`, with
+        the published figures next to the first-word rows when ``--published``).
     """
+    import embias
+    from embias.report import CLI_SIMULATION_COLUMNS
+
     if args.published:
-        n, m, sd, assoc, numerators = [8], [8], 0.08, sorted(PUBLISHED_FIGURES), NUMERATORS
+        n, m, sd = [8], [8], PUBLISHED_SD
+        assoc, numerators = sorted(embias.PUBLISHED_FIGURES), NUMERATORS
     else:
         n, m, sd, assoc = args.n_protected, args.n_attributes, args.sd, args.association
         numerators = NUMERATORS if args.numerator == "both" else (args.numerator,)
-    sims = simulate_weat_grid(
+    sims = embias.simulate_weat_grid(
         n_protected_per_group=n, n_attributes=m, sd=sd, association=assoc,
         numerator=numerators, n_sims=args.n_sims, threshold=args.threshold,
-        ci_prob=args.ci_prob, random_state=args.seed,
+        ci_prob=args.ci_prob, random_seed=args.random_seed,
     )
-    summary = summarize_simulations(sims, exact=not args.no_exact)
-    columns = {k: v for k, v in _COLUMNS.items() if k in summary.columns}
+    summary = embias.summarize_simulations(sims, exact=not args.no_exact)
+    columns = {k: v for k, v in CLI_SIMULATION_COLUMNS.items() if k in summary.columns}
     display = summary[list(columns)].rename(columns=columns)
     if args.published:
-        published = [PUBLISHED_FIGURES.get(a) if num == "first-word" else None
+        published = [embias.PUBLISHED_FIGURES.get(a) if num == "first-word" else None
                      for a, num in zip(summary["association"], summary["numerator"],
                                        strict=True)]
         for i, name in enumerate(("published lower", "published upper", "published share")):
@@ -73,27 +54,29 @@ def weat_simulation_report(args: argparse.Namespace) -> tuple[pd.DataFrame, pd.D
 
 
 def cmd_simulate_weat(args: argparse.Namespace) -> int:
-    """Print the summaries of ``embias simulate weat``."""
+    """``embias simulate weat``: print the summaries."""
+    import embias
+
     _, display = weat_simulation_report(args)
     print(f"WEAT effect sizes of simulated raw cosine similarities: {args.n_sims:,} data sets "
-          f"per row, raw sd {0.08 if args.published else args.sd:g}, seed {args.seed}; "
-          f"{args.ci_prob:.0%} range of the simulated values, share of |WEAT| ≥ "
-          f"{args.threshold:g}; raw sd / sd of means = medians over data sets")
-    print(to_markdown(display))
+          f"per row, raw sd {PUBLISHED_SD if args.published else args.sd:g}, seed "
+          f"{args.random_seed}; {args.ci_prob:.0%} range of the simulated values, share of "
+          f"|WEAT| ≥ {args.threshold:g}; raw sd / sd of means = medians over data sets")
+    print(embias.to_markdown(display))
     print("numerator 'mean' is Caliskan et al.'s WEAT; 'first-word' is s(x1) − s(y1), what "
           "the authors' R code computed (R's mean(s1, …, s8) averages only s1) and what the "
           "published figures show.")
     return 0
 
 
-def add_commands(subparsers: argparse._SubParsersAction) -> None:
-    """Register ``simulate`` (sub-command ``weat``) on the main parser's sub-parsers."""
-    p = subparsers.add_parser(
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``simulate`` (sub-command ``weat``) to the main parser."""
+    p = sub.add_parser(
         "simulate", help="pre-averaging simulations (how much WEAT pure noise gives)",
         description="Simulations of raw cosine similarities that show what pre-averaged "
                     "scores do with noise.")
-    sub = p.add_subparsers(dest="simulation", metavar="SIMULATION", required=True)
-    w = sub.add_parser(
+    simulations = p.add_subparsers(dest="simulation", metavar="SIMULATION", required=True)
+    w = simulations.add_parser(
         "weat", help="WEAT effect sizes of simulated raw similarities",
         description="Draw every (protected word, attribute) cosine similarity from "
                     "Normal(mu, sd), mu = --association for a group's own attribute set and "
@@ -103,21 +86,21 @@ def add_commands(subparsers: argparse._SubParsersAction) -> None:
                    help="protected words per group (default 8)")
     w.add_argument("--n-attributes", type=int, nargs="+", default=[8], metavar="M",
                    help="words per attribute set (default 8)")
-    w.add_argument("--sd", type=float, default=0.08, help="sd of the raw similarities "
-                                                          "(default 0.08)")
+    w.add_argument("--sd", type=float, default=PUBLISHED_SD,
+                   help=f"sd of the raw similarities (default {PUBLISHED_SD})")
     w.add_argument("--association", type=float, nargs="+", default=[0.0], metavar="A",
                    help="mean similarity of a group's words with its own attribute set "
                         "(default 0: pure noise)")
     w.add_argument("--numerator", choices=[*NUMERATORS, "both"], default="mean",
                    help="'mean' (WEAT, default), 'first-word' (the published figures' "
                         "numerator) or both")
-    w.add_argument("--n-sims", type=int, default=10_000, help="data sets per row "
-                                                              "(default 10000)")
+    w.add_argument("--n-sims", type=int, default=10_000,
+                   help="data sets per row (default 10000)")
     w.add_argument("--threshold", type=float, default=CALISKAN_LARGEST_EFFECT,
-                   help="|WEAT| threshold (default 1.81, Caliskan et al.'s largest effect)")
-    w.add_argument("--ci-prob", type=float, default=0.95, help="range probability "
-                                                               "(default 0.95)")
-    w.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+                   help=f"|WEAT| threshold (default {CALISKAN_LARGEST_EFFECT}, Caliskan et "
+                        "al.'s largest effect)")
+    add_ci_prob(w, default=0.95, what="range probability")
+    add_seed(w, default=0)
     w.add_argument("--no-exact", action="store_true",
                    help="skip the exact (analytic) columns")
     w.add_argument("--published", action="store_true",

@@ -1,0 +1,7 @@
+"""``python -m embias``: the command line (:func:`embias.cli.main`)."""
+
+import sys
+
+from embias.cli import main
+
+sys.exit(main())

@@ -1,0 +1,90 @@
+"""The ``embias`` command line.
+
+Commands are registered explicitly, one module per group (:data:`COMMAND_MODULES`); the
+options they share are defined once in :mod:`embias.cli._options`. Parsing and ``--help``
+import only the standard library and embias's stdlib-only modules; each handler imports
+what it needs when it runs.
+
+One error policy, in :func:`main`:
+
+- a malformed command line (unknown option, missing argument, a value argparse cannot
+  convert) exits 2 with argparse's usage message;
+- a bad value the user gave (unknown study, test or embedding name, a missing file,
+  counts such as ``150/100``) exits 1 with one line ``embias: error: …`` on stderr;
+- anything else is a bug and shows its traceback.
+
+Warnings print as one line ``embias: warning: …``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from . import classifier, compare, debias, fit, simulate, tables
+
+__all__ = ["COMMAND_MODULES", "build_parser", "main"]
+
+#: The command modules, in the order ``embias --help`` lists their commands; each has
+#: ``register(subparsers)``.
+COMMAND_MODULES = (tables, debias, fit, compare, simulate, classifier)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``embias`` parser with every command; each leaf sets ``func(args) -> int``."""
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="embias",
+        description="Bias in word embeddings and classifiers, with honest uncertainty.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in COMMAND_MODULES:
+        module.register(sub)
+    return parser
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions that mean a bad value the user gave (exit 1, one line).
+
+    ``MissingWordsError`` (a ``KeyError``) can only have been raised if
+    :mod:`embias.embeddings` was imported, so it is looked up without importing gensim.
+    """
+    errors: tuple[type[BaseException], ...] = (ValueError, FileNotFoundError, ConnectionError)
+    embeddings = sys.modules.get("embias.embeddings")
+    if embeddings is not None:
+        errors += (embeddings.MissingWordsError,)
+    return errors
+
+
+def _one_line(text: str, *, sep: str = " ") -> str:
+    return sep.join(part.strip() for part in str(text).strip().splitlines() if part.strip())
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings on the command line: one line, the message only."""
+    print(f"embias: warning: {_one_line(str(message))}",
+          file=sys.stderr if file is None else file)
+
+
+@contextmanager
+def _warnings_as_lines() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        yield
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (argparse exits 2 itself)."""
+    args = build_parser().parse_args(argv)
+    with _warnings_as_lines():
+        try:
+            return int(args.func(args) or 0)
+        except _user_errors() as exc:
+            sep = "; " if isinstance(exc, KeyError) else " "  # MissingWordsError's report
+            print(f"embias: error: {_one_line(str(exc), sep=sep)}", file=sys.stderr)
+            return 1

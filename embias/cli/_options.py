@@ -1,0 +1,173 @@
+"""The options several commands share, each defined once.
+
+``--embedding`` (its help names only the sources the command accepts), ``--ci-prob`` (one
+argparse type built on :func:`embias._validation.check_probability`), ``--seed`` (stored as
+``random_seed``), ``--rope``, the interval options and the sampler options, which map to one
+:class:`embias.settings.FitSettings` through :func:`fit_settings`.
+
+Standard library plus ``embias.settings``/``embias._validation`` only: parsing and
+``--help`` must not import numpy, pandas, gensim or PyMC.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from .._validation import check_int, check_probability, check_rope, check_share
+from ..settings import (
+    DATA_MODES,
+    DEFAULT_CHAINS,
+    DEFAULT_CI_PROB,
+    DEFAULT_DRAWS,
+    DEFAULT_ROPE,
+    DEFAULT_TARGET_ACCEPT,
+    DEFAULT_TUNE,
+    LEVELS,
+    SAMPLERS,
+    FitSettings,
+)
+from ..wordlists import BUILTIN_STUDIES
+
+__all__ = [
+    "DEFAULT_EMBEDDING",
+    "PUBLISHED_EMBEDDINGS",
+    "add_ci_prob",
+    "add_embedding",
+    "add_interval_options",
+    "add_rope",
+    "add_sampler_options",
+    "add_seed",
+    "checked",
+    "fit_settings",
+    "probability",
+    "refuse_published",
+]
+
+#: The builtin embedding (``embias.embeddings.BUILTIN_EMBEDDINGS``; kept here as a literal
+#: so ``--help`` need not import gensim — a test checks they agree).
+DEFAULT_EMBEDDING = "glove-6b-50d"
+#: The authors' published tables (``embias.tables.PUBLISHED_EMBEDDINGS``; same reason).
+PUBLISHED_EMBEDDINGS: tuple[str, ...] = ("reddit", "google", "glove", "reddit-debiased")
+#: Sources every command that needs word vectors accepts.
+VECTOR_SOURCES = (f"{DEFAULT_EMBEDDING} (default), a file path (word2vec .bin/.txt, GloVe "
+                  ".txt, gensim .kv) or gensim:NAME")
+PUBLISHED_SOURCES = f"published:{'|'.join(PUBLISHED_EMBEDDINGS)} for the authors' tables"
+STUDIES = ", ".join(BUILTIN_STUDIES)
+
+
+# --------------------------------------------------------------------------- types
+def checked(convert: Callable[[str], Any], check: Callable[[str, Any], Any],
+            name: str) -> Callable[[str], Any]:
+    """An argparse ``type``: ``convert`` the text, then ``check(name, value)``; either
+    failing is argparse's usage error (exit 2) naming the option and the value."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{name} must be a {'number' if convert is float else 'integer'}, got "
+                f"{text!r}") from None
+        try:
+            return check(name, value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = name  # argparse names the type in "invalid <name> value"
+    return parse
+
+
+def probability(name: str) -> Callable[[str], float]:
+    """A probability in (0, 1), checked by :func:`embias._validation.check_probability`."""
+    return checked(float, check_probability, name)
+
+
+def _non_negative_int(name: str, value: int) -> int:
+    return check_int(name, value, minimum=0)
+
+
+ci_prob_type = probability("ci_prob")
+rope_type = checked(float, lambda name, value: check_rope(value, name=name), "rope")
+share_type = checked(float, check_share, "min_shared")
+seed_type = checked(int, _non_negative_int, "random_seed")
+
+
+# --------------------------------------------------------------------------- options
+def add_embedding(parser: argparse._ActionsContainer, *, published: bool = True) -> None:
+    """``--embedding SRC``; ``published=False`` for commands that need word vectors (their
+    help does not offer the authors' tables, and :func:`refuse_published` refuses them)."""
+    accepted = f"{VECTOR_SOURCES}, or {PUBLISHED_SOURCES}" if published else VECTOR_SOURCES
+    parser.add_argument("--embedding", metavar="SRC", default=DEFAULT_EMBEDDING,
+                        help=f"embeddings: {accepted}")
+
+
+def refuse_published(command: str, source: str) -> str:
+    """``source`` unless it is a published table, which ``command`` cannot use."""
+    if source.startswith("published:"):
+        raise ValueError(f"--embedding {source!r}: embias {command} needs word vectors, not "
+                         f"a published cosine table; use {VECTOR_SOURCES}")
+    return source
+
+
+def add_ci_prob(parser: argparse._ActionsContainer, *, default: float = DEFAULT_CI_PROB,
+                what: str = "interval probability") -> None:
+    parser.add_argument("--ci-prob", type=ci_prob_type, default=default, metavar="P",
+                        help=f"{what}, in (0, 1) (default %(default)s)")
+
+
+def add_rope(parser: argparse._ActionsContainer) -> None:
+    parser.add_argument("--rope", type=rope_type, default=DEFAULT_ROPE, metavar="WIDTH",
+                        help="ROPE half-width for contrasts, in cosine distance "
+                             "(default %(default)s)")
+
+
+def add_interval_options(parser: argparse._ActionsContainer) -> None:
+    """``--ci-prob``, ``--ci-kind`` and ``--rope`` of the Bayesian reports."""
+    add_ci_prob(parser)
+    parser.add_argument("--ci-kind", choices=("hdi", "eti"), default="hdi",
+                        help="highest-density or equal-tailed intervals (default %(default)s)")
+    add_rope(parser)
+
+
+def add_seed(parser: argparse._ActionsContainer, *, default: int | None,
+             what: str = "random seed") -> None:
+    """``--seed N``, stored as ``args.random_seed``."""
+    shown = "a fresh one, recorded" if default is None else str(default)
+    parser.add_argument("--seed", dest="random_seed", type=seed_type, default=default,
+                        metavar="N", help=f"{what}, an integer ≥ 0 (default {shown})")
+
+
+def add_sampler_options(parser: argparse.ArgumentParser, *, seed: int | None = None,
+                        what: str = "") -> None:
+    """The model and sampler options, one per field of :class:`FitSettings` (built from
+    the parsed arguments by :func:`fit_settings`)."""
+    group = parser.add_argument_group("model and sampler")
+    per = f" {what}" if what else ""
+    group.add_argument("--level", choices=LEVELS, default="hierarchical",
+                       help="model level (default %(default)s)")
+    group.add_argument("--data", choices=DATA_MODES, default="summary",
+                       help="fit on cell sufficient statistics (fast, default) or raw rows")
+    group.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N",
+                       help=f"posterior draws per chain{per} (default %(default)s)")
+    group.add_argument("--tune", type=int, default=DEFAULT_TUNE, metavar="N",
+                       help=f"tuning steps per chain{per} (default %(default)s)")
+    group.add_argument("--chains", type=int, default=DEFAULT_CHAINS, metavar="N",
+                       help=f"number of chains{per} (default %(default)s)")
+    group.add_argument("--cores", type=int, default=None, metavar="N",
+                       help="chains run in parallel (default: min(chains, CPUs))")
+    group.add_argument("--sampler", choices=SAMPLERS, default="pymc",
+                       help="NUTS implementation (default %(default)s)")
+    group.add_argument("--target-accept", type=probability("target_accept"),
+                       default=DEFAULT_TARGET_ACCEPT, metavar="P",
+                       help="NUTS target acceptance rate (default %(default)s)")
+    add_seed(group, default=seed, what="sampler seed")
+
+
+def fit_settings(args: argparse.Namespace) -> FitSettings:
+    """The one :class:`FitSettings` of the parsed sampler options (a bad value is a
+    ValueError naming it, raised before any work starts)."""
+    fields = {name: getattr(args, name) for name in FitSettings.field_names()
+              if hasattr(args, name)}
+    return FitSettings(**fields)

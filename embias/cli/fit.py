@@ -1,0 +1,148 @@
+"""``embias fit`` and ``embias show``: the Bayesian models on the command line.
+
+Each prints the interval table (markdown) and the diagnostics on stdout, convergence
+problems as ``embias: warning: …`` lines on stderr, and writes the forest plot PNG next to
+the saved fit::
+
+    embias fit religion                                  # GloVe 6B 50d, hierarchical
+    embias fit religion --embedding published:reddit --ci-kind eti
+    embias show models/religion_published-reddit_hierarchical_summary_<key>
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ._options import (
+    STUDIES,
+    add_embedding,
+    add_interval_options,
+    add_sampler_options,
+    fit_settings,
+)
+
+__all__ = ["FOREST_PNG", "cmd_fit", "cmd_show", "describe", "register"]
+
+#: File name of the forest plot written next to a saved fit.
+FOREST_PNG = "forest.png"
+#: Folder of saved fits (``embias.bayes`` store's default).
+DEFAULT_MODELS_DIR = "models"
+
+
+def describe(result: Any, key: str) -> Any:
+    """``key`` of a result's settings (a mapping or a :class:`FitSettings`), else of the
+    result itself, else ``None``."""
+    settings = getattr(result, "settings", None)
+    if isinstance(settings, Mapping) and key in settings:
+        return settings[key]
+    if settings is not None and hasattr(settings, key):
+        return getattr(settings, key)
+    return getattr(result, key, None)
+
+
+def _report(fit: Any, args: argparse.Namespace) -> int:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import embias
+    from embias.report import CLI_SHORT_COLUMNS, CLI_WORD_COLUMNS
+
+    opts = {"ci_prob": args.ci_prob, "ci_kind": args.ci_kind, "rope": args.rope}
+    table = fit.to_interval_table(**opts)
+    print(f"# {describe(fit, 'study') or 'table'} / {describe(fit, 'embedding') or 'custom'}: "
+          f"{describe(fit, 'level')} model, data={describe(fit, 'data')}, "
+          f"{describe(fit, 'chains')} chains × {describe(fit, 'draws')} draws, "
+          f"seed {describe(fit, 'random_seed')}")
+    print(f"saved fit: {fit.path}")
+    print()
+    top = table[table["estimand"].isin(["connection_mean", "contrast"])]
+    print(embias.to_markdown(top, columns=CLI_SHORT_COLUMNS))
+    if args.words:
+        words = table[table["estimand"].isin(["word_coefficient", "word_contrast"])]
+        if not words.empty:
+            print()
+            print(embias.to_markdown(words, columns=CLI_WORD_COLUMNS))
+    print()
+    print("## diagnostics")
+    print(embias.to_markdown(fit.diagnostics_overview()))
+    check = fit.predictive_check()
+    print()
+    print("## posterior predictive check: share of observed distances inside the "
+          "predictive interval of their cell")
+    print(embias.to_markdown(check.coverage))
+    for problem in fit.problems():
+        print(f"embias: warning: {problem}".replace("\n", " "), file=sys.stderr)
+    png = Path(args.png) if args.png else Path(fit.path or ".") / FOREST_PNG
+    figure = fit.plot(**opts)
+    png.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(png, dpi=120)
+    plt.close(figure)
+    print()
+    print(f"forest plot: {png}")
+    return 0
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    """``embias fit``: fit (or reuse a saved fit), print, plot."""
+    settings = fit_settings(args)  # a bad option fails here, before anything is loaded
+    import embias
+
+    embias.load_study(args.study)
+    with warnings.catch_warnings():
+        # convergence problems are printed once, by _report
+        warnings.simplefilter("ignore", embias.ConvergenceWarning)
+        fit = embias.fit_study_model(args.study, args.embedding, settings=settings,
+                                     models_dir=args.out, refit=args.refit,
+                                     progressbar=not args.no_progress)
+    return _report(fit, args)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """``embias show``: reload a saved fit, print, plot."""
+    import embias
+
+    return _report(embias.load_fit(args.fit), args)
+
+
+def _add_report_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("report")
+    add_interval_options(group)
+    group.add_argument("--words", action="store_true",
+                       help="also print the word-level coefficients and contrasts")
+    group.add_argument("--png", metavar="PATH", default=None,
+                       help=f"where to write the forest plot (default: {FOREST_PNG} in the "
+                            "fit's folder)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``fit`` and ``show`` to the main parser."""
+    p = sub.add_parser(
+        "fit", help="fit a Bayesian model to a study's cosine table and report HPDIs",
+        description="Build the study's long-form cosine table, fit a Bayesian model in PyMC "
+                    "(or reuse an identical saved fit), print the interval table and "
+                    "diagnostics, and write the forest plot PNG next to the saved fit.")
+    p.add_argument("study", metavar="STUDY", help=f"study: {STUDIES}")
+    add_embedding(p)
+    add_sampler_options(p, seed=None)
+    p.add_argument("--out", metavar="DIR", default=DEFAULT_MODELS_DIR,
+                   help="folder of saved fits (default %(default)s/)")
+    p.add_argument("--refit", action="store_true",
+                   help="fit again even if an identical saved fit exists")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    _add_report_options(p)
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser(
+        "show", help="re-render a saved fit: interval table, diagnostics, forest plot",
+        description="Load a saved fit (a folder written by `embias fit`), print its "
+                    "interval table and diagnostics and write the forest plot PNG.")
+    p.add_argument("fit", metavar="FIT", help="folder of a saved fit")
+    _add_report_options(p)
+    p.set_defaults(func=cmd_show)

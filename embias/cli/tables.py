@@ -1,0 +1,163 @@
+"""``embias table``, ``weat``, ``mac`` and ``summary``: cosine tables and the classic scores."""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+from typing import Any
+
+from .._validation import UnknownNameError, close_match_hint
+from ..wordlists import BUILTIN_STUDIES
+from ._options import STUDIES, add_embedding, add_seed, refuse_published
+
+#: What ``embias weat TEST`` accepts by name.
+WEAT_TESTS: tuple[str, ...] = tuple(s for s in BUILTIN_STUDIES if s.startswith("weat"))
+
+__all__ = ["cmd_mac", "cmd_summary", "cmd_table", "cmd_weat", "register"]
+
+
+def _embedding_source(value: str) -> Any:
+    """Load embeddings once (published tables pass through as the string)."""
+    if value.startswith("published:"):
+        return value
+    import embias
+
+    return embias.load_embeddings(value)
+
+
+def _print_missing(table: Any) -> None:
+    report = table.attrs.get("missing", {})
+    lines = []
+    for name, info in report.items():
+        if info.get("missing"):
+            lines.append(f"  {name}: {len(info['missing'])} of {info['total']} missing: "
+                         + ", ".join(info["missing"]))
+        elif info.get("coded_missing"):
+            lines.append(f"  {name}: {info['coded_missing']} of {info['total']} rows coded "
+                         "missing (-100) by the authors")
+    print("missing words: none" if not lines else "missing words (dropped):\n" + "\n".join(lines))
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    import embias
+
+    out = Path(args.out) if args.out else None
+    if out is not None and out.suffix not in (".csv", ".parquet"):
+        raise ValueError(f"--out {str(out)!r}: use a .csv or .parquet file name")
+    embias.load_study(args.study)  # an unknown study fails before the embeddings load
+    table = embias.study_table(args.study, _embedding_source(args.embedding))
+    if out is not None:
+        if out.suffix == ".parquet":
+            table.to_parquet(out, index=False)
+        else:
+            table.to_csv(out, index=False)
+        print(f"wrote {len(table)} rows to {out}")
+    print(f"cosine table: study {args.study}, embedding {args.embedding}, {len(table)} rows")
+    print(embias.to_markdown(embias.summarize_table(table)))
+    _print_missing(table)
+    return 0
+
+
+def _permutations(text: str) -> str | int:
+    if text in ("auto", "exact"):
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"permutations must be 'auto', 'exact' or an integer, got {text!r}") from None
+
+
+def cmd_weat(args: argparse.Namespace) -> int:
+    import embias
+
+    refuse_published("weat", args.embedding)
+    if args.test != "all" and args.test not in WEAT_TESTS and not Path(args.test).is_dir():
+        raise UnknownNameError(
+            f"unknown WEAT test {args.test!r}{close_match_hint(args.test, WEAT_TESTS)}; "
+            f"known: {', '.join(WEAT_TESTS)}, 'all', or a folder of a two-class study")
+    embeddings = embias.load_embeddings(args.embedding)
+    if args.test == "all":
+        table = embias.weat_overview(embeddings, permutations=args.permutations,
+                                     alternative=args.alternative,
+                                     random_seed=args.random_seed)
+        print(f"WEAT ({args.alternative} permutation p-values, sd with ddof=1) on "
+              f"{args.embedding}; missing = words not in the embeddings per list")
+        print(embias.to_markdown(table))
+        return 0
+    result = embias.weat_test(args.test, embeddings, permutations=args.permutations,
+                              alternative=args.alternative, random_seed=args.random_seed)
+    print(embias.to_markdown(result.to_interval_table()))
+    print(embias.to_markdown(result.s_values))
+    return 0
+
+
+def cmd_mac(args: argparse.Namespace) -> int:
+    import embias
+
+    embias.load_study(args.study)
+    result = embias.mac(embias.study_table(args.study, _embedding_source(args.embedding)))
+    print(f"MAC (mean cosine distance, Manzini et al. 2019): {result.value:.4f}")
+    print(embias.to_markdown(result.to_interval_table()))
+    print(embias.to_markdown(result.by_class))
+    return 0
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    """Cosine-table summary, MAC and pairwise WEAT of a study."""
+    import embias
+
+    embias.load_study(args.study)
+    source = _embedding_source(args.embedding)
+    table = embias.study_table(args.study, source)
+    print(f"== cosine table: study {args.study}, embedding {args.embedding}, {len(table)} rows")
+    print(embias.to_markdown(embias.summarize_table(table)))
+    _print_missing(table)
+    result = embias.mac(table)
+    print(f"\n== MAC (mean cosine distance): {result.value:.4f}")
+    print(embias.to_markdown(result.to_interval_table()))
+    if not args.embedding.startswith("published:"):
+        print("\n== WEAT for each pair of protected classes (exact permutation test)")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # missing words: listed above
+            print(embias.to_markdown(embias.weat_pairs(source, args.study,
+                                                       random_seed=args.random_seed)))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``table``, ``weat``, ``mac`` and ``summary`` to the main parser."""
+    p = sub.add_parser("table", help="build a study's long-form cosine table",
+                       description="Build the long-form cosine table of a study.")
+    p.add_argument("study", help=f"study: {STUDIES}, or a folder of word lists")
+    add_embedding(p)
+    p.add_argument("--out", help="write the table to FILE.csv or FILE.parquet")
+    p.set_defaults(func=cmd_table)
+
+    p = sub.add_parser("weat", help="WEAT effect size and permutation p-value",
+                       description="Caliskan et al.'s WEAT with exact or seeded Monte Carlo "
+                                   "permutation p-values.")
+    p.add_argument("test", help="weat1 … weat10, 'all', or a two-class study folder")
+    add_embedding(p, published=False)
+    p.add_argument("--permutations", default="auto", type=_permutations,
+                   help="'auto' (exact up to 1e6 partitions, else 100,000 Monte Carlo), "
+                        "'exact', or a number of Monte Carlo permutations")
+    p.add_argument("--alternative", default="two-sided",
+                   choices=["two-sided", "greater", "less"])
+    add_seed(p, default=0, what="Monte Carlo seed")
+    p.set_defaults(func=cmd_weat)
+
+    p = sub.add_parser("mac", help="Manzini et al.'s MAC of a study",
+                       description="Mean average cosine distance (MAC) of a study.")
+    p.add_argument("study", help=f"study: {STUDIES}")
+    add_embedding(p)
+    p.set_defaults(func=cmd_mac)
+
+    p = sub.add_parser("summary", help="cosine-table summary, MAC and WEAT of a study",
+                       description="The classic view of a study: table summary, MAC and "
+                                   "pairwise WEAT.")
+    p.add_argument("study", help=f"study: {STUDIES}")
+    add_embedding(p)
+    add_seed(p, default=0, what="Monte Carlo seed")
+    p.set_defaults(func=cmd_summary)

@@ -1,0 +1,89 @@
+"""``embias fit`` and ``embias show`` (moved from test_bayes_fits.py with the CLI).
+
+Real sampling with short chains: these tests check the options, the printed report and the
+errors, not the posterior (see test_bayes.py for that).
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+import embias
+from embias.cli import main
+from embias.settings import FitSettings
+
+matplotlib.use("Agg")
+
+
+def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["fit", "religion", "--embedding", "published:reddit", "--draws", "150",
+            "--tune", "200", "--seed", "5", "--out", str(tmp_path), "--no-progress",
+            "--ci-kind", "eti"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", embias.ConvergenceWarning)  # reported on stderr instead
+        assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "# religion / published:reddit: hierarchical model, data=summary, 2 chains × 150 " \
+           "draws, seed 5" in out
+    assert "| connection_mean | associated " in out
+    assert "| contrast        | associated - none " in out
+    assert "## diagnostics" in out and "max_r_hat" in out
+    assert "## posterior predictive check" in out
+    assert " eti " in out and "word_coefficient" not in out
+    # 2 × 150 draws cannot give ESS ≥ 400: the warning reaches stderr, one line each
+    assert "embias: warning: ess_bulk < 400" in err
+    (fit_dir,) = list(tmp_path.iterdir())
+    png = fit_dir / "forest.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"forest plot: {png}" in out
+
+    assert main(["show", str(fit_dir), "--words", "--png", str(tmp_path / "again.png"),
+                 "--ci-prob", "0.5"]) == 0
+    out, err = capsys.readouterr()
+    assert "| word_coefficient | jewish          | jew " in out
+    assert "word_contrast" in out and " 0.500 " in out
+    assert "warning: ess_bulk < 400" in err
+    assert (tmp_path / "again.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_errors_go_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fit", "astrology", "--out", str(tmp_path / "m")]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("embias: error: unknown study 'astrology'")
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "m").exists()
+    assert main(["show", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("embias: error: ") and "is not a saved embias fit" in err
+    with pytest.raises(SystemExit) as info:
+        main(["fit", "religion", "--level", "county"])
+    assert info.value.code == 2
+    capsys.readouterr()
+
+
+def test_cli_fit_passes_one_fit_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The options reach the library as one FitSettings (no sampling here)."""
+    calls = []
+
+    class Stop(Exception):
+        pass
+
+    def fake(study, embedding, **options):
+        calls.append((study, embedding, options))
+        raise Stop
+
+    monkeypatch.setattr(embias, "fit_study_model", fake, raising=False)
+    with pytest.raises(Stop):
+        main(["fit", "race", "--embedding", "published:google", "--draws", "50", "--seed",
+              "9", "--sampler", "nutpie", "--out", "somewhere", "--refit", "--no-progress"])
+    ((study, embedding, options),) = calls
+    assert (study, embedding) == ("race", "published:google")
+    assert options == {"settings": FitSettings(draws=50, random_seed=9, sampler="nutpie"),
+                       "models_dir": "somewhere", "refit": True, "progressbar": False}
