@@ -1,28 +1,33 @@
 """Does embedding bias reach decisions? A downstream sentiment study.
 
-The pipeline ties the embedding half of embias to the classifier half:
+The study ties the embedding half of embias to the classifier half:
 
-1. **Classifier.** An L2-regularised logistic regression (:func:`fit_logistic`, L-BFGS on
-   the exact log-loss and its gradient) learns positive vs negative sentiment from the
-   word vectors of the VADER lexicon (:func:`vader_lexicon`): words with a mean human
-   rating above ``+margin`` are positive, below ``−margin`` negative, the rest are
-   dropped. Words missing from the embeddings are counted and listed, never dropped
-   silently. A seeded, stratified train/test split gives the held-out accuracy.
+1. **Classifier.** scikit-learn's L2-regularised logistic regression
+   (:class:`sklearn.linear_model.LogisticRegression`) learns positive vs negative
+   sentiment from the word vectors of the VADER lexicon (:func:`vader_lexicon`, read
+   from the installed ``vaderSentiment`` package): words with a mean human rating above
+   ``+margin`` are positive, below ``−margin`` negative, the rest are dropped. Words
+   missing from the embeddings are counted and listed, never dropped silently. A seeded
+   split stratified by label (:func:`sklearn.model_selection.train_test_split`) gives
+   the held-out accuracy (:func:`sentiment_classifier`).
 2. **Sentences.** Neutral templates (``"I met a {} yesterday"``) are filled with every
    protected word of every class of a study (:func:`identity_sentences`); a sentence's
    score is the classifier's P(positive) of the mean vector of its in-vocabulary
    content tokens (stop words are left out, see :data:`DEFAULT_STOP_WORDS`), and its
    prediction is ŷ = 1 when that probability exceeds 0.5 (:func:`score_sentences`).
 3. **Fairness.** The positive-prediction rates of the classes are compared with the
-   Bernstein-bounded demographic-parity interval (:func:`~embias.classifier.bbu.demographic_parity`)
+   Bernstein-bounded demographic-parity interval (:func:`~embias.classifier.demographic_parity`)
    and the Bayesian posterior of the rate difference
-   (:func:`~embias.classifier.parity.parity_comparisons`), for every embedding given, in
-   one interval table with an ``embedding`` column (:func:`downstream_fairness`).
+   (:func:`~embias.classifier.parity_comparisons`), for every embedding given, in one
+   interval table with an ``embedding`` column (:func:`downstream_fairness`).
 
 Caveat on the intervals: both methods treat the sentences as independent draws, but the
 sentences of a class share a handful of identity words and the classes share the
 templates, so the intervals describe this template × word design, not a population of
 identity terms.
+
+This is a study, not library code: it needs the ``studies`` extra
+(``pip install "embias[studies]"``: scikit-learn and vaderSentiment).
 """
 
 from __future__ import annotations
@@ -39,12 +44,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 from gensim.models import KeyedVectors
-from scipy import optimize, special
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import train_test_split
 
-from embias.classifier.bbu import _check_open_unit, demographic_parity
-from embias.classifier.parity import _check_threshold, parity_comparisons
+from embias._validation import check_choice, check_number, check_probability, check_seed
+from embias.classifier import demographic_parity, parity_comparisons
 from embias.embeddings import MissingWords, is_uncased, lookup_words
-from embias.report import combine_interval_tables, plot_forest, validate_interval_table
+from embias.report import validate_interval_table
 from embias.wordlists import Study, load_study
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,12 +61,9 @@ __all__ = [
     "DEFAULT_STOP_WORDS",
     "DEFAULT_TEMPLATES",
     "DownstreamResult",
-    "LogisticFit",
     "SentimentClassifier",
     "downstream_fairness",
-    "fit_logistic",
     "identity_sentences",
-    "logistic_objective",
     "plot_downstream",
     "plot_sentence_scores",
     "score_sentences",
@@ -95,218 +99,35 @@ DEFAULT_STOP_WORDS: frozenset[str] = frozenset(
 
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")  # words, keeping inner apostrophes ("don't")
 
+#: Stopping tolerance and iteration limit of the L-BFGS solver. Tighter than
+#: scikit-learn's default (1e-4) so that the fit is the optimum of the penalised loss to
+#: far below the differences anything downstream reports; GloVe 6B 50d + VADER
+#: converges in well under the limit.
+_TOL = 1e-8
+_MAX_ITER = 2000
 
-# --------------------------------------------------------------------------------------
-# logistic regression
-# --------------------------------------------------------------------------------------
-
-
-def logistic_objective(
-    params: np.ndarray,
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    l2: float,
-    fit_intercept: bool = True,
-) -> tuple[float, np.ndarray]:
-    """Penalised mean log-loss of a logistic regression and its exact gradient.
-
-    With ``params = (w, b)`` (``b`` only when ``fit_intercept``) and ``z = X w + b``,
-
-        L(w, b) = (1/n) Σᵢ [log(1 + e^{zᵢ}) − yᵢ zᵢ] + (l2/2) ‖w‖²,
-        ∇_w L = Xᵀ(σ(z) − y)/n + l2 w,     ∂L/∂b = mean(σ(z) − y).
-
-    The intercept is not penalised. ``log(1 + e^z)`` is evaluated as ``logaddexp(0, z)``,
-    so large |z| neither overflows nor loses the loss.
-
-    Parameters
-    ----------
-    params
-        Weights, followed by the intercept when ``fit_intercept``.
-    X
-        Features, shape ``(n, d)``.
-    y
-        Labels in {0, 1}, shape ``(n,)``.
-    l2
-        Penalty weight λ ≥ 0.
-    fit_intercept
-        Whether the last entry of ``params`` is an intercept.
-
-    Returns
-    -------
-    (float, numpy.ndarray)
-        The objective value and its gradient (same shape as ``params``).
-    """
-    d = X.shape[1]
-    w = params[:d]
-    b = params[d] if fit_intercept else 0.0
-    z = X @ w + b
-    n = X.shape[0]
-    value = float(np.mean(np.logaddexp(0.0, z) - y * z) + 0.5 * l2 * (w @ w))
-    resid = special.expit(z) - y
-    grad_w = X.T @ resid / n + l2 * w
-    grad = np.concatenate([grad_w, [resid.mean()]]) if fit_intercept else grad_w
-    return value, grad
-
-
-@dataclass(frozen=True)
-class LogisticFit:
-    """A fitted L2-regularised logistic regression (see :func:`fit_logistic`).
-
-    Attributes
-    ----------
-    coef
-        Weights ``w``, shape ``(d,)`` (read-only).
-    intercept
-        ``b`` (0 when fitted without an intercept).
-    l2
-        The penalty weight λ.
-    objective
-        Value of the penalised mean log-loss at the solution.
-    grad_norm
-        Largest absolute gradient entry at the solution.
-    converged
-        Whether L-BFGS reported convergence.
-    n_iter
-        L-BFGS iterations.
-    message
-        The optimiser's message.
-    """
-
-    coef: np.ndarray = field(repr=False)
-    intercept: float
-    l2: float
-    objective: float
-    grad_norm: float
-    converged: bool
-    n_iter: int
-    message: str
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Logits ``X w + b``."""
-        x = np.asarray(X, dtype=np.float64)
-        if x.ndim != 2 or x.shape[1] != self.coef.size:
-            raise ValueError(f"X must have shape (n, {self.coef.size}), got {x.shape}")
-        return x @ self.coef + self.intercept
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """P(y = 1 | x) = σ(x·w + b) for each row of ``X``."""
-        return special.expit(self.decision_function(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """ŷ = 1 where P(y = 1 | x) > 0.5 (i.e. the logit is positive), else 0."""
-        return (self.decision_function(X) > 0.0).astype(np.int8)
-
-
-def fit_logistic(
-    X: Any,
-    y: Any,
-    *,
-    l2: float = 1e-3,
-    fit_intercept: bool = True,
-    tol: float = 1e-10,
-    max_iter: int = 2000,
-) -> LogisticFit:
-    """Fit an L2-regularised logistic regression by L-BFGS on the exact objective.
-
-    Minimises :func:`logistic_objective`: the mean log-loss plus ``(l2/2)‖w‖²`` (intercept
-    unpenalised), starting from zero. With ``l2 = 0`` and separable data the minimum does
-    not exist (the weights grow without bound); use ``l2 > 0`` then.
-
-    Parameters
-    ----------
-    X
-        Features, shape ``(n, d)``, finite.
-    y
-        Labels, 0/1 or booleans, shape ``(n,)``; both classes must occur.
-    l2
-        Penalty weight λ ≥ 0 (on the *mean* loss, so it does not scale with ``n``).
-    fit_intercept
-        Fit an (unpenalised) intercept.
-    tol
-        L-BFGS tolerance: stop when the largest gradient entry is below ``tol`` or the
-        objective's relative decrease below ``1e-3 · tol``.
-    max_iter
-        Iteration limit; hitting it warns (``RuntimeWarning``) and sets ``converged``
-        to False.
-
-    Returns
-    -------
-    LogisticFit
-
-    Raises
-    ------
-    ValueError
-        ``X`` not 2-D or not finite, ``y`` not 0/1, lengths differ, only one class, or
-        ``l2`` negative / not finite.
-    """
-    x = np.asarray(X, dtype=np.float64)
-    if x.ndim != 2:
-        raise ValueError(f"X must be two-dimensional (n, d), got shape {x.shape}")
-    if x.shape[0] == 0 or x.shape[1] == 0:
-        raise ValueError(f"X is empty (shape {x.shape}); need at least one row and column")
-    if not np.all(np.isfinite(x)):
-        row = int(np.flatnonzero(~np.isfinite(x).all(axis=1))[0])
-        raise ValueError(f"X must be finite; row {row} has NaN or infinite values")
-    yy = np.asarray(y)
-    if yy.ndim != 1 or yy.size != x.shape[0]:
-        raise ValueError(f"y must be one-dimensional with {x.shape[0]} labels (one per row of "
-                         f"X), got shape {yy.shape}")
-    values = set(np.unique(yy).tolist())
-    if not values <= {0, 1}:
-        raise ValueError(f"y must hold 0/1 labels (or booleans), got values "
-                         f"{sorted(map(str, values))[:10]}")
-    if len(values) < 2:
-        raise ValueError(f"y holds only the label {values.pop()!r}; logistic regression needs "
-                         "both classes 0 and 1")
-    try:
-        lam = float(l2)
-    except (TypeError, ValueError):
-        raise ValueError(f"l2 must be a number ≥ 0, got {l2!r}") from None
-    if not (lam >= 0.0 and math.isfinite(lam)):
-        raise ValueError(f"l2 must be a finite number ≥ 0, got {l2!r}")
-    if not (isinstance(max_iter, int | np.integer) and max_iter >= 1):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    yf = yy.astype(np.float64)
-    start = np.zeros(x.shape[1] + int(bool(fit_intercept)))
-    res = optimize.minimize(
-        lambda p: logistic_objective(p, x, yf, l2=lam, fit_intercept=fit_intercept),
-        start, jac=True, method="L-BFGS-B",
-        options={"gtol": tol, "ftol": 1e-3 * tol, "maxiter": max_iter, "maxcor": 20},
-    )
-    value, grad = logistic_objective(res.x, x, yf, l2=lam, fit_intercept=fit_intercept)
-    converged = bool(res.success)
-    if not converged:
-        warnings.warn(f"fit_logistic did not converge in {res.nit} iterations "
-                      f"({res.message}); max |gradient| = {np.abs(grad).max():.3g}",
-                      RuntimeWarning, stacklevel=2)
-    coef = np.array(res.x[: x.shape[1]], dtype=np.float64)
-    coef.setflags(write=False)
-    return LogisticFit(
-        coef=coef, intercept=float(res.x[-1]) if fit_intercept else 0.0, l2=lam,
-        objective=value, grad_norm=float(np.abs(grad).max()), converged=converged,
-        n_iter=int(res.nit), message=str(res.message),
-    )
+_INSTALL_HINT = 'pip install "embias[studies]"'
 
 
 # --------------------------------------------------------------------------------------
-# the sentiment lexicon and the classifier
+# the sentiment lexicon
 # --------------------------------------------------------------------------------------
 
 
-def _vader_path() -> Path:
+def _vader_text() -> tuple[str, str]:
+    """(text, where) of ``vader_lexicon.txt`` as shipped by the installed vaderSentiment."""
     try:
         root = resources.files("vaderSentiment")
     except ModuleNotFoundError:
-        raise ValueError(
-            "the VADER lexicon needs the vaderSentiment package (pip install vadersentiment), "
-            "which ships vader_lexicon.txt; or pass lexicon= a mapping word → rating"
+        raise ImportError(
+            "the VADER lexicon is read from the vaderSentiment package, which is not "
+            f"installed: {_INSTALL_HINT} (or pass lexicon= a mapping word → rating)"
         ) from None
-    path = Path(str(root / "vader_lexicon.txt"))
-    if not path.is_file():
-        raise ValueError(f"vaderSentiment is installed but {str(path)!r} is missing; reinstall "
-                         "vadersentiment or pass lexicon= a mapping word → rating")
-    return path
+    entry = root / "vader_lexicon.txt"
+    if not entry.is_file():
+        raise ImportError(f"vaderSentiment is installed but has no vader_lexicon.txt "
+                          f"({entry}); reinstall it: {_INSTALL_HINT}")
+    return entry.read_text(encoding="utf-8"), "vader_lexicon.txt"
 
 
 def vader_lexicon(path: str | Path | None = None) -> pd.DataFrame:
@@ -319,7 +140,8 @@ def vader_lexicon(path: str | Path | None = None) -> pd.DataFrame:
     ----------
     path
         A lexicon file in that format; default the ``vader_lexicon.txt`` shipped by the
-        installed ``vaderSentiment`` package (MIT licence).
+        installed ``vaderSentiment`` package (MIT licence), read in place through
+        :mod:`importlib.resources`.
 
     Returns
     -------
@@ -329,22 +151,27 @@ def vader_lexicon(path: str | Path | None = None) -> pd.DataFrame:
 
     Raises
     ------
+    ImportError
+        ``path`` is None and vaderSentiment is not installed (or lacks the file).
     ValueError
-        vaderSentiment is not installed or lacks the file, or a line is malformed (the
-        message names the line).
+        ``path`` does not exist, or a line is malformed (the message names the line).
     """
-    p = _vader_path() if path is None else Path(path)
-    if not p.is_file():
-        raise ValueError(f"lexicon file not found: {str(p)!r}")
+    if path is None:
+        text, name = _vader_text()
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise ValueError(f"lexicon file not found: {str(p)!r}")
+        text, name = p.read_text(encoding="utf-8"), p.name
     words, ratings, sds = [], [], []
-    for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+    for i, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         parts = line.split("\t")
         try:
             rating, sd = float(parts[1]), float(parts[2])
         except (IndexError, ValueError):
-            raise ValueError(f"{p.name} line {i}: expected 'token<TAB>mean<TAB>sd<TAB>ratings', "
+            raise ValueError(f"{name} line {i}: expected 'token<TAB>mean<TAB>sd<TAB>ratings', "
                              f"got {line[:80]!r}") from None
         words.append(parts[0])
         ratings.append(rating)
@@ -384,6 +211,11 @@ def _lexicon_entries(lexicon: Any) -> list[tuple[str, float]]:
     return out
 
 
+# --------------------------------------------------------------------------------------
+# the classifier
+# --------------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class SentimentClassifier:
     """A word-level sentiment classifier on word vectors (see :func:`sentiment_classifier`).
@@ -391,7 +223,8 @@ class SentimentClassifier:
     Attributes
     ----------
     model
-        The fitted :class:`LogisticFit` (ŷ = 1: positive sentiment).
+        The fitted :class:`sklearn.linear_model.LogisticRegression` (class 1: positive
+        sentiment).
     accuracy
         Held-out accuracy on the test words.
     accuracy_se
@@ -417,8 +250,10 @@ class SentimentClassifier:
         Labelled words not in the embeddings (dropped, and listed here).
     margin
         Ratings in [−margin, margin] are dropped as neutral.
-    l2, test_size, random_state
-        The settings used.
+    l2, test_size, random_seed
+        The settings used (``random_seed`` as drawn when ``None`` was given).
+    converged
+        Whether L-BFGS stopped before its iteration limit.
     lowercase
         Whether words were looked up in lower case.
     words
@@ -427,7 +262,7 @@ class SentimentClassifier:
         (the model's P(positive)).
     """
 
-    model: LogisticFit
+    model: LogisticRegression = field(repr=False)
     accuracy: float
     accuracy_se: float
     baseline_accuracy: float
@@ -444,7 +279,8 @@ class SentimentClassifier:
     margin: float
     l2: float
     test_size: float
-    random_state: int
+    random_seed: int
+    converged: bool
     lowercase: bool
     words: pd.DataFrame = field(repr=False)
 
@@ -455,7 +291,7 @@ class SentimentClassifier:
 
     def predict_proba(self, vectors: Any) -> np.ndarray:
         """P(positive) for each row of ``vectors`` (shape ``(n, dim)``)."""
-        return self.model.predict_proba(vectors)
+        return _positive_proba(self.model, vectors)
 
     def summary(self) -> dict[str, Any]:
         """The figures of the fit as a flat dict (one row of a summary table)."""
@@ -467,18 +303,34 @@ class SentimentClassifier:
             "n_negative": self.n_negative, "n_lexicon": self.n_lexicon,
             "n_duplicates": self.n_duplicates, "n_neutral": self.n_neutral,
             "n_excluded": len(self.excluded), "n_missing": self.n_missing,
-            "margin": self.margin, "l2": self.l2, "converged": self.model.converged,
+            "margin": self.margin, "l2": self.l2, "converged": self.converged,
         }
 
 
-def _stratified_split(y: np.ndarray, test_size: float, rng: np.random.Generator) -> np.ndarray:
-    """Boolean test mask holding round(test_size · n_c) words of each class c (≥ 1, < n_c)."""
-    test = np.zeros(y.size, dtype=bool)
-    for c in (0, 1):
-        idx = np.flatnonzero(y == c)
-        k = min(max(round(test_size * idx.size), 1), idx.size - 1)
-        test[rng.permutation(idx)[:k]] = True
-    return test
+def _positive_proba(model: LogisticRegression, vectors: Any) -> np.ndarray:
+    """P(class 1) of a fitted binary classifier for each row of ``vectors``."""
+    x = np.asarray(vectors, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] != model.n_features_in_:
+        raise ValueError(f"vectors must have shape (n, {model.n_features_in_}), got {x.shape}")
+    return model.predict_proba(x)[:, list(model.classes_).index(1)]
+
+
+def _fit(x: np.ndarray, y: np.ndarray, l2: float) -> tuple[LogisticRegression, bool]:
+    """L2 logistic regression minimising mean log-loss + (l2/2)‖w‖² (intercept free).
+
+    scikit-learn minimises C · Σ log-loss + ½‖w‖²; dividing by C·n shows that
+    C = 1/(l2 · n) is the same optimum, and l2 = 0 is C = ∞ (no penalty).
+    """
+    c = math.inf if l2 == 0.0 else 1.0 / (l2 * x.shape[0])
+    model = LogisticRegression(C=c, tol=_TOL, max_iter=_MAX_ITER)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model.fit(x, y)
+    converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    if not converged:
+        warnings.warn(f"the sentiment classifier did not converge in {_MAX_ITER} L-BFGS "
+                      "iterations", RuntimeWarning, stacklevel=3)
+    return model, converged
 
 
 def sentiment_classifier(
@@ -489,7 +341,7 @@ def sentiment_classifier(
     exclude: Iterable[str] = (),
     test_size: float = 0.2,
     l2: float = 1e-2,
-    random_state: int = 0,
+    random_seed: int | None = 0,
     lowercase: bool | None = None,
 ) -> SentimentClassifier:
     """Train a logistic-regression sentiment classifier on the word vectors of a lexicon.
@@ -498,7 +350,9 @@ def sentiment_classifier(
     others are dropped as neutral. Entries whose keys coincide (after lower-casing for an
     uncased vocabulary) are merged by averaging their ratings. Words not in the
     embeddings are dropped and listed in ``missing``. The words are split, stratified by
-    label and seeded, into train and test sets; features are the raw word vectors.
+    label and seeded (:func:`sklearn.model_selection.train_test_split`), into train and
+    test sets; features are the raw word vectors, the model scikit-learn's
+    :class:`~sklearn.linear_model.LogisticRegression` (L-BFGS).
 
     Parameters
     ----------
@@ -515,13 +369,15 @@ def sentiment_classifier(
         Words never used for training or testing (e.g. the identity words under study,
         so that the classifier cannot learn their sentiment from a label).
     test_size
-        Share of each class held out, in (0, 1).
+        Share of the words held out, in (0, 1); scikit-learn rounds the test set up
+        (``ceil(test_size · n)`` words) and shares it between the labels in proportion.
     l2
-        Penalty λ of :func:`fit_logistic` (on the mean log-loss). Held-out accuracy on
-        GloVe 6B 50d + VADER is flat (0.852–0.862) for λ from 0 to 0.1; the default 0.01
-        lies in that range and converges in about 30 L-BFGS iterations.
-    random_state
-        Seed of the split.
+        Penalty λ ≥ 0 on the *mean* log-loss, ``mean log-loss + (λ/2)‖w‖²`` (intercept
+        unpenalised), so it does not scale with the number of words; it is passed to
+        scikit-learn as ``C = 1/(λ · n_train)`` (λ = 0: no penalty). Held-out accuracy on
+        GloVe 6B 50d + VADER is flat (0.844–0.853 at seed 0) for λ from 0 to 0.1.
+    random_seed
+        Seed of the split (``None``: a fresh one, recorded in the result).
     lowercase
         Look words up in lower case (default: when the vocabulary is uncased, e.g. GloVe).
 
@@ -533,18 +389,18 @@ def sentiment_classifier(
     ------
     ValueError
         Empty or malformed lexicon, a class with fewer than two words in the embeddings,
-        bad ``margin``/``test_size``.
+        bad ``margin``/``test_size``/``l2``/``random_seed``, or a split that leaves a
+        label out of the training or the test set.
+    ImportError
+        ``lexicon=None`` and vaderSentiment is not installed.
     """
     if not isinstance(embeddings, KeyedVectors):
         raise ValueError(f"embeddings must be gensim KeyedVectors, got "
                          f"{type(embeddings).__name__}")
-    try:
-        m = float(margin)
-    except (TypeError, ValueError):
-        raise ValueError(f"margin must be a number ≥ 0, got {margin!r}") from None
-    if not (m >= 0.0 and math.isfinite(m)):
-        raise ValueError(f"margin must be a finite number ≥ 0, got {margin!r}")
-    ts = _check_open_unit("test_size", test_size)
+    m = check_number("margin", margin, low=0.0)
+    ts = check_probability("test_size", test_size)
+    lam = check_number("l2", l2, low=0.0)
+    seed = check_seed(random_seed)
     entries = _lexicon_entries(lexicon)
     if lowercase is None:
         lowercase = is_uncased(embeddings)
@@ -572,29 +428,41 @@ def sentiment_classifier(
         if len(kept[label]) < 2:
             raise ValueError(f"only {len(kept[label])} {label} lexicon word(s) are in the "
                              "embeddings; need at least two per class to split and train")
-    x = np.vstack([vectors["positive"], vectors["negative"]])
+    x = np.vstack([vectors["positive"], vectors["negative"]]).astype(np.float64)
     y = np.concatenate([np.ones(len(kept["positive"]), np.int8),
                         np.zeros(len(kept["negative"]), np.int8)])
     words = [*kept["positive"], *kept["negative"]]
-    test = _stratified_split(y, ts, np.random.default_rng(random_state))
-    fit = fit_logistic(x[~test], y[~test], l2=l2)
-    pred = fit.predict(x)
+    try:
+        _, test_idx = train_test_split(np.arange(y.size), test_size=ts, stratify=y,
+                                       random_state=seed)
+    except ValueError as exc:
+        raise ValueError(f"cannot split {y.size} words ({int(y.sum())} positive, "
+                         f"{int(y.size - y.sum())} negative) with test_size={ts}: {exc}") \
+            from None
+    test = np.zeros(y.size, dtype=bool)
+    test[test_idx] = True
+    if len(set(y[~test].tolist())) < 2 or len(set(y[test].tolist())) < 2:
+        raise ValueError(f"test_size={ts} leaves a label out of the training or the test set "
+                         f"({y.size} words); choose a test_size that keeps both in each")
+    model, converged = _fit(x[~test], y[~test], lam)
+    score = _positive_proba(model, x)
+    pred = (score > 0.5).astype(np.int8)
     acc = float(np.mean(pred[test] == y[test]))
     n_test = int(test.sum())
     table = pd.DataFrame({
         "word": words, "rating": [ratings[w] for w in words], "label": y,
-        "split": np.where(test, "test", "train"), "score": fit.predict_proba(x),
+        "split": np.where(test, "test", "train"), "score": score,
     })
     missing = tuple(w for label in ("positive", "negative") for w in report.missing[label])
     return SentimentClassifier(
-        model=fit, accuracy=acc, accuracy_se=math.sqrt(acc * (1 - acc) / n_test),
+        model=model, accuracy=acc, accuracy_se=math.sqrt(acc * (1 - acc) / n_test),
         baseline_accuracy=float(max(y[test].mean(), 1 - y[test].mean())),
         train_accuracy=float(np.mean(pred[~test] == y[~test])),
         n_train=int((~test).sum()), n_test=n_test,
         n_positive=len(kept["positive"]), n_negative=len(kept["negative"]),
         n_lexicon=len(entries), n_duplicates=n_dup, n_neutral=int(n_neutral),
-        excluded=excluded, missing=missing, margin=m, l2=fit.l2, test_size=ts,
-        random_state=int(random_state), lowercase=bool(lowercase), words=table,
+        excluded=excluded, missing=missing, margin=m, l2=lam, test_size=ts,
+        random_seed=seed, converged=converged, lowercase=bool(lowercase), words=table,
     )
 
 
@@ -662,7 +530,7 @@ def _tokens(text: str, lowercase: bool) -> list[str]:
 
 
 def score_sentences(
-    model: SentimentClassifier | LogisticFit,
+    model: SentimentClassifier | LogisticRegression,
     embeddings: KeyedVectors,
     sentences: pd.DataFrame,
     *,
@@ -685,8 +553,9 @@ def score_sentences(
     Parameters
     ----------
     model
-        A :class:`SentimentClassifier` (or a bare :class:`LogisticFit`) trained on the
-        same embeddings.
+        A :class:`SentimentClassifier`, or a fitted binary scikit-learn
+        :class:`~sklearn.linear_model.LogisticRegression` with labels 0/1 (1 positive),
+        trained on the same embeddings.
     embeddings
         The word vectors.
     sentences
@@ -708,19 +577,22 @@ def score_sentences(
     Raises
     ------
     ValueError
-        Missing columns, a classifier of another dimension, or no identity word in the
-        embeddings at all.
+        Missing columns, a classifier of another dimension or not fitted on labels 0/1,
+        or no identity word in the embeddings at all.
     """
     if not isinstance(embeddings, KeyedVectors):
         raise ValueError(f"embeddings must be gensim KeyedVectors, got "
                          f"{type(embeddings).__name__}")
     fit = model.model if isinstance(model, SentimentClassifier) else model
-    if not isinstance(fit, LogisticFit):
-        raise ValueError(f"model must be a SentimentClassifier or LogisticFit, got "
-                         f"{type(model).__name__}")
-    if fit.coef.size != embeddings.vector_size:
-        raise ValueError(f"the classifier has {fit.coef.size} weights but the embeddings have "
-                         f"{embeddings.vector_size} dimensions; train it on these embeddings")
+    if not isinstance(fit, LogisticRegression):
+        raise ValueError(f"model must be a SentimentClassifier or a fitted LogisticRegression, "
+                         f"got {type(model).__name__}")
+    if not hasattr(fit, "classes_") or sorted(fit.classes_.tolist()) != [0, 1]:
+        raise ValueError("model must be a LogisticRegression fitted on labels 0/1 (1 positive)")
+    if fit.n_features_in_ != embeddings.vector_size:
+        raise ValueError(f"the classifier has {fit.n_features_in_} weights but the embeddings "
+                         f"have {embeddings.vector_size} dimensions; train it on these "
+                         "embeddings")
     need = {"class", "word", "template", "sentence"}
     absent = sorted(need - set(sentences.columns))
     if absent:
@@ -761,7 +633,7 @@ def score_sentences(
         used_tokens.append(" ".join(toks))
     out["tokens"] = used_tokens
     out["n_tokens"] = [len(t.split()) for t in used_tokens]
-    out["score"] = fit.predict_proba(means)
+    out["score"] = _positive_proba(fit, means)
     out["y_pred"] = (out["score"] > 0.5).astype(np.int8)
     out = out.reset_index(drop=True)
     out.attrs["missing_identity_words"] = report
@@ -792,8 +664,8 @@ def _fairness_rows(
     classes: Sequence[str],
     *,
     comparisons: str,
-    confidence: float,
-    threshold: float,
+    ci_prob: float,
+    rope: float,
 ) -> pd.DataFrame:
     """BBU demographic-parity rows and Bayesian rate-difference rows for one embedding."""
     label = scored["class"].to_numpy(dtype=object)
@@ -804,13 +676,13 @@ def _fairness_rows(
         keep = np.ones(len(label), bool) if y == "rest" else np.isin(label, [x, y])
         groups = np.where(label[keep] == x, x, y)
         # protected = the subtracted group: the estimate PR_B − PR_A is PR_x − PR_y
-        row = demographic_parity(yhat[keep], groups, protected=y, confidence=confidence)
+        row = demographic_parity(yhat[keep], groups, protected=y, ci_prob=ci_prob)
         row["group"] = f"{x} − {y}"
         bbu_rows.append(row)
     successes = [int(yhat[label == c].sum()) for c in classes]
     totals = [int((label == c).sum()) for c in classes]
-    bayes = parity_comparisons(successes, totals, labels=classes, ci_prob=confidence,
-                               threshold=threshold, comparisons=mode)
+    bayes = parity_comparisons(successes, totals, labels=classes, ci_prob=ci_prob,
+                               threshold=rope, comparisons=mode)
     table = pd.concat([*bbu_rows, bayes], ignore_index=True)
     return validate_interval_table(table)
 
@@ -828,11 +700,11 @@ class DownstreamResult:
         ``"X − Y"`` (positive-prediction rate of X minus that of Y; Y is ``"rest"`` for
         each class against the other classes pooled): a ``demographic_parity`` row
         (BBU, ``ci_kind="bernstein"``; extra columns ``n``, ``gamma``, ``sigma2``,
-        ``half_width``, ``verdict`` …) and a ``difference_vs_rest`` or
+        ``half_width``, ``decision`` …) and a ``difference_vs_rest`` or
         ``pairwise_difference`` row (Bayesian posterior of the rate difference,
-        ``ci_kind="hdi"``; ``prob_outside`` = P(|d| > ``threshold``), ``hdi_rope``,
+        ``ci_kind="hdi"``; ``prob_outside`` = P(|d| > ``rope``), ``hdi_rope``,
         ``x1``/``n1`` (Y) and ``x2``/``n2`` (X) …). Both estimate PR_X − PR_Y (in the
-        BBU rows Y is the "protected" group of :func:`~embias.classifier.bbu.demographic_parity`,
+        BBU rows Y is the "protected" group of :func:`~embias.classifier.demographic_parity`,
         so ``n_protected`` counts Y's sentences). Every row also names its ``study``.
     rates
         Per embedding and class: ``n`` sentences, ``n_positive``, ``positive_rate``,
@@ -845,7 +717,8 @@ class DownstreamResult:
     missing_identity
         Embedding label → :class:`~embias.embeddings.MissingWords` of the identity words.
     settings
-        The arguments that shaped the result (confidence, threshold, comparisons, …).
+        The arguments that shaped the result (``ci_prob``, ``rope``, ``random_seed``,
+        ``comparisons`` …).
     """
 
     study: str
@@ -889,12 +762,12 @@ def downstream_fairness(
     margin: float = 1.0,
     l2: float = 1e-2,
     test_size: float = 0.2,
-    random_state: int = 0,
+    random_seed: int | None = 0,
     stop_words: Iterable[str] = DEFAULT_STOP_WORDS,
     exclude_identity: bool = True,
     comparisons: Literal["rest", "pairwise"] = "rest",
-    confidence: float = 0.95,
-    threshold: float = 0.1,
+    ci_prob: float = 0.95,
+    rope: float = 0.1,
 ) -> DownstreamResult:
     """Does embedding bias reach a classifier's decisions? Group fairness of a sentiment
     classifier on identity sentences, for one or several embeddings.
@@ -913,8 +786,9 @@ def downstream_fairness(
         Study or shipped study name; its protected classes are the groups.
     templates
         Sentence templates (:func:`identity_sentences`).
-    lexicon, margin, l2, test_size, random_state
-        Classifier settings (:func:`sentiment_classifier`).
+    lexicon, margin, l2, test_size, random_seed
+        Classifier settings (:func:`sentiment_classifier`); ``random_seed=None`` draws
+        one seed, recorded in ``settings`` and shared by every embedding.
     stop_words
         Template tokens left out of the sentence vectors (:func:`score_sentences`).
     exclude_identity
@@ -924,11 +798,12 @@ def downstream_fairness(
         With three or more classes: ``"rest"`` (default; each class against the others
         pooled) or ``"pairwise"`` (every pair). Two classes give one contrast, the
         second class minus the first.
-    confidence
-        Confidence of the BBU intervals and probability of the HDIs.
-    threshold
-        Fairness threshold T of the Bayesian rows: ``prob_outside`` = P(|d| > T) and the
-        HDI+ROPE decision against [−T, T].
+    ci_prob
+        Probability of the BBU intervals (their confidence level) and of the HDIs.
+    rope
+        Half-width T of the region of practical equivalence [−T, T] of the Bayesian rows
+        (the fairness threshold): ``prob_outside`` = P(|d| > T) and the HDI+ROPE decision
+        ``hdi_rope``. In [0, 1).
 
     Returns
     -------
@@ -943,21 +818,21 @@ def downstream_fairness(
     """
     st = load_study(study)
     kvs = _embedding_map(embeddings)
-    if comparisons not in ("rest", "pairwise"):
-        raise ValueError(f"comparisons must be 'rest' or 'pairwise', got {comparisons!r}")
+    check_choice("comparisons", comparisons, ("rest", "pairwise"))
     classes = list(st.protected)
     if comparisons == "rest" and len(classes) > 2 and "rest" in classes:
         raise ValueError(f"study {st.name!r} has a class named 'rest'; use "
                          "comparisons='pairwise'")
-    p = _check_open_unit("confidence", confidence)
-    t = _check_threshold(threshold)
+    p = check_probability("ci_prob", ci_prob)
+    t = check_number("rope", rope, low=0.0, high=1.0, high_open=True)
+    seed = check_seed(random_seed)
     sentences = identity_sentences(st, templates=templates)
     stops = tuple(sorted(stop_words))
     identity = [w for ws in st.protected.values() for w in ws] if exclude_identity else []
-    tables, rates, scored_all, models, missing = {}, [], [], {}, {}
+    tables, rates, scored_all, models, missing = [], [], [], {}, {}
     for name, kv in kvs.items():
         clf = sentiment_classifier(kv, lexicon=lexicon, margin=margin, exclude=identity,
-                                   test_size=test_size, l2=l2, random_state=random_state)
+                                   test_size=test_size, l2=l2, random_seed=seed)
         try:
             scored = score_sentences(clf, kv, sentences, stop_words=stops)
         except ValueError as exc:
@@ -967,18 +842,19 @@ def downstream_fairness(
             raise ValueError(f"embedding {name!r}: classes {absent} of study {st.name!r} have "
                              f"no identity word in the embeddings "
                              f"({scored.attrs['missing_identity_words']})")
-        tables[name] = _fairness_rows(scored, classes, comparisons=comparisons,
-                                      confidence=p, threshold=t)
-        tables[name].insert(len(tables[name].columns), "study", st.name)
+        part = _fairness_rows(scored, classes, comparisons=comparisons, ci_prob=p, rope=t)
+        part.insert(2, "embedding", name)  # right after estimand and group
+        part["study"] = st.name
+        tables.append(part)
         for c in classes:
-            part = scored[scored["class"] == c]
+            rows = scored[scored["class"] == c]
             rates.append({
-                "embedding": name, "class": c, "n": len(part),
-                "n_positive": int(part["y_pred"].sum()),
-                "positive_rate": float(part["y_pred"].mean()),
-                "mean_score": float(part["score"].mean()),
-                "sd_score": float(part["score"].std(ddof=1)) if len(part) > 1 else np.nan,
-                "n_words": int(part["word"].nunique()),
+                "embedding": name, "class": c, "n": len(rows),
+                "n_positive": int(rows["y_pred"].sum()),
+                "positive_rate": float(rows["y_pred"].mean()),
+                "mean_score": float(rows["score"].mean()),
+                "sd_score": float(rows["score"].std(ddof=1)) if len(rows) > 1 else np.nan,
+                "n_words": int(rows["word"].nunique()),
             })
         missing[name] = scored.attrs["missing_identity_words"]
         scored = scored.copy()
@@ -988,12 +864,13 @@ def downstream_fairness(
     scores = pd.concat(scored_all, ignore_index=True)
     scores.attrs = {}
     return DownstreamResult(
-        study=st.name, table=combine_interval_tables(tables), rates=pd.DataFrame(rates),
-        scores=scores, classifiers=models, missing_identity=missing,
+        study=st.name, table=validate_interval_table(pd.concat(tables, ignore_index=True)),
+        rates=pd.DataFrame(rates), scores=scores, classifiers=models,
+        missing_identity=missing,
         settings={"templates": tuple(templates), "margin": margin, "l2": l2,
-                  "test_size": test_size, "random_state": random_state,
+                  "test_size": test_size, "random_seed": seed,
                   "stop_words": stops, "exclude_identity": exclude_identity,
-                  "comparisons": comparisons, "confidence": p, "threshold": t},
+                  "comparisons": comparisons, "ci_prob": p, "rope": t},
     )
 
 
@@ -1013,9 +890,26 @@ def plot_downstream(
     One row per (estimand, contrast): the BBU demographic-parity interval and the
     Bayesian HDI of the same positive-rate gap, one colour per embedding, with a
     reference line at 0. Kind and probability of the intervals come from the table.
+
+    Parameters
+    ----------
+    result
+        A :class:`DownstreamResult`.
+    title
+        Figure title (default: the study and what is compared).
+    ax
+        Matplotlib axes to draw on (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     if not isinstance(result, DownstreamResult):
         raise ValueError(f"result must be a DownstreamResult, got {type(result).__name__}")
+    try:  # the forest plot is moving from embias.report to embias.plots (issue 10)
+        from embias.plots import plot_forest
+    except ModuleNotFoundError:  # pragma: no cover - until embias.plots exists
+        from embias.report import plot_forest
     head = title if title is not None else (
         f"{result.study}: positive-rate gap of the sentiment classifier")
     return plot_forest(result.table, by="embedding", reference=0.0, title=head, ax=ax)
@@ -1024,12 +918,23 @@ def plot_downstream(
 def plot_sentence_scores(
     result: DownstreamResult,
     *,
-    seed: int = 0,
+    random_seed: int = 0,
 ) -> Figure:
     """Strip plot of the sentence scores by class, one panel per embedding.
 
-    Each dot is a sentence's P(positive) (horizontally jittered with ``seed``); the
-    dashed line is the 0.5 decision threshold and the bar the class mean.
+    Each dot is a sentence's P(positive); the dashed line is the 0.5 decision threshold
+    and the bar the class mean.
+
+    Parameters
+    ----------
+    result
+        A :class:`DownstreamResult`.
+    random_seed
+        Seed of the horizontal jitter of the dots.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
 
@@ -1038,7 +943,7 @@ def plot_sentence_scores(
     labels = list(dict.fromkeys(result.scores["embedding"]))
     fig, axes = plt.subplots(1, len(labels), figsize=(3.2 * len(labels) + 1, 3.4),
                              sharey=True, squeeze=False)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(random_seed))
     for ax, label in zip(axes[0], labels, strict=True):
         part = result.scores[result.scores["embedding"] == label]
         classes = list(dict.fromkeys(part["class"]))
