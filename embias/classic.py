@@ -18,6 +18,7 @@ import pandas as pd
 from gensim.models import KeyedVectors
 from scipy import stats
 
+from ._validation import check_int, resolve_rng
 from .embeddings import load_embeddings, lookup_words
 from .report import interval_table
 from .tables import cosine_table, validate_table
@@ -40,6 +41,10 @@ Alternative = Literal["two-sided", "greater", "less"]
 MAX_EXACT_PARTITIONS = 1_000_000
 #: Monte Carlo permutations used by ``permutations="auto"`` when exact is infeasible.
 DEFAULT_MC_PERMUTATIONS = 100_000
+#: Why WEAT refuses a target set of one word.
+ONE_WORD_WHY = ("WEAT compares two samples of target words, and one word is no sample: with "
+                "one word in each set the effect size is always ±√2 — the sample sd of two "
+                "values is |difference|/√2 — whatever the embeddings")
 
 
 # --------------------------------------------------------------------------- numerics
@@ -211,22 +216,6 @@ def _p_value(null: np.ndarray, observed: float, center: float, alternative: str,
     return p, math.sqrt(p * (1 - p) / m)
 
 
-def resolve_seed(
-    random_state: int | np.random.Generator | None,
-) -> tuple[np.random.Generator, int | None]:
-    """A Generator from a seed/Generator/None, and the seed used (drawn and recorded when
-    ``None``, so the run can be repeated; ``None`` for a Generator)."""
-    if isinstance(random_state, np.random.Generator):
-        return random_state, None
-    if random_state is None:
-        seed = int(np.random.SeedSequence().entropy % (2**32))
-        return np.random.default_rng(seed), seed
-    if isinstance(random_state, int | np.integer) and random_state >= 0:
-        return np.random.default_rng(int(random_state)), int(random_state)
-    raise ValueError(f"random_state must be a non-negative int, a numpy Generator or None, "
-                     f"got {random_state!r}")
-
-
 def weat(
     embeddings: KeyedVectors | str,
     X: Sequence[str],
@@ -237,7 +226,7 @@ def weat(
     permutations: int | Literal["auto", "exact"] = "auto",
     alternative: Alternative = "two-sided",
     ddof: int = 1,
-    random_state: int | np.random.Generator | None = None,
+    random_seed: int | np.random.Generator | None = None,
     missing: Literal["warn", "raise"] = "warn",
     lowercase: bool | None = None,
     name: str = "weat",
@@ -263,9 +252,10 @@ def weat(
         (Caliskan's one-sided test: X closer to A than Y is) or ``"less"``.
     ddof
         1 (default, Caliskan's sample sd) or 0.
-    random_state
-        Seed or Generator for Monte Carlo; ``None`` draws a seed and records it in the
-        result (``random_seed``) so the run can be repeated.
+    random_seed
+        Seed or Generator for Monte Carlo (the seed policy of :mod:`embias._validation`);
+        ``None`` draws a seed and records it in the result (``random_seed``) so the run
+        can be repeated.
     missing, lowercase
         Out-of-vocabulary handling, as in :func:`embias.cosine_table`.
     name
@@ -276,6 +266,14 @@ def weat(
     Returns
     -------
     WeatResult
+
+    Raises
+    ------
+    ValueError
+        A bad option, fewer than two words of X or of Y found in the embeddings (with one
+        word per set the effect size is always ±√2, whatever the embeddings), or zero
+        spread of s. List entries that are one word after the case handling count once
+        (a ``UserWarning`` names them).
 
     Notes
     -----
@@ -298,6 +296,10 @@ def weat(
         lowercase=lowercase, context=f"for WEAT {name!r}",
     )
     words = dict(zip("XYAB", words.values(), strict=True))
+    for k, set_name in zip("XY", set_names[:2], strict=True):
+        named = f" ({set_name!r})" if set_name != k else ""
+        check_int(f"the number of {k} words{named} found in the embeddings", len(words[k]),
+                  minimum=2, why=ONE_WORD_WHY)
     unit = {k: v / np.linalg.norm(v, axis=1, keepdims=True)
             for k, v in zip("XYAB", vectors.values(), strict=True)}
     targets = np.vstack([unit["X"], unit["Y"]])
@@ -306,7 +308,7 @@ def weat(
     s_x, s_y = s[:n_x], s[n_x:]
     effect = weat_effect_size(s_x, s_y, ddof=ddof)
     statistic = float(s_x.sum() - s_y.sum())
-    rng, seed = resolve_seed(random_state)
+    rng, seed = resolve_rng(random_seed)
     sums, exact = _partition_sums(s, n_x, permutations, rng)
     total = float(s.sum())
     null_stats = 2 * sums - total

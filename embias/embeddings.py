@@ -19,7 +19,7 @@ import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 import numpy as np
 from gensim.models import KeyedVectors
@@ -93,24 +93,20 @@ def detect_format(path: str | os.PathLike[str]) -> EmbeddingFormat:
     path = Path(path)
     if path.suffix == ".kv":
         return "kv"
-    if path.suffix in {".gz", ".bz2"}:
-        from gensim import utils
-
-        opener = utils.open
-    else:
-        opener = open  # type: ignore[assignment]
-    with opener(path, "rb") as fh:
+    with _open_binary(path) as fh:
         head = fh.read(64 * 1024)
     if head[:1] == b"\x80":
         return "kv"  # a pickle: gensim native format under another name
     first, _, rest = head.partition(b"\n")
     tokens = first.split()
     if len(tokens) == 2 and all(t.isdigit() for t in tokens):
-        dim = int(tokens[1])
+        # text when the line after the header reads as 'word v1 v2 …', *whatever its
+        # width*: a header that disagrees with the vectors must not turn a text file into
+        # "binary" garbage; the reader then names the disagreement (see _text_problem)
         second = rest.split(b"\n", 1)[0]
         try:
             fields = second.decode("utf-8").split()
-            if len(fields) == dim + 1:
+            if len(fields) >= 2:
                 [float(x) for x in fields[1:]]
                 return "word2vec-text"
         except (UnicodeDecodeError, ValueError):
@@ -130,6 +126,92 @@ def detect_format(path: str | os.PathLike[str]) -> EmbeddingFormat:
     )
 
 
+def _open_binary(path: Path) -> BinaryIO:
+    """Open ``path`` for reading bytes, decompressing ``.gz``/``.bz2`` as gensim does."""
+    if path.suffix in {".gz", ".bz2"}:
+        from gensim import utils
+
+        return utils.open(path, "rb")
+    return open(path, "rb")  # the caller closes it (a with-statement)
+
+
+def _text_problem(path: Path, fmt: str, limit: int | None) -> str | None:
+    """The first line of a word2vec/GloVe *text* file that does not fit, as a message.
+
+    A word2vec text file must hold ``COUNT`` lines ``word v1 … vDIM`` after its header
+    ``COUNT DIM``; a GloVe file has no header and every line as wide as the first. Read
+    only when gensim failed (or, for the vector count, when the file has more lines than
+    its header says), so a good file is read once. ``None`` when every line fits.
+    """
+    where = repr(str(path))
+    kind = "word2vec text" if fmt == "word2vec-text" else "GloVe text"
+    with _open_binary(path) as fh:
+        count = expected = None
+        first = 1
+        if fmt == "word2vec-text":
+            header = fh.readline().decode("utf-8", errors="replace").strip()
+            tokens = header.split()
+            if len(tokens) != 2 or not all(t.isdigit() for t in tokens):
+                return (f"{where}: the first line {header!r} is not a word2vec header "
+                        "'COUNT DIM'")
+            count, expected = int(tokens[0]), int(tokens[1])
+            first = 2
+            intro = (f"{where}: the word2vec text header {header!r} says {count} words × "
+                     f"{expected} dimensions, but")
+        n_vectors, last = 0, (first - 1, "")
+        for lineno, raw in enumerate(fh, start=first):
+            try:
+                line = raw.decode("utf-8").rstrip()
+            except UnicodeDecodeError:
+                return None  # not text at all: the caller's general message fits better
+            if count is not None and n_vectors >= count:
+                if line.strip():  # trailing blank lines are harmless; another vector is not
+                    return (f"{intro} line {lineno} (word {line.split(' ')[0]!r}) holds vector "
+                            f"number {n_vectors + 1}; fix the header or the file")
+                continue
+            if limit is not None and n_vectors >= limit:
+                return None  # the rest of the file is not read
+            if not line:
+                return f"{where}: {kind} line {lineno} is empty"
+            word, *values = line.split(" ")  # gensim's own split
+            for value in values:
+                try:
+                    float(value)
+                except ValueError:
+                    return (f"{where}: {kind} line {lineno} (word {word!r}) has a value that "
+                            f"is not a number: {value!r}")
+            if expected is None:
+                expected = len(values)  # GloVe: the first line sets the width
+            if len(values) != expected:
+                if count is not None:
+                    return (f"{intro} line {lineno} (word {word!r}) has {len(values)} numbers "
+                            "after the word; fix the header or the file")
+                return (f"{where}: {kind} line {lineno} (word {word!r}) has {len(values)} "
+                        f"numbers after the word, but the first line has {expected}; every "
+                        f"line must be a word and {expected} numbers")
+            n_vectors, last = n_vectors + 1, (lineno, word)
+        if count is not None and n_vectors < count and (limit is None or n_vectors < limit):
+            return (f"{intro} the file has {n_vectors} vector lines (the last is line "
+                    f"{last[0]}, word {last[1]!r}); fix the header or the file")
+    return None
+
+
+def _more_lines_than_header(path: Path, limit: int | None) -> bool:
+    """Whether a word2vec text file has more lines than its header's count + 1 (and they
+    would be read: no ``limit`` below the count). A newline count: cheap next to parsing."""
+    with _open_binary(path) as fh:
+        tokens = fh.readline().split()
+        count = int(tokens[0])
+        if limit is not None and limit <= count:
+            return False
+        lines, last = 0, b"\n"
+        while chunk := fh.read(1 << 20):
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+        lines += last != b"\n"
+    return lines > count
+
+
 def _read_file(path: Path, fmt: str, limit: int | None) -> KeyedVectors:
     try:
         if fmt == "kv":
@@ -137,17 +219,32 @@ def _read_file(path: Path, fmt: str, limit: int | None) -> KeyedVectors:
             if not isinstance(kv, KeyedVectors):
                 raise ValueError(f"the file holds a {type(kv).__name__}, not KeyedVectors")
             return _first_words(kv, limit)
-        return KeyedVectors.load_word2vec_format(
+        kv = KeyedVectors.load_word2vec_format(
             str(path),
             binary=fmt == "word2vec-binary",
             no_header=fmt == "glove-text",
             limit=limit,
         )
     except Exception as exc:  # gensim raises many kinds on a bad file; one clear error here
+        problem = None
+        if fmt in ("word2vec-text", "glove-text"):
+            try:  # name the line that does not fit, not numpy's "could not broadcast"
+                problem = _text_problem(path, fmt, limit)
+            except Exception:  # fall back to the general message below
+                problem = None
+        if problem:
+            raise ValueError(problem) from exc
         raise ValueError(
             f"could not read {str(path)!r} as {fmt}: {type(exc).__name__}: {exc}. Is the file "
             f"complete, and is that the right format? (format= one of {list(FORMATS)})"
         ) from exc
+    # gensim reads COUNT vectors and ignores the rest: more lines than the header says is
+    # a header that disagrees with its vectors, not a smaller vocabulary
+    if fmt == "word2vec-text" and _more_lines_than_header(path, limit):
+        problem = _text_problem(path, fmt, limit)
+        if problem:
+            raise ValueError(problem)
+    return kv
 
 
 def _first_words(kv: KeyedVectors, limit: int | None) -> KeyedVectors:
@@ -359,7 +456,10 @@ def lookup_words(
     Returns
     -------
     words
-        List name → the words kept (as given in the list, not lower-cased).
+        List name → the words kept (as given in the list, not lower-cased). Entries of
+        one list that resolve to the same vector after the case handling (``"Muslim"``
+        and ``"muslim"`` on GloVe) are one word: the first spelling is kept, with a
+        ``UserWarning`` naming both.
     vectors
         List name → float64 array (n_kept, dim) of their vectors.
     report
@@ -382,10 +482,21 @@ def lookup_words(
     kept_words: dict[str, list[str]] = {}
     vectors: dict[str, np.ndarray] = {}
     miss: dict[str, tuple[str, ...]] = {}
+    duplicates: dict[str, list[tuple[str, str]]] = {}
     index = embeddings.key_to_index
     for name, words in lists.items():
         keys = [w.lower() if lowercase else w for w in words]
-        found = [(w, index[k]) for w, k in zip(words, keys, strict=True) if k in index]
+        found: list[tuple[str, int]] = []
+        first_spelling: dict[int, str] = {}
+        for w, k in zip(words, keys, strict=True):
+            i = index.get(k)
+            if i is None:
+                continue
+            if i in first_spelling:  # e.g. 'muslim' after 'Muslim' in a lower-cased lookup
+                duplicates.setdefault(name, []).append((w, first_spelling[i]))
+                continue
+            first_spelling[i] = w
+            found.append((w, i))
         miss[name] = tuple(w for w, k in zip(words, keys, strict=True) if k not in index)
         kept_words[name] = [w for w, _ in found]
         rows = np.fromiter((i for _, i in found), dtype=np.int64, count=len(found))
@@ -402,6 +513,20 @@ def lookup_words(
             f"{report.n_missing} words missing from the embeddings"
             f"{' ' + context if context else ''}"
             f" were dropped:\n{report}",
+            UserWarning,
+            stacklevel=3,
+        )
+    if duplicates:
+        # two entries of one list resolving to one vector would count it twice in every
+        # mean (MAC, WEAT, the fits): keep the first spelling, name both
+        listed = "; ".join(
+            f"list {name!r}: " + ", ".join(f"{w!r} is {kept!r}" for w, kept in pairs)
+            for name, pairs in duplicates.items()
+        )
+        how = "looked up in lower case" if lowercase else "looked up as given"
+        warnings.warn(
+            f"duplicate words{' ' + context if context else ''} after case handling ({how}) "
+            f"were dropped, keeping the first spelling: {listed}",
             UserWarning,
             stacklevel=3,
         )

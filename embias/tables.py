@@ -16,8 +16,15 @@ import numpy as np
 import pandas as pd
 from gensim.models import KeyedVectors
 
-from .embeddings import MissingWords, MissingWordsError, load_embeddings, lookup_words
-from .wordlists import Study, load_study
+from ._validation import UnknownNameError, check_choice, close_match_hint
+from .embeddings import (
+    MissingWords,
+    MissingWordsError,
+    is_uncased,
+    load_embeddings,
+    lookup_words,
+)
+from .wordlists import BUILTIN_STUDIES, Study, load_study
 
 __all__ = [
     "CONNECTIONS",
@@ -47,6 +54,8 @@ PUBLISHED_STUDIES: tuple[str, ...] = ("religion", "race", "gender", "weat1", "we
 PUBLISHED_EMBEDDINGS: tuple[str, ...] = ("reddit", "google", "glove", "reddit-debiased")
 #: the code the authors used for a comparison whose word was missing
 PUBLISHED_MISSING_CODE = -100.0
+#: how far outside [0, 2] a cosine distance may fall by float rounding (float32 vectors)
+DISTANCE_TOLERANCE = 1e-6
 
 
 def _compared_lists(study: Study) -> dict[str, tuple[str, ...]]:
@@ -95,17 +104,30 @@ def cosine_table(
     -------
     pandas.DataFrame
         Columns :data:`TABLE_COLUMNS`; ``attrs`` holds ``study``, ``missing``
-        (list → {missing, kept, total}) and ``lowercase``.
+        (list → {missing, kept, total}), ``lowercase`` (the case handling used) and
+        ``self_pairs_dropped``.
+
+    Warns
+    -----
+    UserWarning
+        Two entries of one list that are one word after the case handling (``"Muslim"``
+        and ``"muslim"`` on GloVe): the first spelling is kept, so every score counts
+        the word once. A protected word that is also a compared word: the row comparing
+        it with itself (distance 0 by construction) is dropped, listed in
+        ``attrs["self_pairs_dropped"]``.
 
     Raises
     ------
     ValueError
-        A list ends up empty, or a vector is zero or not finite (names the word).
+        A list ends up empty, a vector is zero or not finite (names the word), or two
+        protected classes hold one word (case variants on an uncased vocabulary).
     """
     study = load_study(study)
     if embedding_name is None:
         embedding_name = embeddings if isinstance(embeddings, str) else "custom"
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
+    if lowercase is None:
+        lowercase = is_uncased(kv)
     protected_lists = {f"protected:{c}": w for c, w in study.protected.items()}
     compared_lists = _compared_lists(study)
     words, vectors, report = lookup_words(
@@ -117,6 +139,53 @@ def cosine_table(
     )
     p_names = list(protected_lists)
     c_names = list(compared_lists)
+    # which vector each kept word resolved to, after the case handling: spellings that
+    # differ only in case are one word on an uncased vocabulary (GloVe)
+    row_of = kv.key_to_index
+
+    def rows(name: str) -> list[int]:
+        return [row_of[w.lower() if lowercase else w] for w in words[name]]
+
+    p_rows = np.concatenate([rows(n) for n in p_names])
+    c_rows = np.concatenate([rows(n) for n in c_names])
+    how = "looked up in lower case" if lowercase else "looked up as given"
+    first_class: dict[int, tuple[str, str]] = {}
+    for name in p_names:
+        cls = name.removeprefix("protected:")
+        for w, r in zip(words[name], rows(name), strict=True):
+            if r in first_class:  # the Study refuses equal strings; this is a case variant
+                other, other_cls = first_class[r]
+                raise ValueError(
+                    f"study {study.name!r}: the protected words {other!r} (class "
+                    f"{other_cls!r}) and {w!r} (class {cls!r}) are one word in these "
+                    f"embeddings ({how}); a word can belong to one protected class only")
+            first_class[r] = (w, cls)
+    # A protected word that is also a compared word gives a row comparing a vector with
+    # itself: cosine distance 0 by construction, no information about bias, yet it pulls
+    # its cell mean down. A warning (naming the words) and dropping those rows, not an
+    # error: the overlap can be a legitimate design — the shipped WEAT 10 list has 'Billy',
+    # which is the neutral list's 'billy' on uncased GloVe — and the words' other rows
+    # are still wanted.
+    self_mask = p_rows[:, None] == c_rows[None, :]
+    self_pairs: list[tuple[str, str]] = []
+    if self_mask.any():
+        p_words = [w for n in p_names for w in words[n]]
+        p_cls = [n.removeprefix("protected:") for n in p_names for _ in words[n]]
+        c_words = [w for n in c_names for w in words[n]]
+        c_labels = [n if ":" not in n else f"attribute class {n.split(':', 1)[1]!r}"
+                    for n in c_names for _ in words[n]]
+        described = []
+        for i, j in zip(*np.nonzero(self_mask), strict=True):
+            self_pairs.append((p_words[i], c_words[j]))
+            described.append(f"{p_words[i]!r} (class {p_cls[i]!r}) is {c_words[j]!r} "
+                             f"({c_labels[j]})")
+        warnings.warn(
+            f"study {study.name!r}: protected words that are also compared words: "
+            f"{', '.join(described)}; their {len(self_pairs)} self-comparison row(s) (cosine "
+            "distance 0 by construction) were dropped, the words' other rows kept",
+            UserWarning,
+            stacklevel=2,
+        )
     p_vec = np.vstack([vectors[n] for n in p_names])
     c_vec = np.vstack([vectors[n] for n in c_names])
     p_vec = p_vec / np.linalg.norm(p_vec, axis=1, keepdims=True)
@@ -155,13 +224,16 @@ def cosine_table(
             "embedding": embedding_name,
         }
     )
+    if self_pairs:
+        table = table.loc[~self_mask.ravel()].reset_index(drop=True)
     for col in ("protected_word", "protected_class", "word_to_compare", "word_class",
                 "connection", "embedding"):
         table[col] = table[col].astype(str)
     table.attrs = {
         "study": study.name,
         "missing": report.as_dict(),
-        "lowercase": bool(lowercase) if lowercase is not None else None,
+        "lowercase": bool(lowercase),
+        "self_pairs_dropped": self_pairs,
     }
     return table
 
@@ -172,7 +244,8 @@ def validate_table(table: pd.DataFrame, *, what: str = "table") -> pd.DataFrame:
     Raises
     ------
     ValueError
-        Missing columns, non-finite distances or unknown connection labels.
+        Missing columns, non-finite distances, distances outside [0, 2] (beyond float
+        rounding, :data:`DISTANCE_TOLERANCE`) or unknown connection labels.
     """
     need = ("protected_word", "word_to_compare", "connection", "cosine_distance")
     absent = [c for c in need if c not in table.columns]
@@ -187,6 +260,16 @@ def validate_table(table: pd.DataFrame, *, what: str = "table") -> pd.DataFrame:
         ex = table.iloc[bad[:3]][["protected_word", "word_to_compare"]].to_records(index=False)
         raise ValueError(f"{what} has {bad.size} NaN/infinite cosine distances (e.g. "
                          f"{[tuple(r) for r in ex]}); drop or fix those rows")
+    out = np.flatnonzero((dist < -DISTANCE_TOLERANCE) | (dist > 2 + DISTANCE_TOLERANCE))
+    if out.size:
+        shown = ", ".join(
+            f"row {table.index[i]} ({table['protected_word'].iat[i]!r}, "
+            f"{table['word_to_compare'].iat[i]!r}): {float(dist[i])!r}"
+            for i in out[:5]
+        )
+        more = f" and {out.size - 5} more" if out.size > 5 else ""
+        raise ValueError(f"{what} has {out.size} cosine distances outside [0, 2] (a cosine "
+                         f"distance is 1 − cosine similarity): {shown}{more}")
     unknown = sorted(set(table["connection"].unique()) - set(CONNECTIONS))
     if unknown:
         raise ValueError(f"{what} has unknown connection labels {unknown}; allowed: "
@@ -203,6 +286,23 @@ def _published_file(study: str, embedding: str) -> str:
     if study.startswith("weat"):
         return f"weat_{study.removeprefix('weat')}_{embedding}.csv.gz"
     return f"{study}_group_{embedding}_dataset.csv.gz"
+
+
+def _published_key(study: str, embedding: str) -> tuple[str, str]:
+    """Normalise a published table's names as :func:`embias.load_study` does (any case,
+    ``-``/``_`` ignored in the study: ``'Religion'``, ``'WEAT-7'``); check both."""
+    key = str(study).lower().replace("-", "").replace("_", "")
+    if key not in PUBLISHED_STUDIES:
+        # no "did you mean" for a shipped study the authors published no table for
+        hint = "" if key in BUILTIN_STUDIES else close_match_hint(key, PUBLISHED_STUDIES)
+        raise UnknownNameError(f"no published table for study {study!r}; available: "
+                               f"{list(PUBLISHED_STUDIES)}{hint}")
+    name = str(embedding).lower()
+    if name not in PUBLISHED_EMBEDDINGS:
+        raise UnknownNameError(f"unknown published embedding {embedding!r}; available: "
+                               f"{list(PUBLISHED_EMBEDDINGS)}"
+                               f"{close_match_hint(name, PUBLISHED_EMBEDDINGS)}")
+    return key, name
 
 
 def _published_dir() -> Path:
@@ -241,16 +341,9 @@ def load_published_table(
         Same columns as :func:`cosine_table` (``protected_class`` from the shipped
         study's lists, ``embedding`` = ``"published:<embedding>"``).
     """
-    if study not in PUBLISHED_STUDIES:
-        raise ValueError(f"no published table for study {study!r}; available: "
-                         f"{list(PUBLISHED_STUDIES)}")
-    if embedding not in PUBLISHED_EMBEDDINGS:
-        raise ValueError(f"unknown published embedding {embedding!r}; available: "
-                         f"{list(PUBLISHED_EMBEDDINGS)}")
-    if duplicates not in ("keep", "drop", "raise"):
-        raise ValueError(f"duplicates={duplicates!r} is not one of ['keep', 'drop', 'raise']")
-    if missing not in ("warn", "raise"):
-        raise ValueError(f"missing={missing!r} is not one of ['warn', 'raise']")
+    study, embedding = _published_key(study, embedding)
+    check_choice("duplicates", duplicates, ("keep", "drop", "raise"))
+    check_choice("missing", missing, ("warn", "raise"))
     path = _published_dir() / _published_file(study, embedding)
     raw = pd.read_csv(path, index_col=0)
     what = f"published table {study}/{embedding}"
@@ -339,11 +432,11 @@ def published_name(study: str, source: str) -> str:
     ValueError
         Unknown published table, or a study the authors published no table for.
     """
-    name = source.removeprefix("published:")
+    name = source.removeprefix("published:").lower()
     if name not in PUBLISHED_EMBEDDINGS:
         raise ValueError(f"unknown published table {source!r}; available: "
                          f"{['published:' + e for e in PUBLISHED_EMBEDDINGS]}")
-    if study not in PUBLISHED_STUDIES:
+    if str(study).lower().replace("-", "").replace("_", "") not in PUBLISHED_STUDIES:
         raise ValueError(f"the authors published no table for study {study!r}; "
                          f"published studies: {list(PUBLISHED_STUDIES)}")
     return name

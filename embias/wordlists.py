@@ -136,10 +136,19 @@ class Study:
                 if not clean[str(cls)]:
                     raise ValueError(f"study {self.name!r}: {label}[{cls!r}] is empty")
             set_(self, label, MappingProxyType(clean))
+        class_of: dict[str, str] = {}
+        for cls, words in self.protected.items():
+            for w in words:
+                if w in class_of:  # its rows would be counted under two classes
+                    raise ValueError(f"study {self.name!r}: the protected word {w!r} is in two "
+                                     f"protected classes, {class_of[w]!r} and {cls!r}; a word "
+                                     "can belong to one class only")
+                class_of[w] = cls
         for label in ("neutral", "human"):
             words = getattr(self, label)
             if isinstance(words, str):
-                raise ValueError(f"study {self.name!r}: {label} must be a list of words")
+                raise ValueError(f"study {self.name!r}: {label} must be a list of words, got "
+                                 f"the string {words!r}")
             set_(self, label, _dedupe(words, f"study {self.name!r} {label}"))
         assoc = dict(self.associations)
         for cls in self.protected:
@@ -157,7 +166,21 @@ class Study:
             raise ValueError(f"study {self.name!r}: associations name attribute classes "
                              f"{unknown_a} that are not in {sorted(self.attributes)}")
         set_(self, "associations", MappingProxyType(assoc))
+        for i, words in enumerate(self.definitional):
+            if isinstance(words, str):
+                raise ValueError(f"study {self.name!r}: definitional[{i}] must be a list of "
+                                 f"words, got the string {words!r}")
         set_(self, "definitional", tuple(tuple(s) for s in self.definitional))
+
+    def __repr__(self) -> str:
+        # counts per list, not the 6,000 characters of every word
+        def counts(groups: Mapping[str, tuple[str, ...]]) -> str:
+            return "{" + ", ".join(f"{c}: {len(w)}" for c, w in groups.items()) + "}"
+
+        extra = f", definitional={len(self.definitional)}" if self.definitional else ""
+        return (f"Study({self.name!r}, protected={counts(self.protected)}, "
+                f"attributes={counts(self.attributes)}, neutral={len(self.neutral)}, "
+                f"human={len(self.human)}{extra})")
 
     # ------------------------------------------------------------------ derived views
     @property
@@ -166,7 +189,7 @@ class Study:
         return tuple(self.protected)
 
     def protected_class_of(self) -> dict[str, str]:
-        """Protected word → its class (first class if a word sits in several)."""
+        """Protected word → its class (a word sits in one class only)."""
         out: dict[str, str] = {}
         for cls, words in self.protected.items():
             for w in words:
@@ -268,14 +291,25 @@ class Study:
         definitional: Sequence[Sequence[str]] = (),
     ) -> Study:
         """Build a study from plain dicts and lists (same checks as the constructor)."""
+
+        def words(value: Any) -> Any:
+            # a bare string stays a string, so the constructor refuses it (tuple() would
+            # split it into letters)
+            return value if isinstance(value, str) else tuple(value)
+
+        def groups(value: Any) -> Any:
+            if not isinstance(value, Mapping):
+                return value  # the constructor names what is wrong with it
+            return {k: words(v) for k, v in value.items()}
+
         return cls(
             name=name,
-            protected={k: tuple(v) for k, v in protected.items()},
-            attributes={k: tuple(v) for k, v in attributes.items()},
-            neutral=tuple(neutral),
-            human=tuple(human),
+            protected=groups(protected),
+            attributes=groups(attributes),
+            neutral=words(neutral),
+            human=words(human),
             associations=dict(associations or {}),
-            definitional=tuple(tuple(s) for s in definitional),
+            definitional=tuple(words(s) for s in definitional),
         )
 
 

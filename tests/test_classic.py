@@ -85,11 +85,11 @@ def test_unequal_sizes_exact_p_brute_force(glove):
 
 def test_monte_carlo_p_within_its_standard_error_of_exact(glove):
     exact = embias.weat_test("weat9", glove)  # C(12, 6) = 924 partitions, p ≈ 0.045
-    mc = embias.weat_test("weat9", glove, permutations=20_000, random_state=1)
+    mc = embias.weat_test("weat9", glove, permutations=20_000, random_seed=1)
     assert exact.exact and not mc.exact and mc.n_permutations == 20_000
     assert mc.random_seed == 1
     assert abs(mc.p_value - exact.p_value) <= 3 * mc.p_value_se  # 3 MC standard errors
-    again = embias.weat_test("weat9", glove, permutations=20_000, random_state=1)
+    again = embias.weat_test("weat9", glove, permutations=20_000, random_seed=1)
     assert again.p_value == mc.p_value  # seeded: repeatable
 
 
@@ -124,7 +124,7 @@ def test_effect_sizes_match_an_independent_loop_over_gensim(glove):
     for i in range(1, 11):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            r = embias.weat_test(f"weat{i}", glove, permutations=10, random_state=0)
+            r = embias.weat_test(f"weat{i}", glove, permutations=10, random_seed=0)
         X, Y, A, B = ([w.lower() for w in ws if w.lower() in glove.key_to_index]
                       for ws in embias.load_study(f"weat{i}").weat_sets())
 
@@ -144,20 +144,20 @@ def test_weat_glove_figures_for_the_readme(glove):
     for i, e in enumerate(expected, start=1):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            r = embias.weat_test(f"weat{i}", glove, permutations=10, random_state=0)
+            r = embias.weat_test(f"weat{i}", glove, permutations=10, random_seed=0)
         assert r.effect_size == pytest.approx(e, abs=5e-4)
 
 
-def test_weat_validation(toy):
+def test_weat_validation(toy, make_kv):
     with pytest.raises(ValueError, match=r"permutations must be 'auto', 'exact' or a positive"):
         embias.weat(toy, ["x1"], ["y1"], ["a"], ["b"], permutations=0)
     with pytest.raises(ValueError, match=r"alternative='bigger' is not one of"):
         embias.weat(toy, ["x1"], ["y1"], ["a"], ["b"], alternative="bigger")
+    # every target on the diagonal: s = cos(w, a) − cos(w, b) = 0 for all four words
+    flat = make_kv({"a": [1, 0], "b": [0, 1], "p": [1, 1], "q": [2, 2], "r": [3, 3],
+                    "t": [-1, -1]}, dtype=np.float64)
     with pytest.raises(ValueError, match=r"zero spread"):
-        embias.weat(toy, ["x1"], ["x1"], ["a"], ["b"])
-    with pytest.raises(ValueError, match=r"random_state must be"):
-        embias.weat(toy, ["x1", "x2"], ["y1", "y2"], ["a"], ["b"], permutations=5,
-                    random_state=-1)
+        embias.weat(flat, ["p", "q"], ["r", "t"], ["a"], ["b"])
 
 
 def test_weat_interval_row(glove):
@@ -250,3 +250,58 @@ def test_mac_interval_table_and_errors(glove):
     controls_only = embias.load_published_table("religion", "reddit").query("connection == 'none'")
     with pytest.raises(ValueError, match=r"needs 'associated'/'different' rows"):
         embias.mac(controls_only)
+
+
+# ---------------------------------------------------------------- issue 11 (3, 5, seed)
+def test_weat_refuses_fewer_than_two_words_per_target_set(toy):
+    why = ("WEAT compares two samples of target words, and one word is no sample: with one "
+           "word in each set the effect size is always ±√2 — the sample sd of two values is "
+           "|difference|/√2 — whatever the embeddings")
+    with pytest.raises(ValueError) as info:
+        embias.weat(toy, ["x1"], ["y1", "y2"], ["a"], ["b"])
+    assert str(info.value) == (
+        f"the number of X words found in the embeddings must be an integer ≥ 2, got 1 ({why})")
+    with pytest.raises(ValueError) as info:
+        embias.weat(toy, ["x1", "x2"], ["y1"], ["a"], ["b"], set_names=("p", "q", "A", "B"))
+    assert str(info.value) == (
+        f"the number of Y words ('q') found in the embeddings must be an integer ≥ 2, got 1 "
+        f"({why})")
+    # two listed words of which one is missing from the embeddings: refused the same way
+    with pytest.warns(UserWarning, match="zzz"), pytest.raises(ValueError, match=r"got 1"):
+        embias.weat(toy, ["x1", "zzz"], ["y1", "y2"], ["a"], ["b"])
+
+
+def test_weat_counts_case_variants_once(glove):
+    X, Y = ["Muslim", "muslim", "islam"], ["jew", "judaism"]
+    with pytest.warns(UserWarning, match=r"list 'X': 'muslim' is 'Muslim'"):
+        r = embias.weat(glove, X, Y, ["violent"], ["greedy"])
+    assert list(r.s_values.word) == ["Muslim", "islam", "jew", "judaism"]
+    assert r.exact and r.n_permutations == math.comb(4, 2)  # not C(5, 3)
+
+    def s(w):
+        return float(glove.similarity(w, "violent") - glove.similarity(w, "greedy"))
+
+    sx, sy = [s("muslim"), s("islam")], [s("jew"), s("judaism")]
+    d = (np.mean(sx) - np.mean(sy)) / np.std(sx + sy, ddof=1)
+    assert r.effect_size == pytest.approx(d, abs=1e-5)
+
+
+def test_weat_seed_is_random_seed(toy, glove):
+    with pytest.raises(ValueError) as info:
+        embias.weat(toy, ["x1", "x2"], ["y1", "y2"], ["a"], ["b"], permutations=5,
+                    random_seed=-1)
+    assert str(info.value) == ("random_seed must be a non-negative integer, a numpy Generator "
+                               "or None, got -1")
+    with pytest.raises(TypeError, match=r"random_state"):
+        embias.weat(toy, ["x1", "x2"], ["y1", "y2"], ["a"], ["b"], random_state=0)
+    a = embias.weat_test("weat9", glove, permutations=500, random_seed=7)
+    b = embias.weat_test("weat9", glove, permutations=500,
+                         random_seed=np.random.default_rng(7))
+    assert a.random_seed == 7 and b.random_seed is None
+    np.testing.assert_array_equal(a.null_effect_sizes, b.null_effect_sizes)
+    fresh = embias.weat_test("weat9", glove, permutations=500, random_seed=None)
+    again = embias.weat_test("weat9", glove, permutations=500, random_seed=fresh.random_seed)
+    assert again.p_value == fresh.p_value  # the drawn seed is recorded and repeats the run
+    pairs = embias.weat_pairs(glove, "religion", permutations=200, random_seed=3)
+    assert list(pairs.group) == ["christian vs jewish", "christian vs muslim",
+                                 "jewish vs muslim"]

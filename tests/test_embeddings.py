@@ -117,3 +117,111 @@ def test_lookup_rejects_zero_and_nan_vectors(make_kv):
         lookup_words(kv, {"a": ["good", "zero"]})
     with pytest.raises(ValueError, match=r"zero or non-finite vectors for \['nan'\] in list 'b'"):
         lookup_words(kv, {"b": ["nan", "good"]})
+
+
+# ------------------------------------------------- issue 11.1: text files that do not fit
+EIGHT_WORDS = ["jew", "christian", "muslim", "greedy", "violent", "critical", "table", "chair"]
+
+
+def _word2vec_text(tmp_path, make_kv, header: str) -> tuple[KeyedVectors, object, list[str]]:
+    """8 words × 5 dims saved by gensim as word2vec text, the header replaced by ``header``."""
+    rng = np.random.default_rng(11)
+    kv = make_kv({w: rng.normal(size=5).tolist() for w in EIGHT_WORDS})
+    path = tmp_path / "vectors.txt"
+    kv.save_word2vec_format(str(path), binary=False)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "8 5" and lines[1].split()[0] == "jew" and len(lines) == 9
+    path.write_text("\n".join([header, *lines[1:]]) + "\n", encoding="utf-8")
+    return kv, path, lines
+
+
+def test_word2vec_text_header_narrower_than_vectors_is_named(tmp_path, make_kv):
+    _, path, _ = _word2vec_text(tmp_path, make_kv, "8 4")
+    # text, not binary: before the fix this loaded as binary and gave 8 "words" such as
+    # '210486' with shape (8, 4)
+    assert detect_format(path) == "word2vec-text"
+    with pytest.raises(ValueError) as info:
+        embias.load_embeddings(path)
+    assert str(info.value) == (
+        f"{str(path)!r}: the word2vec text header '8 4' says 8 words × 4 dimensions, but "
+        "line 2 (word 'jew') has 5 numbers after the word; fix the header or the file"
+    )
+
+
+def test_word2vec_text_header_wider_than_vectors_is_named(tmp_path, make_kv):
+    _, path, _ = _word2vec_text(tmp_path, make_kv, "8 6")
+    assert detect_format(path) == "word2vec-text"
+    with pytest.raises(ValueError, match=r"the word2vec text header '8 6' says 8 words × 6 "
+                                         r"dimensions, but line 2 \(word 'jew'\) has 5 "
+                                         r"numbers after the word"):
+        embias.load_embeddings(path)
+
+
+def test_word2vec_text_header_count_disagreeing_is_named(tmp_path, make_kv):
+    kv, path, _ = _word2vec_text(tmp_path, make_kv, "10 5")
+    with pytest.raises(ValueError) as info:
+        embias.load_embeddings(path)
+    assert str(info.value) == (
+        f"{str(path)!r}: the word2vec text header '10 5' says 10 words × 5 dimensions, but "
+        "the file has 8 vector lines (the last is line 9, word 'chair'); fix the header or "
+        "the file"
+    )
+    # fewer words in the header than lines: gensim would silently read the first 5 only
+    _, path, _ = _word2vec_text(tmp_path, make_kv, "5 5")
+    with pytest.raises(ValueError) as info:
+        embias.load_embeddings(path)
+    assert str(info.value) == (
+        f"{str(path)!r}: the word2vec text header '5 5' says 5 words × 5 dimensions, but "
+        "line 7 (word 'critical') holds vector number 6; fix the header or the file"
+    )
+    # asking for the first 5 words of that file is fine: the rest is not read
+    first = embias.load_embeddings(path, limit=5)
+    assert first.index_to_key == EIGHT_WORDS[:5]
+    np.testing.assert_allclose(first.vectors, kv.vectors[:5], atol=1e-6)
+
+
+def test_glove_line_of_the_wrong_width_names_line_and_word(tmp_path, make_kv):
+    _, _, lines = _word2vec_text(tmp_path, make_kv, "8 5")
+    rows = lines[1:]
+    rows[3] = " ".join(rows[3].split()[:-1])  # line 4, 'greedy': 4 numbers instead of 5
+    path = tmp_path / "glove.txt"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert detect_format(path) == "glove-text"
+    with pytest.raises(ValueError) as info:
+        embias.load_embeddings(path)
+    assert str(info.value) == (
+        f"{str(path)!r}: GloVe text line 4 (word 'greedy') has 4 numbers after the word, but "
+        "the first line has 5; every line must be a word and 5 numbers"
+    )
+    rows = lines[1:]
+    rows[5] = rows[5].rsplit(" ", 1)[0] + " 0.1x"  # line 6, 'critical': not a number
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        embias.load_embeddings(path)
+    assert str(info.value) == (
+        f"{str(path)!r}: GloVe text line 6 (word 'critical') has a value that is not a "
+        "number: '0.1x'"
+    )
+
+
+# ------------------------------------------------- issue 11.3: case variants are one word
+def test_lookup_keeps_one_of_two_spellings_of_the_same_vector(glove, make_kv):
+    with pytest.warns(UserWarning) as record:
+        words, vectors, report = lookup_words(
+            glove, {"muslim": ["Muslim", "muslim", "islam"], "other": ["jew", "Jew", "JEW"]})
+    assert [str(r.message) for r in record] == [
+        "duplicate words after case handling (looked up in lower case) were dropped, "
+        "keeping the first spelling: list 'muslim': 'muslim' is 'Muslim'; list 'other': "
+        "'Jew' is 'jew', 'JEW' is 'jew'"
+    ]
+    assert words == {"muslim": ["Muslim", "islam"], "other": ["jew"]}
+    np.testing.assert_array_equal(vectors["muslim"][0], glove["muslim"].astype(float))
+    assert vectors["muslim"].shape == (2, 50) and not report
+    # a cased vocabulary keeps both spellings: they are different words there
+    kv = make_kv({"Muslim": [1.0, 0.0], "muslim": [0.0, 1.0]})
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        words, _, _ = lookup_words(kv, {"p": ["Muslim", "muslim"]})
+    assert words == {"p": ["Muslim", "muslim"]}

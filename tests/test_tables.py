@@ -131,9 +131,13 @@ def test_property_table_equals_pairwise_cosines(make_kv, data, dim, n_words):
     study = embias.Study.from_dicts(
         "prop", {"p": words[:cut], "q": words[cut:half]},
         {"p": words[half:half + 1], "q": words[half + 1:]}, neutral=words[:2])
-    t = embias.cosine_table(kv, study)
+    # words[0] and words[1] are protected words and neutral ones: their two
+    # self-comparison rows are dropped with a warning
+    with pytest.warns(UserWarning, match=r"'w0' \(class 'p'\) is 'w0' \(neutral\), 'w1'"):
+        t = embias.cosine_table(kv, study)
     n_compared = (len(words) - half) + 2
-    assert len(t) == half * n_compared
+    assert len(t) == half * n_compared - 2
+    assert not (t.protected_word == t.word_to_compare).any()
     for r in t.itertuples():
         u, v = kv[r.protected_word], kv[r.word_to_compare]
         cos = float(u @ v / np.linalg.norm(u) / np.linalg.norm(v))
@@ -227,3 +231,116 @@ def test_validate_table_errors():
     bad.loc[0, "connection"] = "related"
     with pytest.raises(ValueError, match=r"unknown connection labels \['related'\]"):
         validate_table(pd.DataFrame(bad))
+
+
+# ------------------------------------------------------------- issue 11 (3, 4, 13)
+@pytest.fixture(scope="module")
+def cased_study():
+    return embias.Study.from_dicts(
+        "cased", {"muslim": ["Muslim", "muslim", "islam"], "jewish": ["jew", "judaism"]},
+        {"muslim_stereotype": ["violent"], "jewish_stereotype": ["greedy"]})
+
+
+def test_case_variants_count_once_in_table_and_mac(glove, cased_study):
+    with pytest.warns(UserWarning) as record:
+        t = embias.cosine_table(glove, cased_study)
+    assert [str(r.message) for r in record] == [
+        "duplicate words for study 'cased' after case handling (looked up in lower case) were "
+        "dropped, keeping the first spelling: list 'protected:muslim': 'muslim' is 'Muslim'"
+    ]
+    # 4 protected words (not 5) × 2 attribute words
+    assert len(t) == 8
+    assert list(dict.fromkeys(t.protected_word)) == ["Muslim", "islam", "jew", "judaism"]
+    # MAC by hand from gensim's similarity: each word counted once
+    pairs = [(w, a) for w in ("muslim", "islam", "jew", "judaism") for a in ("violent", "greedy")]
+    hand = np.mean([1 - float(glove.similarity(w, a)) for w, a in pairs])
+    assert embias.mac(t).value == pytest.approx(hand, abs=1e-6)
+    assert hand == pytest.approx(0.70277, abs=1e-5)
+    with pytest.warns(UserWarning, match=r"'muslim' is 'Muslim'"):
+        assert embias.mac(glove, cased_study).value == pytest.approx(hand, abs=1e-6)
+
+
+def test_protected_word_that_is_also_compared_drops_the_self_pair_with_warning(make_kv):
+    kv = make_kv({"x": [1, 0], "y": [0, 1], "a": [1, 1], "b": [-1, 0], "n": [3, 4]})
+    study = embias.Study.from_dicts("self", {"X": ["x"], "Y": ["y"]},
+                                    {"X": ["a"], "Y": ["b"]}, neutral=["x", "n"])
+    with pytest.warns(UserWarning) as record:
+        t = embias.cosine_table(kv, study)
+    assert [str(r.message) for r in record] == [
+        "study 'self': protected words that are also compared words: 'x' (class 'X') is "
+        "'x' (neutral); their 1 self-comparison row(s) (cosine distance 0 by construction) "
+        "were dropped, the words' other rows kept"
+    ]
+    got = {(r.protected_word, r.word_to_compare): round(r.cosine_distance, 7)
+           for r in t.itertuples()}
+    # by hand: x·a/|a| = 1/√2, x·b = −1, x·n/5 = 0.6; y·x = 0, y·a = 1/√2, y·b = 0, y·n = .8
+    assert got == {("x", "a"): round(1 - 1 / np.sqrt(2), 7), ("x", "b"): 2.0,
+                   ("x", "n"): 0.4, ("y", "a"): round(1 - 1 / np.sqrt(2), 7),
+                   ("y", "b"): 1.0, ("y", "x"): 1.0, ("y", "n"): 0.2}
+    assert t.attrs["self_pairs_dropped"] == [("x", "x")]
+
+
+def test_shipped_weat10_billy_is_protected_and_neutral_on_glove(glove):
+    # 'Billy' (young names) and 'billy' (neutral list) are one GloVe word
+    with pytest.warns(UserWarning) as record:
+        t = embias.cosine_table(glove, "weat10")
+    messages = [str(r.message) for r in record]
+    assert ("study 'weat10': protected words that are also compared words: 'Billy' (class "
+            "'youngnames') is 'billy' (neutral); their 1 self-comparison row(s) (cosine "
+            "distance 0 by construction) were dropped, the words' other rows kept") in messages
+    assert t.cosine_distance.min() > 0.05
+    assert not ((t.protected_word == "Billy") & (t.word_to_compare == "billy")).any()
+    assert ((t.protected_word == "Billy") & (t.connection == "none")).sum() == (
+        (t.protected_word == "Tiffany") & (t.connection == "none")).sum() - 1
+
+
+def test_case_variants_in_two_protected_classes_are_an_error(glove):
+    study = embias.Study.from_dicts("two", {"a": ["Jew", "rabbi"], "b": ["jew", "priest"]},
+                                    {"a": ["greedy"]})
+    with pytest.raises(ValueError) as info:
+        embias.cosine_table(glove, study)
+    assert str(info.value) == (
+        "study 'two': the protected words 'Jew' (class 'a') and 'jew' (class 'b') are one word "
+        "in these embeddings (looked up in lower case); a word can belong to one protected "
+        "class only")
+
+
+def test_validate_table_refuses_distances_outside_0_2():
+    from embias.tables import validate_table
+
+    good = embias.load_published_table("religion", "reddit")
+    bad = good.copy()
+    bad.loc[5, "cosine_distance"] = -3.0
+    bad.loc[9, "cosine_distance"] = 2.5
+    r5, r9 = good.loc[5], good.loc[9]
+    with pytest.raises(ValueError) as info:
+        validate_table(bad)
+    assert str(info.value) == (
+        "table has 2 cosine distances outside [0, 2] (a cosine distance is 1 − cosine "
+        f"similarity): row 5 ({r5.protected_word!r}, {r5.word_to_compare!r}): -3.0, row 9 "
+        f"({r9.protected_word!r}, {r9.word_to_compare!r}): 2.5")
+    # rounding of a distance computed in float32 is not an error
+    ok = good.copy()
+    ok.loc[5, "cosine_distance"] = -1e-7
+    validate_table(ok)
+
+
+def test_published_table_names_are_case_insensitive():
+    lower = embias.load_published_table("religion", "reddit")
+    for study, embedding in [("Religion", "reddit"), ("RELIGION", "Reddit")]:
+        t = embias.load_published_table(study, embedding)  # failed before the fix
+        pd.testing.assert_frame_equal(t, lower)
+        assert t.attrs == lower.attrs and t.attrs["study"] == "religion"
+    with pytest.warns(UserWarning, match=r"'literaly'"):
+        weat7 = embias.load_published_table("WEAT-7", "glove")
+    with pytest.warns(UserWarning, match=r"'literaly'"):
+        pd.testing.assert_frame_equal(weat7, embias.load_published_table("weat7", "glove"))
+    with pytest.raises(ValueError) as info:
+        embias.load_published_table("WEAT2", "reddit")
+    assert str(info.value) == ("no published table for study 'WEAT2'; available: "
+                               "['religion', 'race', 'gender', 'weat1', 'weat7']")
+    with pytest.raises(ValueError) as info:
+        embias.load_published_table("religon", "Reddit")
+    assert str(info.value) == ("no published table for study 'religon'; available: "
+                               "['religion', 'race', 'gender', 'weat1', 'weat7'] (did you "
+                               "mean 'religion'?)")

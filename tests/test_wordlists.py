@@ -126,3 +126,44 @@ def test_wheel_ships_word_lists_and_tables(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True,
                          capture_output=True, text=True, env={"PYTHONPATH": str(target)})
     assert out.stdout.split() == ["226", "4830"]
+
+
+# ---------------------------------------------------------------- issue 11 (2, 4, 13)
+def test_from_dicts_rejects_a_bare_string_like_the_constructor():
+    expected = "study 's': protected['a'] must be a list of words, got the string 'jew'"
+    with pytest.raises(ValueError) as direct:
+        Study(name="s", protected={"a": "jew", "b": ("x",)}, attributes={"a": ("y",)})
+    # before the fix from_dicts split 'jew' into ('j', 'e', 'w')
+    with pytest.raises(ValueError) as via_dicts:
+        Study.from_dicts("s", {"a": "jew", "b": ["x"]}, {"a": ["y"]})
+    assert str(via_dicts.value) == str(direct.value) == expected
+    with pytest.raises(ValueError) as info:
+        Study.from_dicts("s", {"a": ["jew"]}, {"a": "greedy"})
+    assert str(info.value) == ("study 's': attributes['a'] must be a list of words, got the "
+                               "string 'greedy'")
+    with pytest.raises(ValueError) as info:
+        Study.from_dicts("s", {"a": ["jew"]}, {"a": ["y"]}, neutral="table")
+    assert str(info.value) == ("study 's': neutral must be a list of words, got the string "
+                               "'table'")
+    with pytest.raises(ValueError) as info:
+        Study.from_dicts("s", {"a": ["jew"]}, {"a": ["y"]}, definitional=["jew christian"])
+    assert str(info.value) == ("study 's': definitional[0] must be a list of words, got the "
+                               "string 'jew christian'")
+
+
+def test_a_word_in_two_protected_classes_is_an_error():
+    with pytest.raises(ValueError) as info:
+        Study.from_dicts("s", {"a": ["jew", "rabbi"], "b": ["priest", "jew"], "c": ["imam"]},
+                         {"a": ["y"]})
+    assert str(info.value) == ("study 's': the protected word 'jew' is in two protected "
+                               "classes, 'a' and 'b'; a word can belong to one class only")
+
+
+def test_study_repr_shows_counts_per_list():
+    assert repr(embias.load_study("religion")) == (
+        "Study('religion', protected={christian: 5, jewish: 5, muslim: 5}, "
+        "attributes={christian_stereotype: 3, jewish_stereotype: 4, muslim_stereotype: 4}, "
+        "neutral=226, human=85, definitional=5)"
+    )
+    toy = Study.from_dicts("toy", {"p": ["a", "b"]}, {"p": ["x"]})
+    assert repr(toy) == "Study('toy', protected={p: 2}, attributes={p: 1}, neutral=0, human=0)"
