@@ -33,7 +33,7 @@ def main() -> None:
     t, table = best_of(lambda: embias.cosine_table(kv, "weat3"))
     print(f"cosine_table(glove, 'weat3') [{len(table)} rows]: {t * 1e3:.1f} ms")
 
-    t, r = best_of(lambda: embias.weat_test("weat2", kv, permutations=100_000, random_state=0),
+    t, r = best_of(lambda: embias.weat_test("weat2", kv, permutations=100_000, random_seed=0),
                    repeat=3)
     print(f"WEAT 25+25 (weat2), 100,000 Monte Carlo permutations: {t:.3f} s "
           f"(p = {r.p_value:.2e} ± {r.p_value_se:.1e})   target well under 1 s")

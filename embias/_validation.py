@@ -102,7 +102,7 @@ def check_number(name: str, value: Any, *, low: float | None = None,
                  high: float | None = None, low_open: bool = False,
                  high_open: bool = False) -> float:
     """A finite real number in the given range (open or closed at either end)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) and not _is_number(value):
+    if isinstance(value, bool) or (not isinstance(value, int | float) and not _is_number(value)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     x = float(value)
     bad = not math.isfinite(x)
@@ -144,7 +144,10 @@ def check_probability(name: str, value: Any) -> float:
 
 def check_share(name: str, value: Any) -> float:
     """A share in (0, 1] (``min_shared``)."""
-    return check_number(name, value, low=0.0, high=1.0, low_open=True)
+    try:
+        return check_number(name, value, low=0.0, high=1.0, low_open=True)
+    except ValueError:
+        raise ValueError(f"{name} must be a share in (0, 1], got {value!r}") from None
 
 
 def check_rope(value: Any, *, name: str = "rope") -> float:

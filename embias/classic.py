@@ -7,11 +7,12 @@ pre-averaged numbers claim more than the data support.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -20,14 +21,17 @@ from scipy import stats
 
 from ._validation import check_int, resolve_rng
 from .embeddings import load_embeddings, lookup_words
-from .report import interval_table
+from .report import interval_table, stack_interval_tables
 from .tables import cosine_table, validate_table
 from .wordlists import Study, load_study
 
 __all__ = [
+    "CLASSIC_CI_PROB",
     "MacResult",
     "WeatResult",
     "association_scores",
+    "classic_changes",
+    "classic_scores",
     "mac",
     "mac_ttest",
     "weat",
@@ -491,6 +495,7 @@ def mac_ttest(before: MacResult, after: MacResult) -> stats._result_classes.Ttes
                          "class) pairs; the paired t-test needs at least 2")
     return stats.ttest_rel(merged["S_before"], merged["S_after"])
 
+
 # --------------------------------------------------------------------------- overview
 #: Effect sizes Caliskan et al. (2017) report for GloVe 840B, tests 1–10.
 CALISKAN_840B: tuple[float, ...] = (1.50, 1.53, 1.41, 1.50, 1.28, 1.81, 1.06, 1.24, 1.38,
@@ -536,3 +541,136 @@ def weat_overview(
             "missing": ", ".join(f"{k}:{v}" for k, v in missing.items()) or "none",
         })
     return pd.DataFrame(rows)
+
+
+# =========================================================================== the same table
+#: Confidence level of the classic (MAC t) intervals of :func:`classic_scores` and
+#: :func:`classic_changes`.
+CLASSIC_CI_PROB = 0.95
+
+
+
+def _table_weat(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """WEAT effect size of every pair of protected classes, from the table's attribute
+    rows (``associated``/``different``)."""
+    if "protected_class" not in table.columns:
+        return []
+    assoc = table[table["connection"] == "associated"]
+    attr_of = assoc.groupby("protected_class")["word_class"].first().to_dict()
+    classes = [c for c in table["protected_class"].unique() if c in attr_of]
+    if "cosine_similarity" in table.columns:
+        sim = table["cosine_similarity"].astype(float)
+    else:
+        sim = 1.0 - table["cosine_distance"].astype(float)
+    attrs = table[table["word_class"].isin(set(attr_of.values()))].assign(sim=sim)
+    mean_sim = attrs.groupby(["protected_word", "word_class"])["sim"].mean()
+    word_class = table.groupby("protected_word")["protected_class"].first()
+    rows = []
+    for i, cx in enumerate(classes):
+        for cy in classes[i + 1:]:
+            a, b = attr_of[cx], attr_of[cy]
+            x = [w for w in word_class.index if word_class[w] == cx]
+            y = [w for w in word_class.index if word_class[w] == cy]
+            try:
+                s_x = np.array([mean_sim[(w, a)] - mean_sim[(w, b)] for w in x])
+                s_y = np.array([mean_sim[(w, a)] - mean_sim[(w, b)] for w in y])
+                effect = weat_effect_size(s_x, s_y)
+            except (KeyError, ValueError):
+                continue
+            rows.append({"estimand": "weat_effect_size", "group": f"{cx} vs {cy}",
+                         "estimate": float(effect), "lower": np.nan, "upper": np.nan})
+    return rows
+
+
+
+def classic_scores(table: pd.DataFrame, *, ci_prob: float = CLASSIC_CI_PROB) -> pd.DataFrame:
+    """The classic pre-averaged scores of the same table, as interval-table rows.
+
+    MAC overall and per connection (:func:`embias.mac`, Student-t intervals) and, when
+    the table has ``protected_class``, the WEAT effect size of every pair of protected
+    classes computed from the table's rows (X, Y = the two classes' protected words,
+    A, B = their associated attribute classes; no interval: the permutation test needs
+    the embeddings, see :func:`weat_pairs`). Empty when the table has no
+    ``word_class`` column.
+    """
+    parts = []
+    if "word_class" not in table.columns:  # MAC and WEAT need the attribute classes
+        return interval_table([], ci_prob=None, ci_kind="none")
+    attr = table[table["connection"].isin(["associated", "different"])]
+    if not attr.empty:  # MAC reads only the attribute rows
+        parts.append(mac(attr).to_interval_table(ci_prob=ci_prob))
+    weat_rows = _table_weat(attr)
+    if weat_rows:
+        parts.append(interval_table(weat_rows, ci_prob=None, ci_kind="none"))
+    if not parts:
+        return interval_table([], ci_prob=None, ci_kind="none")
+    return pd.concat(parts, ignore_index=True)
+
+
+
+def _sub_mac(result: MacResult, connection: str) -> MacResult:
+    if connection == "all":
+        return result
+    s = result.s_values[result.s_values["connection"] == connection]
+    return dataclasses.replace(result, value=float(s["S"].mean()), s_values=s)
+
+
+
+def classic_changes(
+    tables: Mapping[str, pd.DataFrame],
+    *,
+    reference: str,
+    ci_prob: float = CLASSIC_CI_PROB,
+) -> pd.DataFrame:
+    """Classic scores of every embedding and their changes against the reference.
+
+    Per embedding: :func:`classic_scores` (MAC overall and per connection
+    with Student-t intervals, WEAT effect size per pair of protected classes). Per
+    non-reference embedding: ``mac_change`` (MAC(e) − MAC(reference), overall and per
+    connection) with the Student-t interval and p-value of Manzini et al.'s paired
+    t-test over the S values (:func:`mac_ttest`), and ``weat_change`` (difference
+    of WEAT effect sizes; no interval).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Interval table with ``embedding`` (and ``reference`` for change rows).
+    """
+    per = stack_interval_tables({label: classic_scores(t, ci_prob=ci_prob)
+                                 for label, t in tables.items()}, key="embedding")
+    per["reference"] = ""
+    macs = {label: mac(t) for label, t in tables.items()
+            if t["connection"].isin(["associated", "different"]).any()}
+    mac_rows, weat_rows = [], []
+    for label in tables:
+        if label == reference:
+            continue
+        if label in macs and reference in macs:
+            groups = ["all", *[c for c in ("associated", "different")
+                               if (macs[reference].s_values["connection"] == c).any()]]
+            for group in groups:
+                before, after = _sub_mac(macs[reference], group), _sub_mac(macs[label], group)
+                test = mac_ttest(before, after)  # tests before − after
+                ci = test.confidence_interval(ci_prob)
+                mac_rows.append({
+                    "estimand": "mac_change", "group": group, "embedding": label,
+                    "reference": reference, "estimate": -(ci.low + ci.high) / 2,
+                    "lower": -ci.high, "upper": -ci.low, "p_value": float(test.pvalue),
+                    "n_S": int(test.df) + 1, "mac_reference": before.value,
+                    "mac_embedding": after.value,
+                })
+        weat_ref = per[(per["embedding"] == reference) & (per["estimand"] == "weat_effect_size")]
+        weat_e = per[(per["embedding"] == label) & (per["estimand"] == "weat_effect_size")]
+        both = weat_ref.merge(weat_e, on="group", suffixes=("_ref", "_e"))
+        for _, row in both.iterrows():
+            weat_rows.append({"estimand": "weat_change", "group": row["group"],
+                              "embedding": label, "reference": reference,
+                              "estimate": row["estimate_e"] - row["estimate_ref"],
+                              "lower": np.nan, "upper": np.nan})
+    parts = [per]
+    if mac_rows:
+        parts.append(interval_table(mac_rows, ci_prob=ci_prob, ci_kind="t"))
+    if weat_rows:
+        parts.append(interval_table(weat_rows, ci_prob=None, ci_kind="none"))
+    return stack_interval_tables(parts)
+

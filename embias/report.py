@@ -24,19 +24,16 @@ renderer, so a label cannot drift from the numbers it describes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-if TYPE_CHECKING:  # pragma: no cover
-    from matplotlib.figure import Figure
-
 __all__ = [
     "CI_KINDS",
+    "DECISIONS",
     "INTERVAL_COLUMNS",
     "combine_interval_tables",
-    "DECISIONS",
     "interval_table",
     "rope_decision",
     "stack_interval_tables",
@@ -200,37 +197,64 @@ def validate_interval_table(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def stack_interval_tables(
+    tables: Mapping[str, pd.DataFrame] | Sequence[pd.DataFrame],
+    *,
+    key: str = "embedding",
+) -> pd.DataFrame:
+    """Stack interval tables into one: the one stacking helper of embias.
+
+    Parameters
+    ----------
+    tables
+        A mapping label → interval table (e.g. ``{"biased": t1, "hard": t2}``): each
+        block is labelled in a new column ``key``; or a sequence of interval tables with
+        possibly different extra columns, stacked as they are (empty ones skipped).
+        Text columns missing from a block are filled with ``""``, numeric ones with NaN.
+    key
+        Name of the label column for a mapping (``"embedding"`` by default); placed right
+        after ``group``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One interval table.
+
+    Raises
+    ------
+    ValueError
+        No tables, something that is not an interval table, or a labelled table that
+        already has the ``key`` column.
+    """
+    if isinstance(tables, Mapping):
+        parts = []
+        for label, table in tables.items():
+            validate_interval_table(table)
+            if key in table.columns:
+                raise ValueError(f"table {label!r} already has a {key!r} column")
+            part = table.copy()
+            part.insert(2, key, label)
+            parts.append(part)
+    else:
+        parts = [validate_interval_table(t) for t in tables]
+    parts = [p for p in parts if not p.empty] or parts[:1]
+    if not parts:
+        raise ValueError("stack_interval_tables() needs at least one table, got none")
+    out = pd.concat(parts, ignore_index=True)
+    for col in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[col]) and not pd.api.types.is_bool_dtype(
+                out[col]):
+            out[col] = out[col].astype(object).where(out[col].notna(), "").astype(str)
+    return validate_interval_table(out)
+
+
 def combine_interval_tables(
     tables: Mapping[str, pd.DataFrame],
     *,
     key: str = "embedding",
 ) -> pd.DataFrame:
-    """Stack interval tables, labelling each block in a new column ``key``.
-
-    Parameters
-    ----------
-    tables
-        Label → interval table, e.g. ``{"biased": t1, "hard": t2}``.
-    key
-        Name of the label column (``"embedding"`` by default).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One interval table; ``key`` is placed right after ``group``.
-    """
-    if not tables:
-        raise ValueError("combine_interval_tables() needs at least one table, got none")
-    parts = []
-    for label, table in tables.items():
-        validate_interval_table(table)
-        if key in table.columns:
-            raise ValueError(f"table {label!r} already has a {key!r} column")
-        part = table.copy()
-        part.insert(2, key, label)
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
-
+    """Deprecated name of :func:`stack_interval_tables` with a mapping (kept for 0.1 code)."""
+    return stack_interval_tables(tables, key=key)
 
 def _fmt(value: Any, digits: int) -> str:
     if isinstance(value, float | np.floating):
@@ -286,109 +310,7 @@ def to_markdown(
     return "\n".join([line(cols), rule, *(line(r) for r in cells)])
 
 
-def plot_forest(
-    table: pd.DataFrame,
-    *,
-    by: str | None = None,
-    estimands: Sequence[str] | None = None,
-    reference: float | None = None,
-    markers: pd.DataFrame | None = None,
-    title: str | None = None,
-    ax: Any = None,
-) -> Figure:
-    """Forest plot of an interval table: one row per (estimand, group), bars = intervals.
 
-    Parameters
-    ----------
-    table
-        Interval table (see :func:`interval_table`).
-    by
-        Optional column whose values are drawn side by side (slightly offset, one colour
-        each) within every row — e.g. ``"embedding"`` to compare embeddings.
-    estimands
-        Restrict to these estimands, in this order (default: all, in table order).
-    reference
-        Draw a vertical reference line at this value (e.g. 0 for contrasts).
-    markers
-        Optional extra point values to show alongside, e.g. the classic MAC of the same
-        table: a DataFrame with ``estimand``, ``group``, ``value`` and ``label`` columns
-        (plus ``by`` if given); drawn as hollow diamonds, never recomputed here.
-    title
-        Figure title; the interval kind and probability are appended from the table.
-    ax
-        Matplotlib axes to draw on; a new figure is made when omitted.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    import matplotlib.pyplot as plt
-
-    validate_interval_table(table)
-    data = table
-    if estimands is not None:
-        unknown = sorted(set(estimands) - set(table["estimand"]))
-        if unknown:
-            raise ValueError(
-                f"estimands {unknown} not in the table (it has {sorted(set(table['estimand']))})"
-            )
-        data = table[table["estimand"].isin(estimands)]
-        order = {e: i for i, e in enumerate(estimands)}
-        data = data.sort_values("estimand", key=lambda s: s.map(order), kind="stable")
-    if data.empty:
-        raise ValueError("nothing to plot: the interval table has no rows")
-    if by is not None and by not in data.columns:
-        raise ValueError(f"by={by!r} is not a column of the table ({list(data.columns)})")
-
-    rows = list(dict.fromkeys(zip(data["estimand"], data["group"], strict=True)))
-    series = [None] if by is None else list(dict.fromkeys(data[by]))
-    if ax is None:
-        height = 1.0 + 0.28 * len(rows) * max(1, len(series) * 0.6)
-        fig, ax = plt.subplots(figsize=(7.5, min(max(height, 2.5), 40)))
-    else:
-        fig = ax.figure
-    ypos = {row: len(rows) - 1 - i for i, row in enumerate(rows)}
-    width = 0.6
-    step = width / max(len(series), 1)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for k, label in enumerate(series):
-        part = data if label is None else data[data[by] == label]
-        offset = (k - (len(series) - 1) / 2) * step if len(series) > 1 else 0.0
-        y = np.array([ypos[(e, g)] for e, g in zip(part["estimand"], part["group"], strict=True)])
-        y = y + offset
-        color = colors[k % len(colors)]
-        has_ci = part["lower"].notna().to_numpy()
-        ax.hlines(y[has_ci], part["lower"][has_ci], part["upper"][has_ci], color=color, lw=2)
-        ax.plot(part["estimate"], y, "o", color=color, ms=4,
-                label=None if label is None else str(label))
-    if markers is not None:
-        need = {"estimand", "group", "value", "label"}
-        absent = sorted(need - set(markers.columns))
-        if absent:
-            raise ValueError(f"markers lacks columns {absent}")
-        for _, mk in markers.iterrows():
-            key = (mk["estimand"], mk["group"])
-            if key not in ypos:
-                continue
-            ax.plot(mk["value"], ypos[key], "D", mfc="none", mec="black", ms=6)
-            ax.annotate(str(mk["label"]), (mk["value"], ypos[key]), xytext=(4, 4),
-                        textcoords="offset points", fontsize=7)
-    if reference is not None:
-        ax.axvline(reference, color="grey", lw=0.8, ls="--")
-    ax.set_yticks(list(ypos.values()))
-    ax.set_yticklabels([f"{e}: {g}" if e else str(g) for e, g in ypos])
-    kinds = sorted(
-        {(k, None if np.isnan(p) else float(p))
-         for k, p in zip(data["ci_kind"], data["ci_prob"], strict=True)},
-        key=lambda kp: (kp[0], -1.0 if kp[1] is None else kp[1]),
-    )
-    suffix = ", ".join(k if p is None else f"{p:.0%} {k.upper()}" for k, p in kinds)
-    ax.set_title(f"{title} ({suffix})" if title else suffix, fontsize=10)
-    if by is not None:
-        ax.legend(title=by, fontsize=8, loc="best")
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    return fig
 
 # --------------------------------------------------------------------------- CLI presets
 #: Columns ``embias fit``/``show`` print for connection means and contrasts.

@@ -8,6 +8,7 @@ Columns (DESIGN §4): ``protected_word``, ``protected_class``, ``word_to_compare
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -16,7 +17,7 @@ import numpy as np
 import pandas as pd
 from gensim.models import KeyedVectors
 
-from ._validation import UnknownNameError, check_choice, close_match_hint
+from ._validation import UnknownNameError, check_choice, check_share, close_match_hint
 from .embeddings import (
     MissingWords,
     MissingWordsError,
@@ -28,10 +29,13 @@ from .wordlists import BUILTIN_STUDIES, Study, load_study
 
 __all__ = [
     "CONNECTIONS",
+    "DEFAULT_MIN_SHARED",
     "PUBLISHED_EMBEDDINGS",
     "PUBLISHED_STUDIES",
     "TABLE_COLUMNS",
+    "align_tables",
     "cosine_table",
+    "difference_table",
     "load_published_table",
     "published_name",
     "study_table",
@@ -260,7 +264,13 @@ def validate_table(table: pd.DataFrame, *, what: str = "table") -> pd.DataFrame:
         ex = table.iloc[bad[:3]][["protected_word", "word_to_compare"]].to_records(index=False)
         raise ValueError(f"{what} has {bad.size} NaN/infinite cosine distances (e.g. "
                          f"{[tuple(r) for r in ex]}); drop or fix those rows")
-    out = np.flatnonzero((dist < -DISTANCE_TOLERANCE) | (dist > 2 + DISTANCE_TOLERANCE))
+    # the paired differences of two tables (difference_table, attrs["differences"]) lie
+    # in [−2, 2]; cosine distances in [0, 2]
+    low = -2.0 if table.attrs.get("differences") else 0.0
+    out = np.flatnonzero((dist < low - DISTANCE_TOLERANCE) | (dist > 2 + DISTANCE_TOLERANCE))
+    if out.size and low < 0:
+        raise ValueError(f"{what} has {out.size} paired differences of cosine distances "
+                         f"outside [−2, 2], e.g. {float(dist[out[0]])!r}")
     if out.size:
         shown = ", ".join(
             f"row {table.index[i]} ({table['protected_word'].iat[i]!r}, "
@@ -478,3 +488,164 @@ def study_table(
         return table
     return cosine_table(embedding, study, missing=missing, lowercase=lowercase,
                         embedding_name=embedding_name)
+
+
+# =========================================================================== alignment
+#: Default smallest share of every embedding's rows that all embeddings must share.
+DEFAULT_MIN_SHARED = 0.8
+
+
+
+def _key_columns(tables: Mapping[str, pd.DataFrame]) -> list[str]:
+    key = ["protected_word", "word_to_compare"]
+    if all("word_class" in t.columns for t in tables.values()):
+        key.append("word_class")
+    return [*key, "connection"]
+
+
+
+def align_tables(
+    tables: Mapping[str, pd.DataFrame],
+    *,
+    reference: str | None = None,
+    min_shared: float = DEFAULT_MIN_SHARED,
+) -> tuple[dict[str, pd.DataFrame], pd.DataFrame]:
+    """Restrict cosine tables of several embeddings to the word pairs common to all.
+
+    Word pairs are matched on ``(protected_word, word_to_compare, word_class,
+    connection)`` (without ``word_class`` if a table lacks it).
+
+    Parameters
+    ----------
+    tables
+        Label → long-form cosine table.
+    reference
+        Label whose row order the aligned tables follow (default: the first).
+    min_shared
+        Smallest share of every table's rows that must be common to all.
+
+    Returns
+    -------
+    aligned : dict of str to DataFrame
+        The tables restricted to the shared pairs, all in the same row order.
+    unmatched : DataFrame
+        One row per word pair absent from at least one table (the key columns and
+        ``missing_from``, the labels that lack it). A ``UserWarning`` names them too.
+
+    Raises
+    ------
+    ValueError
+        A table with repeated word pairs, or tables sharing fewer than ``min_shared`` of
+        any table's rows (different vocabularies or studies).
+    """
+    if not tables:
+        raise ValueError("align_tables() needs at least one table, got none")
+    reference = next(iter(tables)) if reference is None else reference
+    if reference not in tables:
+        raise ValueError(f"reference={reference!r} is not one of the tables {list(tables)}")
+    min_shared = check_share("min_shared", min_shared)
+    key = _key_columns(tables)
+    keyed: dict[str, pd.DataFrame] = {}
+    for label, table in tables.items():
+        k = table[key].astype(str)
+        dup = k.duplicated(keep=False)
+        if dup.any():
+            ex = [tuple(r) for r in k[dup].drop_duplicates().head(3).itertuples(index=False)]
+            raise ValueError(f"embedding {label!r}: {int(dup.sum())} rows share their word "
+                             f"pair {key} with another row, e.g. {ex}; drop duplicate rows "
+                             "before comparing (a pair must be one row)")
+        keyed[label] = k
+    index = {label: pd.MultiIndex.from_frame(k) for label, k in keyed.items()}
+    union = pd.MultiIndex.from_frame(
+        pd.concat(list(keyed.values()), ignore_index=True).drop_duplicates())
+    present = pd.DataFrame({label: union.isin(ix) for label, ix in index.items()})
+    shared = present.all(axis=1).to_numpy()
+    n_shared = int(shared.sum())
+    too_few = {label: (n_shared, len(tables[label])) for label in tables
+               if n_shared < min_shared * len(tables[label])}
+    if too_few:
+        detail = ", ".join(f"{label}: {s} of {n} rows" for label, (s, n) in too_few.items())
+        raise ValueError(f"the embeddings' tables share too few rows ({detail}; at least "
+                         f"min_shared={min_shared:g} of every table must be common): they "
+                         "do not have the same vocabularies (or are not the same study); "
+                         "compare embeddings over the same words, or lower min_shared")
+    unmatched = union[~shared].to_frame(index=False)
+    absent = present[~shared]
+    unmatched["missing_from"] = [", ".join(c for c in absent.columns if not row[c])
+                                 for _, row in absent.iterrows()]
+    if not unmatched.empty:
+        parts = []
+        for label in tables:
+            lost = unmatched[~present.loc[~shared, label].to_numpy()]
+            if len(lost):
+                words = sorted(set(lost["word_to_compare"]) | set(lost["protected_word"]))
+                parts.append(f"{label} lacks {len(lost)} (words involved: {words[:15]}"
+                             f"{' …' if len(words) > 15 else ''})")
+        warnings.warn(f"{len(unmatched)} word pairs are not in every embedding's table and are "
+                      f"left out of the comparison: {'; '.join(parts)} (listed in "
+                      "EmbeddingComparison.unmatched)", UserWarning, stacklevel=2)
+    order = index[reference][index[reference].isin(union[shared])]
+    aligned = {}
+    for label, table in tables.items():
+        pos = index[label].get_indexer(order)
+        part = table.iloc[pos].reset_index(drop=True)
+        part.attrs = dict(table.attrs)
+        aligned[label] = part
+    return aligned, unmatched
+
+
+
+def difference_table(
+    table: pd.DataFrame,
+    reference: pd.DataFrame,
+    *,
+    label: str = "embedding",
+    reference_label: str = "reference",
+) -> pd.DataFrame:
+    """Paired differences d = y(table) − y(reference) of two aligned cosine tables.
+
+    Parameters
+    ----------
+    table, reference
+        Cosine tables with the same word pairs in the same order (as in
+        :attr:`EmbeddingComparison.tables`).
+    label, reference_label
+        Names of the two embeddings (for the ``embedding`` column and messages).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The reference's rows with ``cosine_distance`` = d, ``distance`` = y(table) and
+        ``reference_distance`` = y(reference); ``embedding`` = ``"LABEL − REFERENCE"``.
+
+    Raises
+    ------
+    ValueError
+        The tables are not aligned (different rows or order), or every difference is
+        exactly 0 (identical tables: the change is exactly 0, there is nothing to fit).
+    """
+    key = _key_columns({"a": table, "b": reference})
+    if len(table) != len(reference) or not (
+            table[key].astype(str).to_numpy() == reference[key].astype(str).to_numpy()).all():
+        raise ValueError(f"tables of {label!r} and {reference_label!r} are not aligned (same "
+                         f"word pairs {key} in the same order); use compare_embeddings(), "
+                         "which aligns them")
+    y = table["cosine_distance"].to_numpy(dtype=float)
+    y_ref = reference["cosine_distance"].to_numpy(dtype=float)
+    d = y - y_ref
+    if not np.any(d != 0):
+        raise ValueError(f"embedding {label!r} gives exactly the same cosine distances as "
+                         f"the reference {reference_label!r} in all {len(d)} rows: the change "
+                         "is exactly 0 and there is nothing to estimate (is it the same "
+                         "embedding twice?)")
+    cols = [c for c in ("protected_word", "protected_class", "word_to_compare", "word_class",
+                        "connection") if c in reference.columns]
+    out = reference[cols].copy().reset_index(drop=True)
+    out["cosine_distance"] = d
+    out["distance"] = y
+    out["reference_distance"] = y_ref
+    out["embedding"] = f"{label} − {reference_label}"
+    out.attrs = {"study": str(reference.attrs.get("study", "")), "embedding": label,
+                 "reference": reference_label, "differences": True}
+    return out
+

@@ -28,9 +28,9 @@ from embias.bayes import (
     convergence_problems,
     fit_bias_model,
     initial_values,
-    plot_predictive_check,
-    rope_decision,
 )
+from embias.plots import plot_predictive_check
+from embias.report import rope_decision
 
 matplotlib.use("Agg")
 
@@ -306,7 +306,7 @@ def test_summary_is_an_interval_table_with_contrasts(replication_fit: BiasFit) -
         assert row["rope_decision"] == rope_decision(row["lower"], row["upper"], 0.02)
     # religion/reddit: associated attributes are clearly closer than neutral words
     assert contrasts.loc["associated - none", "upper"] < -0.02
-    assert contrasts.loc["associated - none", "rope_decision"] == "different"
+    assert contrasts.loc["associated - none", "rope_decision"] == "credible difference"
     words = summary[summary["estimand"] == "word_coefficient"]
     assert set(words["protected_class"]) == {"jewish", "christian", "muslim"}
     jew = words[(words["group"] == "jew") & (words["connection"] == "none")].iloc[0]
@@ -333,7 +333,8 @@ def test_summary_interval_kind_and_probability(replication_fit: BiasFit) -> None
 
 def test_rope_decisions() -> None:
     decisions = rope_decision([0.03, -0.01, -0.05, -0.5], [0.2, 0.015, 0.01, -0.021], 0.02)
-    assert decisions.tolist() == ["different", "equivalent", "undecided", "different"]
+    assert decisions.tolist() == ["credible difference", "practically equivalent", "undecided",
+                                 "credible difference"]
 
 
 # =========================================================================== diagnostics

@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 import embias
-import embias.fits as fits_module
+import embias.bayes.store as fits_module
 from embias.bayes import BiasFit, ConvergenceWarning
-from embias.fits import fit_religion_model, fit_study_model, load_fit, save_fit
+from embias.bayes import fit_religion_model, fit_study_model, load_fit, save_fit
 
 matplotlib.use("Agg")
 

@@ -57,7 +57,7 @@ def test_compare_command_errors(capsys):
     with pytest.raises(SystemExit) as info:
         main(["compare", "religion", "--embedding", "a=x", "--min-shared", "0"])
     assert info.value.code == 2
-    assert "min_shared must be in (0, 1], got 0.0" in capsys.readouterr().err
+    assert "min_shared must be a share in (0, 1], got 0.0" in capsys.readouterr().err
 
 
 def test_compare_command_passes_one_fit_settings(monkeypatch):

@@ -18,18 +18,20 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from embias import load_published_table, load_study
-from embias.compare import (
-    CHANGE_ESTIMANDS,
+from embias import (
     EmbeddingComparison,
     FitJob,
+    FitSettings,
     align_tables,
     compare_embeddings,
     difference_table,
     fit_change_model,
     fit_many,
+    load_published_table,
+    load_study,
     study_jobs,
 )
+from embias.bayes import CHANGE_ESTIMANDS
 
 matplotlib.use("Agg")
 
@@ -50,8 +52,8 @@ def reddit_tables() -> dict[str, pd.DataFrame]:
 
 @pytest.fixture(scope="module")
 def reddit() -> EmbeddingComparison:
-    """The authors' Reddit religion tables, biased vs hard-debiased, fitted in the local
-    process pool (the default executor)."""
+    """The authors' Reddit religion tables, biased vs hard-debiased, fitted in a local
+    process pool of two forked workers."""
     return compare_embeddings(REDDIT, "religion", **SMALL, max_workers=2, progress=False,
                               warn=False)
 
@@ -105,14 +107,14 @@ def test_reddit_change_hpdis(reddit, reddit_tables):
     # what changed: associated moved away (≈ +0.10, credibly > 0 and outside the ROPE),
     # the neutral words did not (≈ 0.004, practically equivalent to no change)
     assert conn.loc["associated", "lower"] > 0.04
-    assert conn.loc["associated", "rope_decision"] == "different"
+    assert conn.loc["associated", "rope_decision"] == "credible difference"
     assert conn.loc["none", "lower"] < 0 < conn.loc["none", "upper"]
-    assert conn.loc["none", "rope_decision"] == "equivalent"
+    assert conn.loc["none", "rope_decision"] == "practically equivalent"
     contrast = bayes[bayes["estimand"] == "change_contrast"]
     assert contrast.loc["associated - none", "estimate"] == pytest.approx(
         conn.loc["associated", "estimate"] - conn.loc["none", "estimate"], abs=1e-9)
     assert contrast.loc["associated - none", "prob_gt_0"] > 0.99
-    assert contrast.loc["associated - none", "rope_decision"] == "different"
+    assert contrast.loc["associated - none", "rope_decision"] == "credible difference"
 
 
 def test_reddit_separate_fits_replicate_the_published_model(reddit):
@@ -156,7 +158,7 @@ def test_one_interval_table_with_every_embedding(reddit):
         assert counts[("hard", estimand)] == n
     change = table[table["estimand"].str.startswith("change")]
     assert change["prob_gt_0"].between(0, 1).all()
-    assert set(change["rope_decision"]) <= {"different", "equivalent", "undecided"}
+    assert set(change["rope_decision"]) <= {"credible difference", "practically equivalent", "undecided"}
     assert reddit.unmatched.empty
     assert reddit.settings["rows"] == 4830
     figure = reddit.plot()
@@ -190,17 +192,21 @@ def test_fit_jobs_validate_and_errors_name_the_job(reddit_tables):
         FitJob(table, {"draw": 10, "random_seed": 1}, label="x")
     with pytest.raises(ValueError, match="fit_many\\(\\) needs at least one FitJob, got none"):
         fit_many([])
-    with pytest.raises(ValueError, match="draws must be an integer ≥ 1, got 0") as info:
-        fit_many([FitJob(table, {"draws": 0, "random_seed": 1}, label="zero draws")],
+    with pytest.raises(ValueError, match="FitJob 'zero draws': draws must be an integer ≥ 1, "
+                                         "got 0"):
+        FitJob(table, {"draws": 0, "random_seed": 1}, label="zero draws")
+    one_word = table[table["protected_word"] == table["protected_word"].iloc[0]]
+    with pytest.raises(ValueError, match="has a single protected word") as info:
+        fit_many([FitJob(one_word, FitSettings(draws=10, random_seed=1), label="one word")],
                  progress=False)
-    assert "while fitting job 'zero draws'" in info.value.__notes__
+    assert "while fitting job 'one word'" in info.value.__notes__
 
 
 def test_study_jobs_cross_studies_embeddings_and_seeds():
     jobs = study_jobs(["religion"], REDDIT, seeds=[1, 2], draws=50, tune=50)
     assert [j.label for j in jobs] == ["religion/biased/seed=1", "religion/biased/seed=2",
                                        "religion/hard/seed=1", "religion/hard/seed=2"]
-    assert jobs[0].options == {"cores": 1, "draws": 50, "tune": 50, "random_seed": 1}
+    assert jobs[0].settings == FitSettings(cores=1, draws=50, tune=50, random_seed=1)
     assert len(jobs[3].table) == 4830
     with pytest.raises(ValueError, match=r"unknown fit option\(s\) \['draw'\]"):
         study_jobs(["religion"], REDDIT, seeds=[1], draw=50)
@@ -229,26 +235,38 @@ def test_change_model_recovers_a_known_shift(reddit_tables):
     assert conn.loc["associated", "lower"] < 0.05 < conn.loc["associated", "upper"]
     for con in ("human", "none"):  # unchanged connections: 0 inside a narrow interval
         assert conn.loc[con, "lower"] < 0 < conn.loc[con, "upper"]
-        assert conn.loc[con, "rope_decision"] == "equivalent"
+        assert conn.loc[con, "rope_decision"] == "practically equivalent"
     contrast = summary[summary["estimand"] == "change_contrast"].loc["associated - none"]
     assert contrast["estimate"] == pytest.approx(0.05, abs=0.01)
-    assert contrast["rope_decision"] == "different" and contrast["prob_gt_0"] == 1.0
+    assert contrast["rope_decision"] == "credible difference" and contrast["prob_gt_0"] == 1.0
     sigma = change.posterior["posterior"]["sigma"].mean(("chain", "draw"))
     np.testing.assert_allclose(sigma, 0.03, rtol=0.1)  # the residual sd is the noise sd
     assert change.embedding == "shifted" and change.reference == "original"
 
 
-def test_the_offset_centres_the_change_prior_at_zero(reddit_tables):
-    # the change model is fit_bias_model on 1 + d; its premise: bar ~ N(1, 0.3), so that
-    # Δ = bar − 1 ~ N(0, 0.3) (checked by prior draws: 20,000 draws, se of the mean 0.002)
+@pytest.mark.parametrize("level", ["hierarchical", "word", "dataset"])
+def test_prior_location_centres_the_change_prior_at_zero(reddit_tables, level):
+    # the change model is the level's model with prior_location=0: bar ~ N(0, 0.3)
+    # (hierarchical) and m ~ N(0, 0.5) (word, dataset), against N(1, ·) for distances
+    # (prior draws: 20,000 draws, se of the mean 0.002–0.004, tolerance 0.015)
     import pymc as pm
 
     from embias.bayes import build_model, cell_statistics
 
-    model = build_model(cell_statistics(reddit_tables["biased"]))
-    bar = pm.draw(model["bar"], draws=20_000, random_seed=0)
-    np.testing.assert_allclose(bar.mean(axis=0), 1.0, atol=0.01)
-    np.testing.assert_allclose(bar.std(axis=0), 0.3, rtol=0.03)
+    cells = cell_statistics(reddit_tables["biased"])
+    name, sd = ("bar", 0.3) if level == "hierarchical" else ("m", 0.5)
+    for location in (1.0, 0.0):
+        model = build_model(cells, level=level, prior_location=location)
+        draws = pm.draw(model[name], draws=20_000, random_seed=0)
+        np.testing.assert_allclose(draws.mean(axis=0), location, atol=0.015)
+        np.testing.assert_allclose(draws.std(axis=0), sd, rtol=0.03)
+
+
+def test_the_change_fit_uses_prior_location_zero(reddit):
+    for change in reddit.change_fits.values():
+        assert change.settings["prior_location"] == 0.0
+    for fit in reddit.fits.values():
+        assert fit.settings["prior_location"] == 1.0
 
 
 def test_an_embedding_compared_with_itself_is_refused(reddit_tables):

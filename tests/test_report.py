@@ -6,10 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from embias.plots import plot_forest
 from embias.report import (
-    combine_interval_tables,
+    DECISIONS,
     interval_table,
-    plot_forest,
+    rope_decision,
+    stack_interval_tables,
     to_markdown,
     validate_interval_table,
 )
@@ -66,7 +68,7 @@ def test_to_markdown_exact_text():
 def test_combine_and_forest_plot():
     a = interval_table(rows(), ci_prob=0.89, ci_kind="hdi")
     b = a.assign(estimate=a.estimate + 0.05, lower=a.lower + 0.05, upper=a.upper + 0.05)
-    both = combine_interval_tables({"biased": a, "hard": b})
+    both = stack_interval_tables({"biased": a, "hard": b})
     assert list(both.columns[:3]) == ["estimand", "group", "embedding"]
     assert both.embedding.tolist() == ["biased", "biased", "hard", "hard"]
     markers = pd.DataFrame({"estimand": ["connection_mean"], "group": ["associated"],
@@ -93,3 +95,30 @@ def test_forest_title_with_point_estimates_only():
     mixed = pd.concat([points, interval_table(rows(), ci_prob=0.89, ci_kind="hdi")])
     assert plot_forest(points).axes[0].get_title() == "none"
     assert plot_forest(mixed, title="t").axes[0].get_title() == "t (89% HDI, none)"
+
+
+def test_stack_a_sequence_fills_text_gaps_and_keeps_numbers():
+    a = interval_table(rows(), ci_prob=0.89, ci_kind="hdi")
+    b = interval_table([{"estimand": "mac", "group": "all", "estimate": 0.86, "lower": 0.84,
+                         "upper": 0.88, "embedding": "reddit"}], ci_prob=0.95, ci_kind="t")
+    both = stack_interval_tables([a, b])
+    assert both["embedding"].tolist() == ["", "", "reddit"]
+    assert np.isnan(both["prob_gt_0"].iloc[2]) and both["prob_gt_0"].iloc[1] == 1.0
+    assert both["ci_kind"].tolist() == ["hdi", "hdi", "t"]
+    with pytest.raises(ValueError, match="needs at least one table"):
+        stack_interval_tables([])
+
+
+def test_one_decision_vocabulary_none_of_it_a_connection_name():
+    from embias.tables import CONNECTIONS
+
+    assert DECISIONS == ("credible difference", "practically equivalent", "undecided")
+    assert not set(DECISIONS) & set(CONNECTIONS)
+    # hand cases against ROPE [−0.02, 0.02]: outside, inside, straddling, touching
+    assert rope_decision([0.03, -0.02, -0.05, 0.02], [0.1, 0.02, 0.01, 0.3], 0.02).tolist() == [
+        "credible difference", "practically equivalent", "undecided", "undecided"]
+    # ROPE 0 (BBU): an interval excluding 0 is a credible difference, otherwise undecided
+    assert rope_decision([-0.2, 0.01], [0.1, 0.2], 0.0).tolist() == ["undecided",
+                                                                    "credible difference"]
+    with pytest.raises(ValueError, match="rope must be a non-negative half-width, got -1"):
+        rope_decision(0.0, 1.0, -1)

@@ -8,8 +8,9 @@ A saved fit is a directory ``<models_dir>/<study>_<embedding>_<level>_<data>_<ke
   timings, the table's ``attrs``).
 
 ``<key>`` is a hash of everything that determines the result (study word lists,
-embedding source, level, data mode, draws, tune, chains, seed, sampler, target_accept,
-centring), so an identical second call finds and reloads the saved fit instead of
+embedding source and the :class:`~embias.FitSettings` fields that change the draws:
+level, data mode, draws, tune, chains, seed, sampler, target_accept, centring, prior
+location), so an identical second call finds and reloads the saved fit instead of
 sampling again; ``refit=True`` forces a new fit, which replaces the saved one. A fit is
 written to a temporary folder inside ``models_dir`` and renamed into place only once it
 is complete: a failed call leaves nothing behind, and nothing is ever written outside
@@ -25,31 +26,19 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .bayes import (
-    DATA_MODES,
-    DEFAULT_CHAINS,
-    DEFAULT_DRAWS,
-    DEFAULT_TARGET_ACCEPT,
-    DEFAULT_TUNE,
-    LEVELS,
-    SAMPLERS,
-    BiasFit,
-    Level,
-    _check_choice,
-    cell_statistics,
-    classic_scores,
-    fit_bias_model,
-)
-from .embeddings import BUILTIN_EMBEDDINGS
-from .tables import published_name, study_table
-from .wordlists import load_study
+from ..classic import classic_scores
+from ..embeddings import BUILTIN_EMBEDDINGS
+from ..settings import FitSettings
+from ..tables import published_name, study_table
+from ..wordlists import load_study
+from .data import cell_statistics
+from .fit import BiasFit, fit_bias_model, sampler_available
 
 __all__ = [
     "DEFAULT_MODELS_DIR",
@@ -64,11 +53,16 @@ __all__ = [
 #: Where fits are saved unless ``models_dir=`` says otherwise (relative to the working
 #: directory).
 DEFAULT_MODELS_DIR = "models"
+
 POSTERIOR_FILE = "posterior.nc"
+
 TABLE_FILE = "table.parquet"
+
 SETTINGS_FILE = "settings.json"
+
 #: Version of the saved-fit layout; bump when it changes.
-FIT_FORMAT = 1
+FIT_FORMAT = 2
+
 
 
 def _json_default(value: Any) -> Any:
@@ -83,15 +77,17 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+
 def _versions() -> dict[str, str]:
     import arviz
     import pymc
     import pytensor
 
-    from . import __version__
+    from .. import __version__
 
     return {"embias": __version__, "pymc": pymc.__version__, "pytensor": pytensor.__version__,
             "arviz": arviz.__version__}
+
 
 
 def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
@@ -129,6 +125,7 @@ def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return dataclasses.replace(fit, path=str(path))
+
 
 
 def load_fit(path: str | os.PathLike[str]) -> BiasFit:
@@ -171,6 +168,7 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
                    timings=record.get("timings", {}), path=str(path))
 
 
+
 # --------------------------------------------------------------------------- study fits
 def _embedding_identity(embedding: str) -> dict[str, Any]:
     """What identifies an embedding source in a fit's key."""
@@ -185,6 +183,7 @@ def _embedding_identity(embedding: str) -> dict[str, Any]:
     return {"source": embedding}
 
 
+
 def _study_identity(study: str) -> str:
     st = load_study(study)
     content = {
@@ -197,8 +196,10 @@ def _study_identity(study: str) -> str:
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
 
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower() or "embedding"
+
 
 
 def _check_source(study: str, embedding: str) -> None:
@@ -211,28 +212,22 @@ def _check_source(study: str, embedding: str) -> None:
         published_name(study, embedding)
 
 
+
 def _study_table(study: str, embedding: str) -> pd.DataFrame:
     # exact duplicate rows (race tables) would be double-counted by the likelihood
     return study_table(study, embedding, duplicates="drop")
+
 
 
 def fit_study_model(
     study: str,
     embedding: str = "glove-6b-50d",
     *,
+    settings: FitSettings | None = None,
     models_dir: str | os.PathLike[str] = DEFAULT_MODELS_DIR,
     refit: bool = False,
-    level: Level = "hierarchical",
-    data: Literal["summary", "raw"] = "summary",
-    draws: int = DEFAULT_DRAWS,
-    tune: int = DEFAULT_TUNE,
-    chains: int = DEFAULT_CHAINS,
-    cores: int | None = None,
-    random_seed: int | None = None,
-    sampler: str = "pymc",
-    target_accept: float = DEFAULT_TARGET_ACCEPT,
-    centred: Sequence[str] | Literal["auto"] = "auto",
     progressbar: bool = True,
+    **options: Any,
 ) -> BiasFit:
     """Load embeddings, build a study's cosine table, fit, save and return the fit.
 
@@ -245,15 +240,18 @@ def fit_study_model(
         file path, ``"gensim:NAME"``), or ``"published:reddit"``,
         ``"published:google"``, ``"published:glove"``, ``"published:reddit-debiased"``
         for the authors' own tables (exact duplicate rows dropped, with a warning).
+    settings, **options
+        Model and sampler settings (:class:`~embias.FitSettings`; any of its fields as a
+        keyword replaces the one in ``settings``), as for :func:`embias.fit_bias_model`.
+        With ``random_seed=None`` the first fit draws a seed (recorded in its settings)
+        and identical later calls reuse it.
     models_dir
         Folder of saved fits (default ``models/`` in the working directory); nothing is
         written anywhere else.
     refit
         Fit again even when an identical saved fit exists (and replace it).
-    level, data, draws, tune, chains, cores, random_seed, sampler, target_accept, \
-centred, progressbar
-        As for :func:`embias.fit_bias_model`. With ``random_seed=None`` the first fit
-        draws a seed (recorded in its settings) and identical later calls reuse it.
+    progressbar
+        Show PyMC's progress bar.
 
     Returns
     -------
@@ -266,28 +264,18 @@ centred, progressbar
         Unknown study or published table, bad options, or a table the models refuse;
         nothing is written in that case.
     """
+    run = FitSettings.build(settings, **options)
+    sampler_available(run.sampler)
     _check_source(study, embedding)
-    # the cheap option checks before any embedding is loaded (fit_bias_model repeats them)
-    _check_choice("level", level, LEVELS)
-    _check_choice("data", data, DATA_MODES)
-    _check_choice("sampler", sampler, SAMPLERS)
-    options = {
-        "level": level, "data": data, "draws": draws, "tune": tune, "chains": chains,
-        "random_seed": random_seed, "sampler": sampler, "target_accept": float(target_accept),
-        "centred": centred if isinstance(centred, str) else sorted(centred),
-    }
     key_source = {"study": study, "study_lists": _study_identity(study),
-                  "embedding": _embedding_identity(embedding), **options}
+                  "embedding": _embedding_identity(embedding), **run.key_fields()}
     key = hashlib.sha256(json.dumps(key_source, sort_keys=True, default=_json_default)
                          .encode()).hexdigest()[:12]
-    target = Path(models_dir) / f"{study}_{_slug(embedding)}_{level}_{data}_{key}"
+    target = Path(models_dir) / f"{study}_{_slug(embedding)}_{run.level}_{run.data}_{key}"
     if not refit and (target / SETTINGS_FILE).is_file():
         return load_fit(target)
     table = _study_table(study, embedding)
-    fit = fit_bias_model(table, level=level, data=data, draws=draws, tune=tune, chains=chains,
-                         cores=cores, random_seed=random_seed, sampler=sampler,
-                         target_accept=target_accept, centred=centred,
-                         progressbar=progressbar)
+    fit = fit_bias_model(table, settings=run, progressbar=progressbar)
     fit = dataclasses.replace(fit, settings={**fit.settings, "study": study,
                                              "embedding": embedding, "fit_key": key})
     return save_fit(fit, target)
@@ -305,11 +293,14 @@ def fit_religion_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasF
     return fit_study_model("religion", embedding, **options)
 
 
+
 def fit_race_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
     """Fit the race study (:func:`fit_study_model` with ``study="race"``)."""
     return fit_study_model("race", embedding, **options)
 
 
+
 def fit_gender_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
     """Fit the gender study (:func:`fit_study_model` with ``study="gender"``)."""
     return fit_study_model("gender", embedding, **options)
+

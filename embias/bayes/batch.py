@@ -1,0 +1,257 @@
+"""Batches of fits: :class:`FitJob` (a pure (table, settings, seed) job) and
+:func:`fit_many`, which runs them in this process, a local process pool or any executor.
+
+Running fits elsewhere
+----------------------
+Every fit is a pure function of (table, settings, seed) — :class:`FitJob` — so the
+draws do not depend on where it ran. :func:`fit_many` runs a batch of jobs with a tqdm
+progress bar: by default one after another in this process (each fit runs its chains in
+parallel), which works from a plain script without an ``if __name__ == "__main__":``
+guard, a script piped on stdin, ``python -c`` and a notebook; a local process pool with
+``max_workers=N`` (forked workers, so an unguarded script is not re-run), or any
+``concurrent.futures.Executor`` — e.g. a Dask cluster through
+``client.get_executor()``::
+
+    from dask.distributed import Client
+    client = Client("tcp://scheduler:8786")          # dask scheduler / dask worker
+    result = compare_embeddings({...}, "religion", executor=client.get_executor())
+
+On a real cluster start ``dask scheduler`` on one machine and ``dask worker
+tcp://scheduler:8786 --nworkers N --nthreads 1`` on each machine, with embias installed
+in the same environment everywhere. Use one thread per worker process: PyMC and PyTensor
+are not thread-safe (two fits sampled in threads of one process gave different draws
+for the same seed, and once hung while compiling), so :func:`run_fit_job` runs the fits
+of one process one at a time — extra threads only wait. Only the cosine tables and
+settings travel to the workers; embeddings are loaded and tables built on the client.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import dataclasses
+import hashlib
+import logging
+import multiprocessing
+import os
+import threading
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from .._validation import check_int
+from ..settings import FitSettings
+from .diagnostics import ConvergenceWarning
+from .fit import BiasFit, fit_bias_model
+
+__all__ = ["FitJob", "derived_seed", "fit_many", "run_fit_job"]
+
+
+@dataclass(frozen=True)
+class FitJob:
+    """One fit: a cosine table, its :class:`~embias.FitSettings` (with a seed) and a label
+    — everything the result depends on.
+
+    Attributes
+    ----------
+    table
+        Long-form cosine table to fit.
+    settings
+        :class:`~embias.FitSettings` (a mapping of its fields is converted);
+        ``random_seed`` is required (a fit must be reproducible wherever it runs) and
+        ``cores`` defaults to 1 (chains run one after another inside a worker; the
+        executor provides the parallelism — the draws are the same for any ``cores``).
+    label
+        Name shown in progress bars, warnings and errors.
+    """
+
+    table: pd.DataFrame = field(repr=False)
+    settings: FitSettings
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.table, pd.DataFrame):
+            raise ValueError(f"FitJob {self.label!r}: table must be a pandas DataFrame, got "
+                             f"{type(self.table).__name__}")
+        settings = self.settings
+        if isinstance(settings, Mapping):
+            try:
+                settings = FitSettings.build(**settings)
+            except ValueError as exc:
+                raise ValueError(f"FitJob {self.label!r}: {exc}") from None
+        elif not isinstance(settings, FitSettings):
+            raise ValueError(f"FitJob {self.label!r}: settings must be a FitSettings, got "
+                             f"{type(settings).__name__}")
+        if settings.random_seed is None:
+            raise ValueError(f"FitJob {self.label!r}: random_seed must be a non-negative "
+                             "integer (fits must be reproducible wherever they run), got None")
+        if settings.cores is None:
+            settings = dataclasses.replace(settings, cores=1)
+        object.__setattr__(self, "settings", settings)
+
+
+@contextmanager
+def _quiet_pymc() -> Iterator[None]:
+    """Silence PyMC's INFO chatter ("Initializing NUTS …") while a job runs."""
+    import pymc  # noqa: F401  (importing pymc sets its logger's level; do it first)
+
+    logger = logging.getLogger("pymc")
+    previous = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(previous)
+
+
+
+#: One fit at a time per process: PyMC/PyTensor are not thread-safe — two fits sampled
+#: in threads of one process (e.g. a Dask worker with several threads) were seen to give
+#: different draws for the same seed and, once, to hang while compiling.
+_FIT_LOCK = threading.Lock()
+
+
+
+def run_fit_job(job: FitJob) -> BiasFit:
+    """Run one :class:`FitJob` (the function the executors call; pure in (table,
+    options)). Fits in one process run one at a time (see ``_FIT_LOCK``); convergence
+    warnings are left to the caller (:func:`fit_many`)."""
+    with _FIT_LOCK, _quiet_pymc(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return fit_bias_model(job.table, settings=job.settings, progressbar=False, warn=False)
+
+
+
+def _local_executor(max_workers: int) -> cf.ProcessPoolExecutor:
+    """A local process pool whose workers are forked: a forked worker does not re-import
+    the parent's ``__main__``, so a script without an ``if __name__ == "__main__":``
+    guard, a script on stdin and ``python -c`` work (a ``spawn``/``forkserver`` worker
+    re-runs an unguarded script and dies in its bootstrap). PyMC forks its own chain
+    processes on Linux for the same reason. ``spawn`` where there is no fork (Windows)."""
+    if "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")
+    else:  # pragma: no cover - not on Linux
+        context = multiprocessing.get_context("spawn")
+    return cf.ProcessPoolExecutor(max_workers=max_workers, mp_context=context)
+
+
+def fit_many(
+    jobs: Sequence[FitJob],
+    *,
+    executor: cf.Executor | None = None,
+    max_workers: int | None = None,
+    progress: bool = True,
+    warn: bool = True,
+) -> list[BiasFit]:
+    """Run a batch of fits (studies × embeddings × seeds …) on an executor.
+
+    Parameters
+    ----------
+    jobs
+        The fits to run (:class:`FitJob`, e.g. from :func:`study_jobs`).
+    executor
+        Anything with the ``concurrent.futures.Executor`` interface: a
+        ``ProcessPoolExecutor``, a Dask cluster's ``client.get_executor()`` …; it is not
+        shut down here. ``None`` (default): the fits run one after another in this
+        process (each with its chains in parallel, ``cores = min(chains, CPUs)`` unless
+        the job sets it), or in a local pool of forked processes when ``max_workers`` > 1.
+    max_workers
+        Size of a local process pool (only without ``executor``); default ``None`` (no
+        pool: this process).
+    progress
+        Show a tqdm progress bar over the fits.
+    warn
+        Emit one :class:`~embias.bayes.ConvergenceWarning` per fit that fails a
+        convergence check (r̂ > 1.01, ESS < 400, divergences).
+
+    Returns
+    -------
+    list of BiasFit
+        In the order of ``jobs``. A fit depends only on its job: the same job gives the
+        same draws locally and on any cluster.
+
+    Raises
+    ------
+    ValueError
+        No jobs, something that is not a FitJob, or a bad ``max_workers``; errors of a
+        fit are re-raised with a note naming its job.
+    """
+    jobs = list(jobs)
+    if not jobs:
+        raise ValueError("fit_many() needs at least one FitJob, got none")
+    bad = [type(j).__name__ for j in jobs if not isinstance(j, FitJob)]
+    if bad:
+        raise ValueError(f"fit_many() takes FitJob objects, got {bad[:3]}")
+    if max_workers is not None:
+        max_workers = check_int("max_workers", max_workers, minimum=1)
+    if executor is not None and not all(hasattr(executor, m) for m in ("submit", "shutdown")):
+        raise ValueError(f"executor must have the concurrent.futures.Executor interface "
+                         f"(submit, shutdown), got {type(executor).__name__}")
+    from tqdm import tqdm
+
+    workers = min(max_workers or 1, len(jobs))
+    results: list[BiasFit | None] = [None] * len(jobs)
+    bar = tqdm(total=len(jobs), desc="fits", unit="fit", disable=not progress)
+    try:
+        if executor is None and workers == 1:
+            for i, job in enumerate(jobs):
+                bar.set_postfix_str(job.label)
+                if max_workers is None and job.settings.cores == 1:
+                    # in this process: the chains of each fit run in parallel
+                    job = dataclasses.replace(job, settings=dataclasses.replace(
+                        job.settings, cores=min(job.settings.chains, os.cpu_count() or 1)))
+                results[i] = _with_note(run_fit_job, job)
+                bar.update()
+        else:
+            own = executor is None
+            pool = _local_executor(workers) if own else executor
+            try:
+                futures = {pool.submit(run_fit_job, job): i for i, job in enumerate(jobs)}
+                try:
+                    for future in cf.as_completed(futures):
+                        i = futures[future]
+                        try:
+                            results[i] = future.result()
+                        except Exception as exc:
+                            exc.add_note(f"while fitting job {i} ({jobs[i].label!r})")
+                            raise
+                        bar.set_postfix_str(jobs[i].label)
+                        bar.update()
+                except BaseException:
+                    for f in futures:
+                        f.cancel()
+                    raise
+            finally:
+                if own:
+                    pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        bar.close()
+    fits = [r for r in results if r is not None]
+    if warn:
+        for job, fit in zip(jobs, fits, strict=True):
+            problems = fit.problems()
+            if problems:
+                warnings.warn(f"fit {job.label!r}: " + "; ".join(problems), ConvergenceWarning,
+                              stacklevel=2)
+    return fits
+
+
+
+def _with_note(func: Any, job: FitJob) -> BiasFit:
+    try:
+        return func(job)
+    except Exception as exc:
+        exc.add_note(f"while fitting job {job.label!r}")
+        raise
+
+
+
+def derived_seed(seed: int, *parts: str) -> int:
+    """A seed for one fit, from the batch seed and the fit's name (stable everywhere)."""
+    text = "|".join([str(int(seed)), *parts]).encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:4], "big") % (2**31)
+
+

@@ -1,0 +1,237 @@
+"""Data preparation for the Bayesian models: cell sufficient statistics, centring, starts.
+
+With a Normal likelihood the posterior depends on each (protected word, connection) cell
+only through n, the mean ȳ and the sum of squared deviations SS
+(:func:`cell_statistics`); :func:`choose_centring` picks the parametrisation of each
+connection of the hierarchical model and :func:`initial_values` the chains' starting
+points (moment estimates of the cell statistics).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ..tables import CONNECTIONS, validate_table
+
+__all__ = ["CENTRED_MIN_ROWS", "cell_statistics", "choose_centring", "initial_values",
+           "row_cells"]
+
+Level = Literal["dataset", "word", "hierarchical"]
+
+#: Fewest rows per cell (median over the connection's cells) for centred sampling.
+CENTRED_MIN_ROWS = 10
+
+
+
+def cell_statistics(table: pd.DataFrame) -> pd.DataFrame:
+    """Sufficient statistics of each (protected word, connection) cell of a cosine table.
+
+    Parameters
+    ----------
+    table
+        Long-form cosine table (columns ``protected_word``, ``connection``,
+        ``cosine_distance``; ``protected_class`` is used when present).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell, protected words grouped by class (in order of appearance) and
+        connections in :data:`embias.tables.CONNECTIONS` order: ``protected_word``,
+        ``protected_class``, ``connection``, ``n``, ``mean`` (ȳ) and ``ss`` (Σ(y − ȳ)²,
+        computed in two passes). One pass over the rows: the cost grows linearly with
+        them and stays far below the sampling time even at a million rows.
+
+    Raises
+    ------
+    ValueError
+        Any problem :func:`fit_bias_model` refuses: missing columns, NaN distances,
+        unknown or empty connection levels, empty (protected word, connection) cells, a
+        single protected word or a single connection.
+    """
+    what = "table given to fit_bias_model()"
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"{what} must be a pandas DataFrame (a long-form cosine table), "
+                         f"got {type(table).__name__}")
+    validate_table(table, what=what)
+    connection = table["connection"]
+    if isinstance(connection.dtype, pd.CategoricalDtype):
+        counts = connection.value_counts()
+        empty = [str(c) for c in connection.cat.categories if counts.get(c, 0) == 0]
+        if empty:
+            raise ValueError(f"{what}: connection level(s) {empty} have no rows; drop the "
+                             "unused categories (table['connection'].cat."
+                             "remove_unused_categories()) or add their rows")
+    word_codes, word_levels = pd.factorize(table["protected_word"], sort=False)
+    word_levels = np.asarray([str(w) for w in word_levels], dtype=object)
+    if len(word_levels) < 2:
+        raise ValueError(f"{what} has a single protected word {list(word_levels)}; the models "
+                         "need at least 2 protected words (word-level effects and the "
+                         "connection means are not separable with one)")
+    con_codes_raw, con_raw = pd.factorize(connection, sort=False)
+    con_raw = [str(c) for c in con_raw]
+    con_levels = [c for c in CONNECTIONS if c in con_raw]
+    if len(con_levels) < 2:
+        raise ValueError(f"{what} has a single connection {con_levels}; the models need at "
+                         f"least 2 of {list(CONNECTIONS)} to compare")
+    con_codes = np.array([con_levels.index(c) for c in con_raw])[con_codes_raw]
+    first_row = np.unique(word_codes, return_index=True)[1]
+    if "protected_class" in table.columns:
+        class_of_word = np.asarray(table["protected_class"].to_numpy()[first_row], dtype=str)
+    else:
+        class_of_word = np.full(len(word_levels), "")
+    class_order = list(dict.fromkeys(class_of_word))
+    word_order = sorted(range(len(word_levels)),
+                        key=lambda i: (class_order.index(class_of_word[i]), i))
+    n_con = len(con_levels)
+    rank = np.empty(len(word_levels), dtype=np.int64)
+    rank[word_order] = np.arange(len(word_levels))
+    cell = rank[word_codes] * n_con + con_codes
+    n_cells = len(word_levels) * n_con
+    y = table["cosine_distance"].to_numpy(dtype=float)
+    n = np.bincount(cell, minlength=n_cells)
+    words_sorted = word_levels[word_order]
+    if (n == 0).any():
+        empty_cells = [(str(words_sorted[i // n_con]), con_levels[i % n_con])
+                       for i in np.flatnonzero(n == 0)]
+        raise ValueError(f"{what}: connection level(s) with no rows for some protected words: "
+                         f"{len(empty_cells)} empty (protected_word, connection) cells, e.g. "
+                         f"{empty_cells[:5]}; every protected word needs rows in every "
+                         "connection of the table")
+    mean = np.bincount(cell, weights=y, minlength=n_cells) / n
+    ss = np.bincount(cell, weights=(y - mean[cell]) ** 2, minlength=n_cells)
+    return pd.DataFrame({
+        "protected_word": np.repeat(words_sorted, n_con),
+        "protected_class": np.repeat(class_of_word[word_order], n_con),
+        "connection": np.tile(np.asarray(con_levels, dtype=object), len(word_levels)),
+        "n": n.astype(np.int64),
+        "mean": mean,
+        "ss": ss,
+    }).astype({"protected_word": str, "protected_class": str, "connection": str})
+
+
+
+def row_cells(table: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
+    """Index into ``cells`` of every row of ``table``."""
+    key = pd.MultiIndex.from_frame(cells[["protected_word", "connection"]])
+    rows = pd.MultiIndex.from_arrays([table["protected_word"].astype(str),
+                                      table["connection"].astype(str)])
+    idx = key.get_indexer(rows)
+    if (idx < 0).any():  # pragma: no cover - cells come from the same table
+        raise ValueError("table rows do not match the cell statistics")
+    return idx.astype(np.int64)
+
+
+
+def choose_centring(cells: pd.DataFrame) -> tuple[str, ...]:
+    """Connections whose word coefficients are sampled centred (see the module notes).
+
+    Centred when the data of a typical cell outweigh the prior, median(n)·τ̂²/σ̂² > 1,
+    and the cells have at least :data:`CENTRED_MIN_ROWS` rows (with fewer, τ̂ is too
+    uncertain to trust and the posterior of τ reaches towards 0, where the centred form
+    has a funnel). σ̂² = Σ SS / Σ(n − 1) is the pooled within-cell variance and
+    τ̂² = var(cell means) − mean(σ̂²/n) the method-of-moments between-cell variance; a
+    connection with τ̂² ≤ 0 stays non-centred.
+    """
+    moments = connection_moments(cells)
+    n_median = cells.groupby("connection", sort=False)["n"].median()
+    centred = []
+    for con, row in moments.iterrows():
+        n_med = float(n_median[con])
+        if n_med >= CENTRED_MIN_ROWS and row["words"] >= 2 and row["s2"] > 0 \
+                and row["tau2"] > 0 and n_med * row["tau2"] / row["s2"] > 1:
+            centred.append(str(con))
+    return tuple(centred)
+
+
+
+def connection_moments(cells: pd.DataFrame) -> pd.DataFrame:
+    """Per connection: rows, pooled within-cell variance s2, row-weighted mean, mean and
+    variance of the cell means, and the method-of-moments between-cell variance tau2."""
+    out = []
+    for con, part in cells.groupby("connection", sort=False):
+        n = part["n"].to_numpy(float)
+        ybar = part["mean"].to_numpy(float)
+        dof = float((n - 1).sum())
+        spread = float(ybar.var(ddof=1)) if len(part) > 1 else 0.0
+        s2 = float(part["ss"].sum()) / dof if dof > 0 else max(spread, 0.04)
+        out.append({"connection": con, "rows": float(n.sum()), "s2": s2,
+                    "weighted_mean": float((n * ybar).sum() / n.sum()),
+                    "mean_of_means": float(ybar.mean()), "words": float(len(part)),
+                    "tau2": spread - float((s2 / n).mean())})
+    return pd.DataFrame(out).set_index("connection")
+
+
+
+def initial_values(
+    cells: pd.DataFrame,
+    *,
+    level: Level,
+    centred: Sequence[str] = (),
+    chains: int,
+    random_seed: int,
+) -> list[dict[str, np.ndarray]]:
+    """Starting points of the chains: moment estimates from the cell statistics, each
+    moved by about one approximate posterior sd (uniform, seeded) so the chains start
+    apart.
+
+    Starting near the posterior keeps the warm-up cost from growing with the data: with
+    PyMC's default start (the prior's centre jittered by ±1 on the unconstrained scale) a
+    table of a million rows starts thousands of posterior sds away and the early warm-up
+    needs very long trajectories.
+
+    Returns
+    -------
+    list of dict
+        One ``{variable: value}`` per chain, for ``pm.sample(initvals=...)``.
+    """
+    rng = np.random.default_rng([int(random_seed), 7919])
+    moments = connection_moments(cells)
+    cons = list(moments.index)
+    words = list(dict.fromkeys(cells["protected_word"]))
+    shape = (len(words), len(cons))
+    n = cells["n"].to_numpy(float).reshape(shape)
+    ybar = cells["mean"].to_numpy(float).reshape(shape)
+    total = float(n.sum())
+    points = []
+    for _ in range(chains):
+        def move(value: np.ndarray | float, sd: np.ndarray | float) -> np.ndarray:
+            return np.asarray(value + rng.uniform(-1.0, 1.0, np.shape(value)) * sd, dtype=float)
+
+        if level == "hierarchical":
+            s2 = moments["s2"].to_numpy()
+            tau = np.sqrt(np.maximum(moments["tau2"].to_numpy(), 0.02**2))
+            bar = moments["mean_of_means"].to_numpy()
+            precision = n / s2 + 1.0 / tau**2
+            coef = (n / s2 * ybar + bar / tau**2) / precision
+            bar = move(bar, tau / np.sqrt(len(words)))
+            tau = tau * np.exp(rng.uniform(-1.0, 1.0, tau.shape) / np.sqrt(2.0 * len(words)))
+            sigma = np.sqrt(s2) * np.exp(rng.uniform(-1.0, 1.0, s2.shape)
+                                         / np.sqrt(2.0 * moments["rows"].to_numpy()))
+            coef = move(coef, 1.0 / np.sqrt(precision))
+            mask = np.array([float(c in centred) for c in cons])
+            points.append({"bar": bar, "tau": tau, "sigma": sigma,
+                           "coef_raw": mask * coef + (1.0 - mask) * (coef - bar) / tau})
+            continue
+        con_mean = moments["weighted_mean"].to_numpy()
+        co = con_mean - con_mean.mean()
+        if level == "dataset":
+            m = np.asarray(con_mean.mean())
+            fitted = m + co[None, :]
+        else:
+            m = ((n * (ybar - co[None, :])).sum(axis=1) / n.sum(axis=1))
+            fitted = m[:, None] + co[None, :]
+        residual = float(cells["ss"].sum() + (n * (ybar - fitted) ** 2).sum()) / total
+        sigma = np.sqrt(max(residual, 1e-8))
+        con_rows = moments["rows"].to_numpy()
+        co = move(co, sigma / np.sqrt(con_rows))
+        co = co - co.mean()  # ZeroSumNormal: start on the constraint
+        m_sd = sigma / np.sqrt(total) if level == "dataset" else sigma / np.sqrt(n.sum(axis=1))
+        points.append({"m": move(m, m_sd), "co": co,
+                       "sigma": np.asarray(sigma * np.exp(rng.uniform(-1, 1)
+                                                          / np.sqrt(2.0 * total)))})
+    return points
+

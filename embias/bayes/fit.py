@@ -1,0 +1,315 @@
+"""Fitting: :func:`fit_bias_model` and its result, :class:`BiasFit`."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal
+
+import pandas as pd
+
+from ..classic import classic_scores
+from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, SAMPLER_PACKAGES, FitSettings
+from .data import cell_statistics, choose_centring, initial_values
+from .diagnostics import (
+    ConvergenceWarning,
+    PredictiveCheck,
+    convergence_diagnostics,
+    convergence_problems,
+    count_divergences,
+    diagnostics_overview,
+    posterior_predictive_check,
+)
+from .model import build_model
+from .summary import summarize_posterior
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+    from xarray import DataTree
+
+__all__ = ["BiasFit", "fit_bias_model", "sampler_available"]
+
+CiKind = Literal["hdi", "eti"]
+
+
+def sampler_available(sampler: str) -> None:
+    """Raise ``ValueError`` naming the package to install when ``sampler`` needs one that
+    is not installed (checked before any work starts)."""
+    package = SAMPLER_PACKAGES.get(sampler)
+    if package is None:
+        return
+    import importlib.util
+
+    if importlib.util.find_spec(package) is None:
+        raise ValueError(f"sampler={sampler!r} needs the {package!r} package, which is not "
+                         f"installed: pip install {package}")
+
+
+def fit_bias_model(
+    table: pd.DataFrame,
+    *,
+    settings: FitSettings | None = None,
+    progressbar: bool = True,
+    warn: bool = True,
+    **options: Any,
+) -> BiasFit:
+    """Fit a Bayesian model of cosine distances to a long-form table.
+
+    Parameters
+    ----------
+    table
+        Long-form cosine table from :func:`embias.cosine_table` or
+        :func:`embias.load_published_table` (or any frame with ``protected_word``,
+        ``word_to_compare``, ``connection`` and ``cosine_distance``).
+    settings
+        The model and sampler settings (:class:`~embias.FitSettings`); default
+        ``FitSettings()``: the hierarchical model on the cell sufficient statistics,
+        2 chains × (1000 tuning + 3000) draws.
+    progressbar
+        Show PyMC's progress bar.
+    warn
+        Emit a :class:`ConvergenceWarning` when r̂ > 1.01, ESS < 400 or any divergence.
+    **options
+        Any field of :class:`~embias.FitSettings` (``level``, ``data``, ``draws``,
+        ``tune``, ``chains``, ``cores``, ``random_seed``, ``sampler``, ``target_accept``,
+        ``centred``, ``prior_location``), replacing the one in ``settings``; an unknown
+        name is an error.
+
+    Returns
+    -------
+    BiasFit
+
+    Raises
+    ------
+    ValueError
+        A bad table (missing columns, NaN distances, a connection level without rows, a
+        single protected word …) or a bad option; the message names it.
+
+    Examples
+    --------
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> fit = embias.fit_bias_model(table, level="word", random_seed=1)
+    >>> fit.to_interval_table()
+    """
+    t_start = time.perf_counter()
+    run = FitSettings.build(settings, **options).resolved()
+    sampler_available(run.sampler)
+    cells = cell_statistics(table)
+    if run.data == "summary":
+        flat = cells[(cells["n"] >= 2) & (cells["ss"] <= 0)]
+        if not flat.empty:
+            ex = list(zip(flat["protected_word"], flat["connection"], strict=True))[:5]
+            raise ValueError(f"cells {ex} have n ≥ 2 identical cosine distances (SS = 0); "
+                             "the sufficient-statistics likelihood needs SS > 0 — use "
+                             "data='raw'")
+    centred_cons: tuple[str, ...] = ()
+    if run.level == "hierarchical":
+        centred_cons = choose_centring(cells) if run.centred == "auto" else tuple(run.centred)
+    model = build_model(cells, level=run.level, data=run.data, table=table,  # type: ignore[arg-type]
+                        centred=centred_cons, prior_location=run.prior_location)
+
+    import pymc as pm
+
+    t_built = time.perf_counter()
+    start: dict[str, Any] = {}
+    if run.sampler == "pymc":  # the external samplers take no per-chain starting points
+        start = {"init": "adapt_diag",
+                 "initvals": initial_values(cells, level=run.level,  # type: ignore[arg-type]
+                                            centred=centred_cons, chains=run.chains,
+                                            random_seed=int(run.random_seed or 0))}
+    posterior = pm.sample(**run.sampling_kwargs(), progressbar=progressbar,
+                          compute_convergence_checks=False, model=model, **start)
+    t_sampled = time.perf_counter()
+    record = {
+        **run.to_dict(),
+        "centred": list(centred_cons),
+        "rows": len(table),
+        "cells": len(cells),
+        "study": str(table.attrs.get("study", "")),
+        "embedding": (str(table["embedding"].iloc[0]) if "embedding" in table.columns
+                      else ""),
+    }
+    fit = BiasFit(
+        posterior=posterior,
+        table=table,
+        cells=cells,
+        settings=record,
+        # classic scores of paired differences (the change model) mean nothing
+        classic=(classic_scores(table) if not table.attrs.get("differences")
+                 else classic_scores(table.iloc[:0])),
+        timings={"build_seconds": t_built - t_start,
+                 "sample_seconds": t_sampled - t_built,
+                 "total_seconds": time.perf_counter() - t_start},
+    )
+    if warn:
+        fit.warn_if_unconverged(stacklevel=3)
+    return fit
+
+
+@dataclass(frozen=True, eq=False)
+class BiasFit:
+    """A fitted model of a cosine table.
+
+    Attributes
+    ----------
+    posterior
+        The ArviZ ``DataTree`` returned by ``pm.sample`` (groups ``posterior``,
+        ``sample_stats``, ``observed_data``, ``constant_data``); also available as
+        :attr:`draws`.
+    table
+        The long-form cosine table that was fitted.
+    cells
+        Its sufficient statistics (:func:`~embias.bayes.data.cell_statistics`).
+    settings
+        What produced the fit: the :class:`~embias.FitSettings` fields (level, data
+        mode, draws, tune, chains, cores, seed, sampler, target_accept, the centred
+        connections chosen, prior_location) plus rows, cells, study and embedding;
+        :attr:`fit_settings` gives them back as a ``FitSettings``.
+    classic
+        MAC/WEAT of the same table (:func:`embias.classic_scores`).
+    timings
+        Seconds spent building the model, sampling, and in total.
+    path
+        Where the fit is saved, if it is.
+    """
+
+    posterior: DataTree = field(repr=False)
+    table: pd.DataFrame = field(repr=False)
+    cells: pd.DataFrame = field(repr=False)
+    settings: Mapping[str, Any]
+    classic: pd.DataFrame = field(repr=False)
+    timings: Mapping[str, float] = field(default_factory=dict)
+    path: str | None = None
+
+    # ------------------------------------------------------------------ views
+    @property
+    def draws(self) -> DataTree:
+        """The posterior ``DataTree`` (same object as :attr:`posterior`)."""
+        return self.posterior
+
+    @property
+    def level(self) -> str:
+        """The model level (``"hierarchical"``, ``"word"`` or ``"dataset"``)."""
+        return str(self.settings["level"])
+
+    @property
+    def fit_settings(self) -> FitSettings:
+        """The settings that reproduce this fit (seed and centring as they were used)."""
+        return FitSettings.from_dict(self.settings)
+
+    def to_interval_table(
+        self,
+        *,
+        ci_prob: float = DEFAULT_CI_PROB,
+        ci_kind: CiKind = "hdi",
+        rope: float = DEFAULT_ROPE,
+    ) -> pd.DataFrame:
+        """Tidy interval table (the shared reporting layer) of the fit.
+
+        Rows (``estimand``): ``connection_mean`` per connection (``bar`` of the
+        hierarchical model; m + co[con] or mean_pw m[pw] + co[con] otherwise);
+        ``contrast`` per pair of :data:`CONTRASTS` (associated − none, associated −
+        different, different − none, human − none); ``word_coefficient`` per protected
+        word × connection (word and hierarchical levels) and ``word_contrast`` per
+        protected word × contrast (hierarchical level).
+
+        Parameters
+        ----------
+        ci_prob
+            Interval probability (default 0.89).
+        ci_kind
+            ``"hdi"`` (highest posterior density, default) or ``"eti"`` (equal-tailed,
+            e.g. the 5.5–94.5% percentile interval at 0.89).
+        rope
+            Half-width of the region of practical equivalence around 0 for contrasts,
+            in cosine-distance units (default :data:`DEFAULT_ROPE` = 0.02).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Interval table with extra columns ``connection``, ``protected_word``,
+            ``protected_class``, ``contrast``, ``prob_gt_0`` (posterior P(contrast > 0)),
+            ``prob_in_rope``, ``rope`` and ``rope_decision`` (``"different"``: the
+            interval lies outside the ROPE; ``"equivalent"``: inside; ``"undecided"``).
+        """
+        return summarize_posterior(self.posterior, self.cells, ci_prob=ci_prob,
+                                   ci_kind=ci_kind, rope=rope,
+                                   word_contrasts=self.level == "hierarchical")
+
+    #: :meth:`to_interval_table` under the name a fitted-model summary usually has.
+    summary = to_interval_table
+
+    def diagnostics(self) -> pd.DataFrame:
+        """r̂ and bulk/tail ESS of every posterior scalar
+        (:func:`~embias.bayes.diagnostics.convergence_diagnostics`), computed once."""
+        return self._diagnostics
+
+    @cached_property
+    def _diagnostics(self) -> pd.DataFrame:
+        return convergence_diagnostics(self.posterior)
+
+    @cached_property
+    def divergences(self) -> int:
+        """Number of divergent transitions after tuning."""
+        return count_divergences(self.posterior)
+
+    def problems(self) -> list[str]:
+        """Convergence problems: r̂ > 1.01, ESS < 400, divergences (empty when fine)."""
+        return convergence_problems(self.diagnostics(), self.divergences)
+
+    def diagnostics_overview(self) -> pd.DataFrame:
+        """One row: worst r̂, smallest bulk/tail ESS, divergences, draws and chains."""
+        return pd.DataFrame([{
+            **diagnostics_overview(self.diagnostics(), self.divergences),
+            "draws": int(self.settings["draws"]),
+            "chains": int(self.settings["chains"]),
+        }])
+
+    def warn_if_unconverged(self, *, stacklevel: int = 2) -> list[str]:
+        """Emit one :class:`ConvergenceWarning` listing the problems; return them."""
+        problems = self.problems()
+        if problems:
+            warnings.warn(f"{self.level} model of {self.settings.get('study') or 'the table'}"
+                          f" ({self.settings.get('embedding') or 'custom'}): "
+                          + "; ".join(problems), ConvergenceWarning, stacklevel=stacklevel)
+        return problems
+
+    # ------------------------------------------------------------------ checks, plots
+    def predictive_check(
+        self,
+        *,
+        ci_probs: Sequence[float] = (0.89, 0.5),
+        random_seed: int = 0,
+    ) -> PredictiveCheck:
+        """Posterior predictive check
+        (:func:`~embias.bayes.diagnostics.posterior_predictive_check`)."""
+        return posterior_predictive_check(self, ci_probs=ci_probs, random_seed=random_seed)
+
+    def plot(
+        self,
+        *,
+        ci_prob: float = DEFAULT_CI_PROB,
+        ci_kind: CiKind = "hdi",
+        rope: float = DEFAULT_ROPE,
+        title: str | None = None,
+    ) -> Figure:
+        """Forest plot of :meth:`to_interval_table` with the classic MAC/WEAT alongside
+        (:func:`embias.plots.plot_bias_fit`)."""
+        if title is None:
+            title = " / ".join(str(v) for v in (self.settings.get("study"),
+                                                self.settings.get("embedding"), self.level)
+                               if v)
+        from ..plots import plot_bias_fit
+
+        return plot_bias_fit(self.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope),
+                             classic=self.classic, title=title)
+
+    def __repr__(self) -> str:
+        s = self.settings
+        return (f"BiasFit(level={s['level']!r}, data={s['data']!r}, study={s.get('study')!r}, "
+                f"embedding={s.get('embedding')!r}, rows={s.get('rows')}, "
+                f"draws={s['draws']}×{s['chains']}, path={self.path!r})")
+

@@ -1,0 +1,165 @@
+"""Interval tables of fitted models: connection means, contrasts, word coefficients.
+
+Every row goes through the shared reporting layer (:func:`embias.report.interval_table`,
+which stamps ``ci_kind``/``ci_prob``), and every contrast carries P(contrast > 0), the
+share of its posterior inside the ROPE and the one decision rule of embias
+(:func:`embias.report.rope_decision`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from .._validation import check_choice, check_probability, check_rope
+from ..report import interval_table, rope_decision
+from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
+
+if TYPE_CHECKING:  # pragma: no cover
+    from xarray import DataTree
+
+__all__ = ["CI_KINDS_BAYES", "CONTRASTS", "contrast_draws", "summarize_posterior"]
+
+CiKind = Literal["hdi", "eti"]
+
+#: Interval kinds accepted by :meth:`BiasFit.summary` (``ci_kind=``).
+CI_KINDS_BAYES: tuple[str, ...] = ("hdi", "eti")
+
+#: Contrasts reported by :meth:`BiasFit.summary` (first minus second), when both
+#: connections are present.
+CONTRASTS: tuple[tuple[str, str], ...] = (
+    ("associated", "none"),
+    ("associated", "different"),
+    ("different", "none"),
+    ("human", "none"),
+)
+
+
+
+def _interval(ds: xr.Dataset, ci_prob: float, ci_kind: str) -> xr.Dataset:
+    import arviz as az
+
+    if ci_kind == "hdi":
+        return az.hdi(ds, prob=ci_prob)
+    return az.eti(ds, prob=ci_prob)
+
+
+
+def contrast_draws(connection_mean: xr.DataArray, *, dim: str = "connection"
+                    ) -> xr.DataArray | None:
+    present = [str(c) for c in connection_mean[dim].values]
+    pairs = [(a, b) for a, b in CONTRASTS if a in present and b in present]
+    if not pairs:
+        return None
+    parts = [connection_mean.sel({dim: a}, drop=True) - connection_mean.sel({dim: b},
+                                                                            drop=True)
+             for a, b in pairs]
+    return xr.concat(parts, dim="contrast").assign_coords(
+        contrast=[f"{a} - {b}" for a, b in pairs])
+
+
+
+def summarize_posterior(
+    posterior: DataTree,
+    cells: pd.DataFrame,
+    *,
+    ci_prob: float = DEFAULT_CI_PROB,
+    ci_kind: CiKind = "hdi",
+    rope: float = DEFAULT_ROPE,
+    word_contrasts: bool | None = None,
+) -> pd.DataFrame:
+    """Interval table of a fitted model (see :meth:`embias.BiasFit.to_interval_table`).
+
+    Parameters
+    ----------
+    posterior
+        A ``DataTree`` whose ``posterior`` group holds ``connection_mean`` (dims
+        ``connection``) and, at the word and hierarchical levels, ``coef`` (dims
+        ``protected_word, connection``).
+    cells
+        The fitted table's cell statistics (protected classes of the words).
+    ci_prob, ci_kind, rope
+        Interval probability, ``"hdi"`` or ``"eti"``, ROPE half-width of the contrasts.
+    word_contrasts
+        Report the contrasts of every word's coefficients (the hierarchical level does by
+        default: ``None`` means "when the posterior has ``bar``").
+    """
+    check_choice("ci_kind", ci_kind, CI_KINDS_BAYES)
+    ci_prob = check_probability("ci_prob", ci_prob)
+    rope = check_rope(rope)
+    post = posterior["posterior"].to_dataset()
+    class_of = dict(zip(cells["protected_word"], cells["protected_class"], strict=True))
+    derived = {"connection_mean": post["connection_mean"]}
+    contrast = contrast_draws(post["connection_mean"])
+    if contrast is not None:
+        derived["connection_contrast"] = contrast
+    has_words = "coef" in post
+    if word_contrasts is None:
+        word_contrasts = "bar" in post
+    if has_words:
+        derived["coef"] = post["coef"]
+        if word_contrasts:
+            word_contrast = contrast_draws(post["coef"])
+            if word_contrast is not None:
+                derived["word_contrast"] = word_contrast
+    ds = xr.Dataset(derived)
+    ci = _interval(ds, float(ci_prob), ci_kind)
+    mean = ds.mean(("chain", "draw"))
+    rows: list[dict[str, Any]] = []
+
+    def base(estimand: str, group: str, var: str, sel: dict[str, str]) -> dict[str, Any]:
+        return {
+            "estimand": estimand,
+            "group": group,
+            "estimate": float(mean[var].sel(sel)),
+            "lower": float(ci[var].sel(sel).sel(ci_bound="lower")),
+            "upper": float(ci[var].sel(sel).sel(ci_bound="upper")),
+        }
+
+    def contrast_extra(var: str, sel: dict[str, str]) -> dict[str, Any]:
+        draws_ = ds[var].sel(sel)
+        return {"prob_gt_0": float((draws_ > 0).mean()),
+                "prob_in_rope": float((abs(draws_) <= rope).mean()),
+                "rope": float(rope)}
+
+    for con in post["connection"].values:
+        con = str(con)
+        rows.append({**base("connection_mean", con, "connection_mean", {"connection": con}),
+                     "connection": con, "protected_word": "", "protected_class": "",
+                     "contrast": ""})
+    if contrast is not None:
+        for name in contrast["contrast"].values:
+            name = str(name)
+            sel = {"contrast": name}
+            rows.append({**base("contrast", name, "connection_contrast", sel),
+                         "connection": "", "protected_word": "", "protected_class": "",
+                         "contrast": name, **contrast_extra("connection_contrast", sel)})
+    if has_words:
+        for word in post["protected_word"].values:
+            word = str(word)
+            for con in post["connection"].values:
+                con = str(con)
+                sel = {"protected_word": word, "connection": con}
+                rows.append({**base("word_coefficient", word, "coef", sel),
+                             "connection": con, "protected_word": word,
+                             "protected_class": class_of.get(word, ""), "contrast": ""})
+        if "word_contrast" in ds:
+            for word in post["protected_word"].values:
+                word = str(word)
+                for name in ds["word_contrast"]["contrast"].values:
+                    name = str(name)
+                    sel = {"protected_word": word, "contrast": name}
+                    rows.append({**base("word_contrast", word, "word_contrast", sel),
+                                 "connection": "", "protected_word": word,
+                                 "protected_class": class_of.get(word, ""), "contrast": name,
+                                 **contrast_extra("word_contrast", sel)})
+    table = interval_table(rows, ci_prob=float(ci_prob), ci_kind=ci_kind)
+    is_contrast = table["estimand"].isin(["contrast", "word_contrast"]).to_numpy()
+    decision = np.where(is_contrast,
+                        rope_decision(table["lower"], table["upper"], float(rope)), "")
+    table["rope_decision"] = decision
+    return table
+

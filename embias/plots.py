@@ -1,0 +1,467 @@
+"""Every figure embias draws. Plot functions take results (interval tables, predictive
+checks, simulations) and never recompute them; matplotlib is imported when a plot is
+drawn.
+
+- :func:`plot_forest` — a forest plot of any interval table (the building block);
+- :func:`plot_bias_fit` and :func:`plot_comparison` — the composite figures of a fit and
+  of a comparison of embeddings, both on one layout (:func:`panel_grid`);
+- :func:`plot_predictive_check` — observed vs posterior predictive distances;
+- :func:`plot_weat_simulations`, :func:`plot_simulated_table` — the pre-averaging
+  simulations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from .report import validate_interval_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+    from .bayes.diagnostics import PredictiveCheck
+    from .simulate import WeatSimulation
+
+__all__ = [
+    "panel_grid",
+    "plot_bias_fit",
+    "plot_comparison",
+    "plot_forest",
+    "plot_predictive_check",
+    "plot_simulated_table",
+    "plot_weat_simulations",
+]
+
+
+def plot_forest(
+    table: pd.DataFrame,
+    *,
+    by: str | None = None,
+    estimands: Sequence[str] | None = None,
+    reference: float | None = None,
+    markers: pd.DataFrame | None = None,
+    title: str | None = None,
+    ax: Any = None,
+) -> Figure:
+    """Forest plot of an interval table: one row per (estimand, group), bars = intervals.
+
+    Parameters
+    ----------
+    table
+        Interval table (see :func:`interval_table`).
+    by
+        Optional column whose values are drawn side by side (slightly offset, one colour
+        each) within every row — e.g. ``"embedding"`` to compare embeddings.
+    estimands
+        Restrict to these estimands, in this order (default: all, in table order).
+    reference
+        Draw a vertical reference line at this value (e.g. 0 for contrasts).
+    markers
+        Optional extra point values to show alongside, e.g. the classic MAC of the same
+        table: a DataFrame with ``estimand``, ``group``, ``value`` and ``label`` columns
+        (plus ``by`` if given); drawn as hollow diamonds, never recomputed here.
+    title
+        Figure title; the interval kind and probability are appended from the table.
+    ax
+        Matplotlib axes to draw on; a new figure is made when omitted.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    validate_interval_table(table)
+    data = table
+    if estimands is not None:
+        unknown = sorted(set(estimands) - set(table["estimand"]))
+        if unknown:
+            raise ValueError(
+                f"estimands {unknown} not in the table (it has {sorted(set(table['estimand']))})"
+            )
+        data = table[table["estimand"].isin(estimands)]
+        order = {e: i for i, e in enumerate(estimands)}
+        data = data.sort_values("estimand", key=lambda s: s.map(order), kind="stable")
+    if data.empty:
+        raise ValueError("nothing to plot: the interval table has no rows")
+    if by is not None and by not in data.columns:
+        raise ValueError(f"by={by!r} is not a column of the table ({list(data.columns)})")
+
+    rows = list(dict.fromkeys(zip(data["estimand"], data["group"], strict=True)))
+    series = [None] if by is None else list(dict.fromkeys(data[by]))
+    if ax is None:
+        height = 1.0 + 0.28 * len(rows) * max(1, len(series) * 0.6)
+        fig, ax = plt.subplots(figsize=(7.5, min(max(height, 2.5), 40)))
+    else:
+        fig = ax.figure
+    ypos = {row: len(rows) - 1 - i for i, row in enumerate(rows)}
+    width = 0.6
+    step = width / max(len(series), 1)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, label in enumerate(series):
+        part = data if label is None else data[data[by] == label]
+        offset = (k - (len(series) - 1) / 2) * step if len(series) > 1 else 0.0
+        y = np.array([ypos[(e, g)] for e, g in zip(part["estimand"], part["group"], strict=True)])
+        y = y + offset
+        color = colors[k % len(colors)]
+        has_ci = part["lower"].notna().to_numpy()
+        ax.hlines(y[has_ci], part["lower"][has_ci], part["upper"][has_ci], color=color, lw=2)
+        ax.plot(part["estimate"], y, "o", color=color, ms=4,
+                label=None if label is None else str(label))
+    if markers is not None:
+        need = {"estimand", "group", "value", "label"}
+        absent = sorted(need - set(markers.columns))
+        if absent:
+            raise ValueError(f"markers lacks columns {absent}")
+        for _, mk in markers.iterrows():
+            key = (mk["estimand"], mk["group"])
+            if key not in ypos:
+                continue
+            ax.plot(mk["value"], ypos[key], "D", mfc="none", mec="black", ms=6)
+            ax.annotate(str(mk["label"]), (mk["value"], ypos[key]), xytext=(4, 4),
+                        textcoords="offset points", fontsize=7)
+    if reference is not None:
+        ax.axvline(reference, color="grey", lw=0.8, ls="--")
+    ax.set_yticks(list(ypos.values()))
+    ax.set_yticklabels([f"{e}: {g}" if e else str(g) for e, g in ypos])
+    kinds = sorted(
+        {(k, None if np.isnan(p) else float(p))
+         for k, p in zip(data["ci_kind"], data["ci_prob"], strict=True)},
+        key=lambda kp: (kp[0], -1.0 if kp[1] is None else kp[1]),
+    )
+    suffix = ", ".join(k if p is None else f"{p:.0%} {k.upper()}" for k, p in kinds)
+    ax.set_title(f"{title} ({suffix})" if title else suffix, fontsize=10)
+    if by is not None:
+        ax.legend(title=by, fontsize=8, loc="best")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+
+def panel_grid(n_left: int, n_right: int, *, wide: float, narrow: float,
+               panel_height: float, min_height: float) -> tuple[Figure, list[Any], list[Any]]:
+    """The layout of every composite figure: a left column of ``n_left`` panels (the
+    connection-level results) next to a right column of ``n_right`` panels (one per
+    protected class), each column's panels of equal height.
+
+    Returns
+    -------
+    (figure, left_axes, right_axes)
+    """
+    import matplotlib.pyplot as plt
+
+    n_rows = max(n_left, 1) * max(n_right, 1)
+    fig = plt.figure(figsize=(wide if n_right else narrow,
+                              max(min_height, panel_height * max(n_left, n_right))))
+    grid = fig.add_gridspec(n_rows, 2 if n_right else 1)
+    span_l = n_rows // max(n_left, 1)
+    left = [fig.add_subplot(grid[i * span_l:(i + 1) * span_l, 0]) for i in range(n_left)]
+    right = []
+    if n_right:
+        span_r = n_rows // n_right
+        right = [fig.add_subplot(grid[j * span_r:(j + 1) * span_r, 1]) for j in range(n_right)]
+    return fig, left, right
+
+
+def _share_x(axes: Sequence[Any]) -> None:
+    """One x scale for panels that are compared by eye."""
+    if not axes:
+        return
+    low = min(a.get_xlim()[0] for a in axes)
+    high = max(a.get_xlim()[1] for a in axes)
+    for a in axes:
+        a.set_xlim(low, high)
+
+
+def plot_bias_fit(
+    summary: pd.DataFrame,
+    *,
+    classic: pd.DataFrame | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Forest plots of a fit's interval table, with the classic scores alongside.
+
+    Left column: connection means (MAC of the same table as hollow diamonds), contrasts
+    (ROPE shaded, taken from the table's ``rope`` column) and the classic WEAT effect
+    sizes. Right column (word and hierarchical levels): one panel per protected class,
+    each word's coefficients per connection side by side.
+
+    Parameters
+    ----------
+    summary
+        Output of :meth:`embias.BiasFit.to_interval_table` (never recomputed here).
+    classic
+        Output of :func:`embias.classic_scores` (``BiasFit.classic``), or None.
+    title
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+
+    validate_interval_table(summary)
+    words = summary[summary["estimand"] == "word_coefficient"]
+    classes = list(dict.fromkeys(words["protected_class"])) if not words.empty else []
+    weat = (classic[classic["estimand"] == "weat_effect_size"]
+            if classic is not None and not classic.empty else None)
+    left = ["connection_mean", "contrast"] + (["weat"] if weat is not None and len(weat) else [])
+    fig, left_axes, right_axes = panel_grid(len(left), len(classes), wide=13.0,
+                                            narrow=7.5, panel_height=2.6, min_height=7.0)
+    for ax, panel in zip(left_axes, left, strict=True):
+        if panel == "connection_mean":
+            markers = None
+            if classic is not None and not classic.empty:
+                macs = classic[(classic["estimand"] == "mac")
+                               & classic["group"].isin(summary["group"])]
+                markers = pd.DataFrame({"estimand": "connection_mean",
+                                        "group": macs["group"].to_numpy(),
+                                        "value": macs["estimate"].to_numpy(),
+                                        "label": "MAC"})
+            plot_forest(summary, estimands=["connection_mean"], markers=markers, ax=ax,
+                        title="connection means (◇ = classic MAC)")
+        elif panel == "contrast":
+            contrasts = summary[summary["estimand"] == "contrast"]
+            if contrasts.empty:
+                ax.set_axis_off()
+                continue
+            rope = float(contrasts["rope"].iloc[0])
+            ax.axvspan(-rope, rope, color="grey", alpha=0.15, lw=0)
+            plot_forest(contrasts, reference=0.0, ax=ax,
+                        title=f"contrasts (shaded: ROPE ±{rope:g})")
+        else:
+            assert weat is not None
+            plot_forest(weat, reference=0.0, ax=ax,
+                        title="classic WEAT effect sizes of the same table")
+    for ax, cls in zip(right_axes, classes, strict=True):
+        part = words[words["protected_class"] == cls].assign(estimand="")
+        plot_forest(part, by="connection", ax=ax,
+                    title=f"{cls or 'protected words'}: word-level coefficients")
+    _share_x(right_axes)  # one scale, so classes can be compared by eye
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+
+def plot_comparison(summary: pd.DataFrame, *, title: str | None = None) -> Figure:
+    """Forest plot of a comparison's interval table, embeddings side by side.
+
+    Left column: connection means and contrasts of every embedding (side by side), the
+    change model's connection changes and contrast changes (ROPE shaded; classic MAC
+    changes as hollow diamonds). Right column: one panel per protected class, every
+    word's coefficient per connection with the embeddings side by side.
+
+    Parameters
+    ----------
+    summary
+        Output of :meth:`embias.EmbeddingComparison.to_interval_table` (never recomputed
+        here).
+    title
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+
+    validate_interval_table(summary)
+    if "embedding" not in summary.columns:
+        raise ValueError("plot_comparison() needs an interval table with an 'embedding' "
+                         "column (EmbeddingComparison.summary())")
+    est = summary["estimand"]
+    words = summary[est == "word_coefficient"]
+    classes = list(dict.fromkeys(words["protected_class"])) if not words.empty else []
+    left = [p for p in ("connection_mean", "contrast", "change") if
+            (est.str.startswith("change_") if p == "change" else est == p).any()]
+    fig, left_axes, right_axes = panel_grid(len(left), len(classes), wide=14.0,
+                                            narrow=7.5, panel_height=3.2, min_height=8.0)
+    rope = summary.loc[summary["rope"].notna(), "rope"] if "rope" in summary else pd.Series()
+    rope_value = float(rope.iloc[0]) if len(rope) else None
+    for ax, panel in zip(left_axes, left, strict=True):
+        if panel == "connection_mean":
+            plot_forest(summary, by="embedding", estimands=["connection_mean"], ax=ax,
+                        title="connection means")
+        elif panel == "contrast":
+            if rope_value is not None:
+                ax.axvspan(-rope_value, rope_value, color="grey", alpha=0.15, lw=0)
+            plot_forest(summary, by="embedding", estimands=["contrast"], reference=0.0, ax=ax,
+                        title="contrasts")
+        else:
+            changes = [e for e in ("change_connection_mean", "change_contrast") if (est == e).any()]
+            part = summary[est.isin(changes)]
+            macs = summary[est == "mac_change"]
+            markers = pd.DataFrame({"estimand": "change_connection_mean",
+                                    "group": macs["group"].to_numpy(),
+                                    "value": macs["estimate"].to_numpy(),
+                                    "label": [f"MAC {e}" for e in macs["embedding"]]})
+            if rope_value is not None:
+                ax.axvspan(-rope_value, rope_value, color="grey", alpha=0.15, lw=0)
+            ref = str(part["reference"].iloc[0]) if "reference" in part else ""
+            plot_forest(part, by="embedding", estimands=changes, reference=0.0,
+                        markers=markers, ax=ax,
+                        title=f"change vs {ref}, paired model (◇ = classic MAC change)")
+    for ax, cls in zip(right_axes, classes, strict=True):
+        part = words[words["protected_class"] == cls]
+        part = part.assign(estimand=part["protected_word"], group=part["connection"])
+        plot_forest(part, by="embedding", ax=ax,
+                    title=f"{cls or 'protected words'}: word coefficients")
+    _share_x(right_axes)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+
+def plot_predictive_check(check: PredictiveCheck) -> Figure:
+    """Observed vs posterior predictive distances per connection, with coverage.
+
+    Parameters
+    ----------
+    check
+        Output of :meth:`embias.BiasFit.predictive_check` (never recomputed here).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    cons = [c for c in dict.fromkeys(check.coverage["connection"]) if c != "all"]
+    fig, axes = plt.subplots(1, len(cons), figsize=(3.2 * len(cons), 3.2), squeeze=False)
+    for ax, con in zip(axes[0], cons, strict=True):
+        obs = check.observed.loc[check.observed["connection"] == con, "cosine_distance"]
+        pred = check.predictive.loc[check.predictive["connection"] == con, "cosine_distance"]
+        bins = np.linspace(min(obs.min(), pred.quantile(0.001)),
+                           max(obs.max(), pred.quantile(0.999)), 30)
+        ax.hist(obs, bins=bins, density=True, alpha=0.5, label="observed")
+        ax.hist(pred, bins=bins, density=True, histtype="step", lw=1.5, color="black",
+                label="posterior predictive")
+        cov = check.coverage[check.coverage["connection"] == con]
+        text = ", ".join(f"{p:.0%} PI: {v:.0%}" for p, v in zip(cov["ci_prob"], cov["inside"],
+                                                                 strict=True))
+        ax.set_title(f"{con} (n={int(cov['rows'].iloc[0])})\ninside {text}", fontsize=9)
+        ax.set_xlabel("cosine distance")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+
+def plot_weat_simulations(
+    simulations: Sequence[WeatSimulation],
+    *,
+    bins: int = 80,
+    show_bounds: bool = True,
+    title: str | None = None,
+    ax: Any = None,
+) -> Figure:
+    """Histograms (densities, one step line per simulation) of simulated WEAT values.
+
+    Dashed grey lines mark ±threshold (1.81 by default); with ``show_bounds`` dotted
+    lines in each simulation's colour mark its ceiling ±max |WEAT|.
+
+    Parameters
+    ----------
+    simulations
+        Results of :func:`embias.simulate_weat` / :func:`embias.simulate_weat_grid`.
+    bins
+        Histogram bins, over the common range.
+    show_bounds
+        Draw each design's ceiling of |WEAT|.
+    title
+        Axes title.
+    ax
+        Matplotlib axes; a new figure is made when omitted.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    sims = list(simulations)
+    if not sims:
+        raise ValueError("nothing to plot: no simulations given")
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.5, 4))
+    else:
+        fig = ax.figure
+    lo = min(float(s.scores.min()) for s in sims)
+    hi = max(float(s.scores.max()) for s in sims)
+    edges = np.linspace(lo, hi, bins + 1) if hi > lo else np.linspace(lo - 1, hi + 1, bins + 1)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, s in enumerate(sims):
+        color = colors[k % len(colors)]
+        ax.hist(s.scores, bins=edges, density=True, histtype="step", lw=1.4, color=color,
+                label=f"{s.label}: {s.share_above:.1%} with |WEAT| ≥ {s.threshold:g}")
+        if show_bounds:
+            for sign in (-1, 1):
+                ax.axvline(sign * s.max_abs_weat, color=color, lw=0.8, ls=":")
+    for t in sorted({s.threshold for s in sims}):
+        for sign in (-1, 1):
+            ax.axvline(sign * t, color="grey", lw=0.9, ls="--")
+    ax.set_xlabel("WEAT effect size")
+    ax.set_ylabel("density")
+    ax.legend(fontsize=7, loc="upper left")
+    if title:
+        ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+
+def plot_simulated_table(table: pd.DataFrame, *, title: str | None = None,
+                         ax: Any = None) -> Figure:
+    """The raw similarities of one simulated data set, per protected word and connection
+    (points), with the per-(word, connection) means the WEAT is built from (bars).
+
+    Parameters
+    ----------
+    table
+        From :func:`embias.simulated_cosine_table` (its ``attrs["weat"]`` goes in the title).
+    title
+        Axes title (default: the data set's WEAT).
+    ax
+        Matplotlib axes; a new figure is made when omitted.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.5, 3.5))
+    else:
+        fig = ax.figure
+    words = list(dict.fromkeys(table["protected_word"]))
+    pos = {w: i for i, w in enumerate(words)}
+    styles = {"associated": ("tab:red", -0.15), "different": ("tab:blue", 0.15)}
+    for con, (color, shift) in styles.items():
+        part = table[table["connection"] == con]
+        x = part["protected_word"].map(pos).to_numpy(dtype=float) + shift
+        ax.plot(x, part["cosine_similarity"], ".", color=color, alpha=0.45, ms=4, label=con)
+        means = part.groupby("protected_word", sort=False)["cosine_similarity"].mean()
+        mx = np.array([pos[w] for w in means.index], dtype=float) + shift
+        ax.hlines(means.to_numpy(), mx - 0.12, mx + 0.12, color=color, lw=2.2)
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.set_xticks(range(len(words)))
+    ax.set_xticklabels(words, fontsize=7)
+    ax.set_ylabel("cosine similarity")
+    weat = table.attrs.get("weat")
+    if title is None and weat is not None:
+        title = f"one simulated data set: WEAT = {weat:.2f} ({table.attrs.get('numerator')})"
+    if title:
+        ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    return fig
+
