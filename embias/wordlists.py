@@ -172,6 +172,14 @@ class Study:
                                  f"words, got the string {words!r}")
         set_(self, "definitional", tuple(tuple(s) for s in self.definitional))
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # the read-only views (MappingProxyType) cannot be pickled: a Study travels to a
+        # process pool, a Dask worker or joblib's cache as plain dicts and is rebuilt
+        # (and re-validated) by the constructor
+        return (type(self), (self.name, dict(self.protected), dict(self.attributes),
+                             self.neutral, self.human, dict(self.associations),
+                             self.definitional))
+
     def __repr__(self) -> str:
         # counts per list, not the 6,000 characters of every word
         def counts(groups: Mapping[str, tuple[str, ...]]) -> str:

@@ -167,3 +167,18 @@ def test_study_repr_shows_counts_per_list():
     )
     toy = Study.from_dicts("toy", {"p": ["a", "b"]}, {"p": ["x"]})
     assert repr(toy) == "Study('toy', protected={p: 2}, attributes={p: 1}, neutral=0, human=0)"
+
+
+def test_study_pickles_and_deep_copies():
+    # a Study must travel to a process pool, a Dask worker or joblib's cache
+    import copy
+    import pickle
+
+    study = embias.load_study("religion")
+    for clone in (pickle.loads(pickle.dumps(study)), copy.deepcopy(study), copy.copy(study)):
+        assert clone == study
+        assert clone.protected["jewish"] == study.protected["jewish"]
+        assert clone.associations == study.associations
+        assert clone.definitional == study.definitional
+        with pytest.raises(TypeError):  # still read-only after the round trip
+            clone.protected["jewish"] = ("x",)  # type: ignore[index]
