@@ -282,9 +282,12 @@ class WeatSimulation:
             numerator=self.numerator, ddof=self.ddof,  # type: ignore[arg-type]
         )
 
-    def summary(self, *, exact: bool = False) -> pd.DataFrame:
+    def to_interval_table(self, *, exact: bool = False) -> pd.DataFrame:
         """One-row interval table; see :func:`summarize_simulations`."""
         return summarize_simulations([self], exact=exact)
+
+    #: :meth:`to_interval_table` under its usual name.
+    summary = to_interval_table
 
 
 def simulate_weat(

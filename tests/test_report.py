@@ -122,3 +122,27 @@ def test_one_decision_vocabulary_none_of_it_a_connection_name():
                                                                     "credible difference"]
     with pytest.raises(ValueError, match="rope must be a non-negative half-width, got -1"):
         rope_decision(0.0, 1.0, -1)
+
+
+def test_every_result_has_to_interval_table():
+    # one name for "the interval table of this result" across embias (summary() kept as
+    # an alias where it reads naturally)
+    import inspect
+
+    from embias.bayes import BiasFit, ChangeFit, EmbeddingComparison
+    from embias.classic import MacResult, WeatResult
+    from embias.classifier.generalized import FairnessResult
+    from embias.classifier.parity import ParityPosterior
+    from embias.simulate import WeatSimulation
+
+    for cls in (BiasFit, ChangeFit, EmbeddingComparison, MacResult, WeatResult,
+                FairnessResult, ParityPosterior, WeatSimulation):
+        assert inspect.isfunction(cls.to_interval_table), cls.__name__
+    for cls in (BiasFit, ChangeFit, EmbeddingComparison, WeatSimulation):
+        assert cls.summary is cls.to_interval_table, cls.__name__
+    from embias.classifier import parity_posterior
+
+    post = parity_posterior(20, 100, 30, 100)
+    table = post.to_interval_table(ci_prob=0.95)
+    assert table["estimate"].iloc[0] == pytest.approx(31 / 102 - 21 / 102, abs=1e-12)
+    assert table["ci_kind"].iloc[0] == "hdi"

@@ -182,3 +182,13 @@ def test_study_pickles_and_deep_copies():
         assert clone.definitional == study.definitional
         with pytest.raises(TypeError):  # still read-only after the round trip
             clone.protected["jewish"] = ("x",)  # type: ignore[index]
+
+
+def test_version_matches_pyproject_and_changelog():
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+    assert embias.__version__ == version == "0.2.0"
+    assert f"## [{version}]" in (root / "CHANGELOG.md").read_text(encoding="utf-8")

@@ -526,6 +526,10 @@ class FairnessResult:
     table: pd.DataFrame
     scores: pd.DataFrame
 
+    def to_interval_table(self) -> pd.DataFrame:
+        """The metric's interval table (point values, ``ci_kind="none"``): :attr:`table`."""
+        return self.table
+
     def _class(self, cls: Any) -> Any:
         if cls is None:
             if len(self.classes) != 1:

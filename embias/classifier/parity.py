@@ -362,6 +362,10 @@ class ParityPosterior:
         }
         return interval_table([row], ci_prob=ci_prob, ci_kind="hdi")
 
+
+    def to_interval_table(self, *, ci_prob: float = 0.95) -> pd.DataFrame:
+        """The HDI of the rate difference as a one-row interval table (:meth:`hdi`)."""
+        return self.hdi(ci_prob)
     def decide(
         self, threshold: float, ci_prob: float = 0.95, *, z: float | None = None
     ) -> ParityDecision:

@@ -729,6 +729,10 @@ class DownstreamResult:
     missing_identity: Mapping[str, MissingWords] = field(repr=False)
     settings: Mapping[str, Any] = field(default_factory=dict)
 
+    def to_interval_table(self) -> pd.DataFrame:
+        """The study's interval table (BBU and Bayesian parity rows): :attr:`table`."""
+        return self.table
+
     def classifier_summary(self) -> pd.DataFrame:
         """One row per embedding: held-out accuracy, baseline, word counts (see
         :meth:`SentimentClassifier.summary`)."""
