@@ -17,8 +17,14 @@ import pytest
 
 import embias
 import embias.bayes.store as fits_module
-from embias.bayes import BiasFit, ConvergenceWarning
-from embias.bayes import fit_religion_model, fit_study_model, load_fit, save_fit
+from embias.bayes import (
+    BiasFit,
+    ConvergenceWarning,
+    fit_religion_model,
+    fit_study_model,
+    load_fit,
+    save_fit,
+)
 
 matplotlib.use("Agg")
 
@@ -68,6 +74,28 @@ def test_saved_fit_reloads_identically(glove_fit: BiasFit) -> None:
     assert loaded.divergences == glove_fit.divergences
     # any file of the fit folder also works
     assert load_fit(Path(glove_fit.path) / "posterior.nc").path == glove_fit.path
+
+
+def test_reloaded_fit_reads_its_post_processing_back(glove_fit: BiasFit,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # diagnostics, the default interval table and the classic scores are computed once,
+    # saved with the fit and read back: a reloaded fit never recomputes them
+    import embias.bayes.fit as fit_module
+    import embias.bayes.store as store_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("recomputed on reload")
+
+    monkeypatch.setattr(fit_module, "convergence_diagnostics", refuse)
+    monkeypatch.setattr(fit_module, "summarize_posterior", refuse)
+    monkeypatch.setattr(store_module, "classic_scores", refuse)
+    loaded = load_fit(glove_fit.path)
+    pd.testing.assert_frame_equal(loaded.diagnostics(), glove_fit.diagnostics())
+    pd.testing.assert_frame_equal(loaded.to_interval_table(), glove_fit.to_interval_table())
+    assert loaded.problems() == glove_fit.problems()
+    # another interval probability is computed (once) from the draws
+    with pytest.raises(AssertionError, match="recomputed"):
+        loaded.to_interval_table(ci_prob=0.5)
 
 
 def test_identical_call_reuses_the_saved_fit(glove_fit: BiasFit, models_dir: Path,

@@ -158,7 +158,8 @@ def test_one_interval_table_with_every_embedding(reddit):
         assert counts[("hard", estimand)] == n
     change = table[table["estimand"].str.startswith("change")]
     assert change["prob_gt_0"].between(0, 1).all()
-    assert set(change["rope_decision"]) <= {"credible difference", "practically equivalent", "undecided"}
+    assert set(change["rope_decision"]) <= {"credible difference", "practically equivalent",
+                                            "undecided"}
     assert reddit.unmatched.empty
     assert reddit.settings["rows"] == 4830
     figure = reddit.plot()

@@ -21,6 +21,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from embias.plots import plot_simulated_table, plot_weat_simulations
 from embias.simulate import (
     NUMERATORS,
     PUBLISHED_FIGURES,
@@ -29,8 +30,6 @@ from embias.simulate import (
     exact_weat_distribution,
     largest_weat_index,
     max_abs_weat,
-    plot_simulated_table,
-    plot_weat_simulations,
     simulate_weat,
     simulate_weat_grid,
     simulated_cosine_table,

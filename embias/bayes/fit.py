@@ -232,12 +232,22 @@ class BiasFit:
         pandas.DataFrame
             Interval table with extra columns ``connection``, ``protected_word``,
             ``protected_class``, ``contrast``, ``prob_gt_0`` (posterior P(contrast > 0)),
-            ``prob_in_rope``, ``rope`` and ``rope_decision`` (``"different"``: the
-            interval lies outside the ROPE; ``"equivalent"``: inside; ``"undecided"``).
+            ``prob_in_rope``, ``rope`` and ``rope_decision`` (``"credible difference"``:
+            the interval lies outside the ROPE; ``"practically equivalent"``: inside;
+            ``"undecided"``: neither). Computed once per (ci_prob, ci_kind, rope) and kept
+            with the fit (a copy is returned); the default one is saved with the fit.
         """
-        return summarize_posterior(self.posterior, self.cells, ci_prob=ci_prob,
-                                   ci_kind=ci_kind, rope=rope,
-                                   word_contrasts=self.level == "hierarchical")
+        key = (float(ci_prob), str(ci_kind), float(rope))
+        cache = self._interval_tables
+        if key not in cache:
+            cache[key] = summarize_posterior(self.posterior, self.cells, ci_prob=ci_prob,
+                                             ci_kind=ci_kind, rope=rope,
+                                             word_contrasts=self.level == "hierarchical")
+        return cache[key].copy()
+
+    @cached_property
+    def _interval_tables(self) -> dict[tuple[float, str, float], pd.DataFrame]:
+        return {}
 
     #: :meth:`to_interval_table` under the name a fitted-model summary usually has.
     summary = to_interval_table

@@ -5,7 +5,10 @@ A saved fit is a directory ``<models_dir>/<study>_<embedding>_<level>_<data>_<ke
 - ``posterior.nc`` — the ArviZ ``DataTree`` of the fit (netCDF, h5netcdf engine),
 - ``table.parquet`` — the long-form cosine table that was fitted,
 - ``settings.json`` — what produced it (study, embedding, model options, seed, versions,
-  timings, the table's ``attrs``).
+  timings, the table's ``attrs``),
+- ``diagnostics.parquet``, ``intervals.parquet``, ``classic.parquet`` — the post-processing
+  (r̂/ESS of every scalar, the default interval table, MAC/WEAT), computed once when the
+  fit is made and read back instead of recomputed.
 
 ``<key>`` is a hash of everything that determines the result (study word lists,
 embedding source and the :class:`~embias.FitSettings` fields that change the draws:
@@ -34,7 +37,7 @@ import pandas as pd
 
 from ..classic import classic_scores
 from ..embeddings import BUILTIN_EMBEDDINGS
-from ..settings import FitSettings
+from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, FitSettings
 from ..tables import published_name, study_table
 from ..wordlists import load_study
 from .data import cell_statistics
@@ -59,6 +62,11 @@ POSTERIOR_FILE = "posterior.nc"
 TABLE_FILE = "table.parquet"
 
 SETTINGS_FILE = "settings.json"
+#: Post-processing kept with a fit, so a reloaded fit is shown without recomputing it:
+#: r̂/ESS of every posterior scalar, the default interval table, the classic scores.
+DIAGNOSTICS_FILE = "diagnostics.parquet"
+INTERVALS_FILE = "intervals.parquet"
+CLASSIC_FILE = "classic.parquet"
 
 #: Version of the saved-fit layout; bump when it changes.
 FIT_FORMAT = 2
@@ -118,6 +126,9 @@ def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
         }
         (tmp / SETTINGS_FILE).write_text(json.dumps(record, indent=2, default=_json_default),
                                          encoding="utf-8")
+        fit.diagnostics().to_parquet(tmp / DIAGNOSTICS_FILE, index=False)
+        fit.to_interval_table().to_parquet(tmp / INTERVALS_FILE, index=False)
+        fit.classic.to_parquet(tmp / CLASSIC_FILE, index=False)
         if path.exists():
             shutil.rmtree(path)
         os.replace(tmp, path)
@@ -163,9 +174,18 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
         posterior = stored.load().copy()
     table = pd.read_parquet(path / TABLE_FILE)
     table.attrs = record.get("table_attrs", {})
-    return BiasFit(posterior=posterior, table=table, cells=cell_statistics(table),
-                   settings=record["settings"], classic=classic_scores(table),
-                   timings=record.get("timings", {}), path=str(path))
+    classic = (pd.read_parquet(path / CLASSIC_FILE) if (path / CLASSIC_FILE).is_file()
+               else classic_scores(table))
+    fit = BiasFit(posterior=posterior, table=table, cells=cell_statistics(table),
+                  settings=record["settings"], classic=classic,
+                  timings=record.get("timings", {}), path=str(path))
+    # the post-processing saved with the fit is not computed again
+    if (path / DIAGNOSTICS_FILE).is_file():
+        fit.__dict__["_diagnostics"] = pd.read_parquet(path / DIAGNOSTICS_FILE)
+    if (path / INTERVALS_FILE).is_file():
+        fit._interval_tables[(DEFAULT_CI_PROB, "hdi", DEFAULT_ROPE)] = pd.read_parquet(
+            path / INTERVALS_FILE)
+    return fit
 
 
 

@@ -534,7 +534,8 @@ def demographic_parity(
     The estimate is PR_B − PR_A (positive-prediction rate of B minus that of A): positive
     means the protected group receives the positive outcome less often. ``positive``
     names the positive label when ``y_pred`` is not 0/1. See :func:`bbu_interval` for the
-    other arguments and the returned row (``decision``: ``"credible difference"`` / ``"undecided"``).
+    other arguments and the returned row (``decision``: ``"credible difference"`` /
+    ``"undecided"``).
     """
     yhat = _binary("y_pred", y_pred, positive)
     return bbu_interval(
@@ -614,8 +615,8 @@ def equalized_odds(
         ``"rates"`` (default): two rows, the FNR gap (cost ``1 − ŷ`` on y = 1 examples,
         estimand ``equalized_odds_fnr``) and the FPR gap (cost ``ŷ`` on y = 0 examples,
         estimand ``equalized_odds_fpr``), each at confidence ``1 − (1 − ρ)/2`` so that both
-        hold together with confidence ≥ ρ (Bonferroni); ``joint_decision`` is ``"credible difference"``
-        when either row is. ``"zero_one"``: the paper's single row with zero-one loss on
+        hold together with confidence ≥ ρ (Bonferroni); ``joint_decision`` is
+        ``"credible difference"`` when either row is. ``"zero_one"``: the paper's single row with zero-one loss on
         every annotated example (an error-rate gap, which mixes the two rates by the
         groups' base rates and can hide opposite FPR/FNR gaps).
 
