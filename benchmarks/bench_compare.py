@@ -30,8 +30,8 @@ def _arrays(result) -> dict[str, np.ndarray]:
 
 def main() -> None:
     from dask.distributed import Client, LocalCluster
-
     from embias.compare import compare_embeddings
+
     from embias.report import to_markdown
 
     warnings.simplefilter("ignore", UserWarning)

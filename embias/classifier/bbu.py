@@ -616,8 +616,8 @@ def equalized_odds(
         estimand ``equalized_odds_fnr``) and the FPR gap (cost ``ŷ`` on y = 0 examples,
         estimand ``equalized_odds_fpr``), each at confidence ``1 − (1 − ρ)/2`` so that both
         hold together with confidence ≥ ρ (Bonferroni); ``joint_decision`` is
-        ``"credible difference"`` when either row is. ``"zero_one"``: the paper's single row with zero-one loss on
-        every annotated example (an error-rate gap, which mixes the two rates by the
+        ``"credible difference"`` when either row is. ``"zero_one"``: the paper's single
+        row with zero-one loss on every annotated example (an error-rate gap, which mixes the two rates by the
         groups' base rates and can hide opposite FPR/FNR gaps).
 
     Notes
