@@ -617,8 +617,8 @@ def equalized_odds(
         estimand ``equalized_odds_fpr``), each at confidence ``1 − (1 − ρ)/2`` so that both
         hold together with confidence ≥ ρ (Bonferroni); ``joint_decision`` is
         ``"credible difference"`` when either row is. ``"zero_one"``: the paper's single
-        row with zero-one loss on every annotated example (an error-rate gap, which mixes the two rates by the
-        groups' base rates and can hide opposite FPR/FNR gaps).
+        row with zero-one loss on every annotated example (an error-rate gap, which mixes
+        the two rates by the groups' base rates and can hide opposite FPR/FNR gaps).
 
     Notes
     -----
