@@ -19,7 +19,7 @@ import pandas as pd
 from gensim.models import KeyedVectors
 from scipy import stats
 
-from ._validation import check_int, resolve_rng
+from ._validation import check_int, check_probability, resolve_rng
 from .embeddings import load_embeddings, lookup_words
 from .report import interval_table, stack_interval_tables
 from .tables import cosine_table, validate_table
@@ -182,25 +182,42 @@ class WeatResult:
     missing: dict = field(default_factory=dict, repr=False)
     random_seed: int | None = None
 
-    def to_interval_table(self, *, ci_prob: float = 0.95) -> pd.DataFrame:
-        """One interval-table row: the effect size with the central ``ci_prob`` interval
-        of its permutation null distribution (``ci_kind="permutation"``) — the range the
-        effect size falls in by chance — plus ``p_value``."""
-        lo, hi = np.quantile(self.null_effect_sizes, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
+    def to_interval_table(self, *, null_ci_prob: float = 0.95) -> pd.DataFrame:
+        """One interval-table row: the effect size as a point estimate, its p-value, and
+        the permutation null's critical values in their own columns.
+
+        The interval columns (``lower``, ``upper``, ``ci_prob``) hold an interval *for
+        the estimate* or nothing: the permutation test gives a p-value, not an interval
+        for the effect size (that needs resampling the words), so the row has
+        ``ci_kind="none"`` and NaN ``lower``/``upper``. The central ``null_ci_prob``
+        range of the permutation null distribution — the range the effect size falls in
+        by chance when the targets are exchangeable; |d| beyond it is what a two-sided
+        p < 1 − ``null_ci_prob`` means — goes in ``null_lower``/``null_upper`` with its
+        probability in ``null_ci_prob``.
+
+        Extra columns: ``p_value``, ``alternative``, ``n_permutations``, ``exact``,
+        ``null_lower``, ``null_upper``, ``null_ci_prob``.
+        """
+        null_ci_prob = check_probability("null_ci_prob", null_ci_prob)
+        lo, hi = np.quantile(self.null_effect_sizes,
+                             [(1 - null_ci_prob) / 2, (1 + null_ci_prob) / 2])
         return interval_table(
             [{
                 "estimand": "weat_effect_size",
                 "group": self.name,
                 "estimate": self.effect_size,
-                "lower": lo,
-                "upper": hi,
+                "lower": np.nan,
+                "upper": np.nan,
                 "p_value": self.p_value,
                 "alternative": self.alternative,
                 "n_permutations": self.n_permutations,
                 "exact": self.exact,
+                "null_lower": float(lo),
+                "null_upper": float(hi),
+                "null_ci_prob": null_ci_prob,
             }],
-            ci_prob=ci_prob,
-            ci_kind="permutation",
+            ci_prob=None,
+            ci_kind="none",
         )
 
 
@@ -353,17 +370,23 @@ def weat_pairs(
     embeddings: KeyedVectors | str,
     study: Study | str,
     *,
-    ci_prob: float = 0.95,
+    null_ci_prob: float = 0.95,
     **options: object,
 ) -> pd.DataFrame:
     """WEAT for every pair of protected classes of a multi-class study (e.g. religion):
     X, Y = the two classes' protected words, A, B = their associated attribute lists.
 
+    ``options`` go to :func:`weat` (``permutations``, ``alternative``, ``random_seed`` …).
+
     Returns
     -------
     pandas.DataFrame
-        Interval table, one row per pair (``group`` = ``"jewish vs muslim"``).
+        Interval table, one row per pair (``group`` = ``"jewish vs muslim"``): the effect
+        size as a point estimate (``ci_kind="none"``), its permutation ``p_value`` and
+        the null's central ``null_ci_prob`` range in ``null_lower``/``null_upper`` (see
+        :meth:`WeatResult.to_interval_table`).
     """
+    check_probability("null_ci_prob", null_ci_prob)
     study = load_study(study)
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
     parts = []
@@ -374,7 +397,7 @@ def weat_pairs(
             associations={cx: study.associations[cx], cy: study.associations[cy]},
         )
         result = weat_test(pair, kv, **options)
-        parts.append(result.to_interval_table(ci_prob=ci_prob))
+        parts.append(result.to_interval_table(null_ci_prob=null_ci_prob))
     return pd.concat(parts, ignore_index=True)
 
 

@@ -37,14 +37,52 @@ __all__ = [
 ]
 
 
+#: The x-axis label (with units) of each estimand, used when a panel shows one kind.
+AXIS_LABELS: dict[str, str] = {
+    "connection_mean": "cosine distance",
+    "word_coefficient": "cosine distance",
+    "mac": "cosine distance",
+    "contrast": "difference in cosine distance",
+    "word_contrast": "difference in cosine distance",
+    "change_connection_mean": "change in cosine distance",
+    "change_word_coefficient": "change in cosine distance",
+    "change_contrast": "change in cosine distance",
+    "change_word_contrast": "change in cosine distance",
+    "mac_change": "change in cosine distance",
+    "weat_effect_size": "WEAT effect size (d)",
+    "weat_change": "change in WEAT effect size (d)",
+}
+
+
+def _axis_label(estimands: Sequence[str]) -> str:
+    """The one unit label of these estimands ('' when they differ or are unknown)."""
+    labels = {AXIS_LABELS.get(e, "") for e in estimands}
+    return labels.pop() if len(labels) == 1 else ""
+
+
+def _kind_suffix(data: pd.DataFrame) -> str:
+    """What the bars are, from the table's own ``ci_kind``/``ci_prob``: ``89% HDI``, or
+    ``point estimates`` for rows without an interval."""
+    kinds = sorted(
+        {(k, None if np.isnan(p) else float(p))
+         for k, p in zip(data["ci_kind"], data["ci_prob"], strict=True)},
+        key=lambda kp: (kp[0] == "none", kp[0], -1.0 if kp[1] is None else kp[1]),
+    )
+    return ", ".join("point estimates" if k == "none" else k if p is None
+                     else f"{p:.0%} {k.upper()}" for k, p in kinds)
+
+
 def plot_forest(
     table: pd.DataFrame,
     *,
     by: str | None = None,
+    by_order: Sequence[Any] | None = None,
     estimands: Sequence[str] | None = None,
     reference: float | None = None,
     markers: pd.DataFrame | None = None,
     title: str | None = None,
+    xlabel: str | None = None,
+    legend: bool = True,
     ax: Any = None,
 ) -> Figure:
     """Forest plot of an interval table: one row per (estimand, group), bars = intervals.
@@ -56,6 +94,10 @@ def plot_forest(
     by
         Optional column whose values are drawn side by side (slightly offset, one colour
         each) within every row — e.g. ``"embedding"`` to compare embeddings.
+    by_order
+        The values of ``by`` in the order they get their colours and offsets (default:
+        table order); pass the same order to every panel of a figure so that one colour
+        means one thing throughout.
     estimands
         Restrict to these estimands, in this order (default: all, in table order).
     reference
@@ -63,9 +105,17 @@ def plot_forest(
     markers
         Optional extra point values to show alongside, e.g. the classic MAC of the same
         table: a DataFrame with ``estimand``, ``group``, ``value`` and ``label`` columns
-        (plus ``by`` if given); drawn as hollow diamonds, never recomputed here.
+        (plus ``by`` if given: the marker then sits on that series' row); drawn as hollow
+        diamonds with ``label`` in the legend, never recomputed here.
     title
-        Figure title; the interval kind and probability are appended from the table.
+        Axes title; the interval kind and probability are appended from the table
+        (``point estimates`` for rows without an interval).
+    xlabel
+        x-axis label; default: the unit of the estimands shown (:data:`AXIS_LABELS`,
+        e.g. ``"cosine distance"``) when they share one.
+    legend
+        Draw the legend (outside the axes, to the right, so it never covers the data).
+        Composite figures pass ``False`` and draw one legend for the figure.
     ax
         Matplotlib axes to draw on; a new figure is made when omitted.
 
@@ -92,8 +142,14 @@ def plot_forest(
         raise ValueError(f"by={by!r} is not a column of the table ({list(data.columns)})")
 
     rows = list(dict.fromkeys(zip(data["estimand"], data["group"], strict=True)))
-    series = [None] if by is None else list(dict.fromkeys(data[by]))
-    if ax is None:
+    series: list[Any] = [None]
+    palette: list[Any] = [None]  # a series' colour is its place in by_order
+    if by is not None:
+        present = list(dict.fromkeys(data[by]))
+        palette = list(dict.fromkeys([*(by_order or []), *present]))
+        series = [v for v in palette if v in present]
+    own_figure = ax is None
+    if own_figure:
         height = 1.0 + 0.28 * len(rows) * max(1, len(series) * 0.6)
         fig, ax = plt.subplots(figsize=(7.5, min(max(height, 2.5), 40)))
     else:
@@ -101,13 +157,16 @@ def plot_forest(
     ypos = {row: len(rows) - 1 - i for i, row in enumerate(rows)}
     width = 0.6
     step = width / max(len(series), 1)
+    offsets = {label: (k - (len(series) - 1) / 2) * step if len(series) > 1 else 0.0
+               for k, label in enumerate(series)}
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for k, label in enumerate(series):
+    for label in series:
+        k = palette.index(label)
         part = data if label is None else data[data[by] == label]
-        offset = (k - (len(series) - 1) / 2) * step if len(series) > 1 else 0.0
         y = np.array([ypos[(e, g)] for e, g in zip(part["estimand"], part["group"], strict=True)])
-        y = y + offset
-        color = colors[k % len(colors)]
+        y = y + offsets[label]
+        # one series is black, so a colour always means a value of ``by``
+        color = "black" if label is None else colors[k % len(colors)]
         has_ci = part["lower"].notna().to_numpy()
         ax.hlines(y[has_ci], part["lower"][has_ci], part["upper"][has_ci], color=color, lw=2)
         ax.plot(part["estimate"], y, "o", color=color, ms=4,
@@ -117,30 +176,52 @@ def plot_forest(
         absent = sorted(need - set(markers.columns))
         if absent:
             raise ValueError(f"markers lacks columns {absent}")
+        shown: set[str] = set()
         for _, mk in markers.iterrows():
             key = (mk["estimand"], mk["group"])
             if key not in ypos:
                 continue
-            ax.plot(mk["value"], ypos[key], "D", mfc="none", mec="black", ms=6)
-            ax.annotate(str(mk["label"]), (mk["value"], ypos[key]), xytext=(4, 4),
-                        textcoords="offset points", fontsize=7)
+            y = ypos[key]
+            if by is not None and by in markers.columns and mk[by] in offsets:
+                y += offsets[mk[by]]
+            label = str(mk["label"])
+            ax.plot(mk["value"], y, "D", mfc="none", mec="black", ms=6,
+                    label=None if label in shown else label)
+            shown.add(label)
     if reference is not None:
         ax.axvline(reference, color="grey", lw=0.8, ls="--")
     ax.set_yticks(list(ypos.values()))
     ax.set_yticklabels([f"{e}: {g}" if e else str(g) for e, g in ypos])
-    kinds = sorted(
-        {(k, None if np.isnan(p) else float(p))
-         for k, p in zip(data["ci_kind"], data["ci_prob"], strict=True)},
-        key=lambda kp: (kp[0], -1.0 if kp[1] is None else kp[1]),
-    )
-    suffix = ", ".join(k if p is None else f"{p:.0%} {k.upper()}" for k, p in kinds)
+    ax.set_ylim(-0.6, len(rows) - 0.4)  # half a row of air above and below
+    ax.margins(x=0.08)  # no point on the frame
+    suffix = _kind_suffix(data)
     ax.set_title(f"{title} ({suffix})" if title else suffix, fontsize=10)
-    if by is not None:
-        ax.legend(title=by, fontsize=8, loc="best")
+    ax.set_xlabel(_axis_label(list(dict.fromkeys(data["estimand"]))) if xlabel is None
+                  else xlabel, fontsize=9)
+    if legend and ax.get_legend_handles_labels()[0]:
+        ax.legend(title=by, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                  borderaxespad=0.0)
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
+    if own_figure:
+        fig.tight_layout()
     return fig
 
+
+def _figure_legend(fig: Figure, by: str | None, series: Sequence[Any] = ()) -> None:
+    """One legend for a composite figure, below the panels (outside every axes): the
+    series of ``by`` (one colour each, the same in every panel; in the order of
+    ``series``) and then the markers."""
+    found: dict[str, Any] = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            found.setdefault(label, handle)
+    if not found:
+        return
+    first = [str(v) for v in series if str(v) in found]
+    handles = {label: found[label] for label in [*first, *(k for k in found if k not in first)]}
+    fig.legend(list(handles.values()), list(handles), title=by, fontsize=8,
+               title_fontsize=8, loc="outside lower center", ncols=min(len(handles), 6),
+               frameon=False)
 
 
 def panel_grid(n_left: int, n_right: int, *, wide: float, narrow: float,
@@ -148,6 +229,11 @@ def panel_grid(n_left: int, n_right: int, *, wide: float, narrow: float,
     """The layout of every composite figure: a left column of ``n_left`` panels (the
     connection-level results) next to a right column of ``n_right`` panels (one per
     protected class), each column's panels of equal height.
+
+    The figure uses matplotlib's constrained layout, which makes room for every title,
+    tick label, axis label and the figure legend (:func:`_figure_legend`, below the
+    panels), so nothing is cut at the figure's edge; composite figures do not call
+    ``tight_layout``.
 
     Returns
     -------
@@ -157,7 +243,8 @@ def panel_grid(n_left: int, n_right: int, *, wide: float, narrow: float,
 
     n_rows = max(n_left, 1) * max(n_right, 1)
     fig = plt.figure(figsize=(wide if n_right else narrow,
-                              max(min_height, panel_height * max(n_left, n_right))))
+                              max(min_height, panel_height * max(n_left, n_right))),
+                     layout="constrained")
     grid = fig.add_gridspec(n_rows, 2 if n_right else 1)
     span_l = n_rows // max(n_left, 1)
     left = [fig.add_subplot(grid[i * span_l:(i + 1) * span_l, 0]) for i in range(n_left)]
@@ -178,6 +265,12 @@ def _share_x(axes: Sequence[Any]) -> None:
         a.set_xlim(low, high)
 
 
+def _in_order(values: Sequence[Any], known: Sequence[Any]) -> list[Any]:
+    """The distinct ``values``, those in ``known`` first and in its order."""
+    distinct = list(dict.fromkeys(values))
+    return [v for v in known if v in distinct] + [v for v in distinct if v not in known]
+
+
 def plot_bias_fit(
     summary: pd.DataFrame,
     *,
@@ -188,8 +281,10 @@ def plot_bias_fit(
 
     Left column: connection means (MAC of the same table as hollow diamonds), contrasts
     (ROPE shaded, taken from the table's ``rope`` column) and the classic WEAT effect
-    sizes. Right column (word and hierarchical levels): one panel per protected class,
-    each word's coefficients per connection side by side.
+    sizes (point estimates). Right column (word and hierarchical levels): one panel per
+    protected class, each word's coefficients per connection side by side, one colour
+    per connection in every panel. Every panel's x axis is labelled with its unit; the
+    legend sits below the panels.
 
     Parameters
     ----------
@@ -204,6 +299,7 @@ def plot_bias_fit(
     -------
     matplotlib.figure.Figure
     """
+    from .tables import CONNECTIONS
 
     validate_interval_table(summary)
     words = summary[summary["estimand"] == "word_coefficient"]
@@ -219,12 +315,14 @@ def plot_bias_fit(
             if classic is not None and not classic.empty:
                 macs = classic[(classic["estimand"] == "mac")
                                & classic["group"].isin(summary["group"])]
-                markers = pd.DataFrame({"estimand": "connection_mean",
+                markers = pd.DataFrame({"estimand": "",
                                         "group": macs["group"].to_numpy(),
                                         "value": macs["estimate"].to_numpy(),
-                                        "label": "MAC"})
-            plot_forest(summary, estimands=["connection_mean"], markers=markers, ax=ax,
-                        title="connection means (◇ = classic MAC)")
+                                        "label": "classic MAC of the same table"})
+            means = summary[summary["estimand"] == "connection_mean"].assign(estimand="")
+            plot_forest(means, markers=markers, ax=ax, legend=False,
+                        title="connection means (◇ = classic MAC)",
+                        xlabel=AXIS_LABELS["connection_mean"])
         elif panel == "contrast":
             contrasts = summary[summary["estimand"] == "contrast"]
             if contrasts.empty:
@@ -232,22 +330,29 @@ def plot_bias_fit(
                 continue
             rope = float(contrasts["rope"].iloc[0])
             ax.axvspan(-rope, rope, color="grey", alpha=0.15, lw=0)
-            plot_forest(contrasts, reference=0.0, ax=ax,
-                        title=f"contrasts (shaded: ROPE ±{rope:g})")
+            plot_forest(contrasts.assign(estimand=""), reference=0.0, ax=ax, legend=False,
+                        title=f"contrasts (shaded: ROPE ±{rope:g})",
+                        xlabel=AXIS_LABELS["contrast"])
         else:
             assert weat is not None
-            plot_forest(weat, reference=0.0, ax=ax,
-                        title="classic WEAT effect sizes of the same table")
+            plot_forest(weat.assign(estimand=""), reference=0.0, ax=ax, legend=False,
+                        title="classic WEAT of the same table",
+                        xlabel=AXIS_LABELS["weat_effect_size"])
+    connections = _in_order(words["connection"], CONNECTIONS) if classes else []
     for ax, cls in zip(right_axes, classes, strict=True):
         part = words[words["protected_class"] == cls].assign(estimand="")
-        plot_forest(part, by="connection", ax=ax,
-                    title=f"{cls or 'protected words'}: word-level coefficients")
+        plot_forest(part, by="connection", by_order=connections, ax=ax, legend=False,
+                    title=f"{cls or 'protected words'}: word-level coefficients",
+                    xlabel=AXIS_LABELS["word_coefficient"])
     _share_x(right_axes)  # one scale, so classes can be compared by eye
+    _figure_legend(fig, "connection" if classes else None, connections)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
     return fig
 
+
+#: Short row labels of the change panel of :func:`plot_comparison`.
+_CHANGE_ROWS = {"change_connection_mean": "mean", "change_contrast": "contrast"}
 
 
 def plot_comparison(summary: pd.DataFrame, *, title: str | None = None) -> Figure:
@@ -256,7 +361,9 @@ def plot_comparison(summary: pd.DataFrame, *, title: str | None = None) -> Figur
     Left column: connection means and contrasts of every embedding (side by side), the
     change model's connection changes and contrast changes (ROPE shaded; classic MAC
     changes as hollow diamonds). Right column: one panel per protected class, every
-    word's coefficient per connection with the embeddings side by side.
+    word's coefficient per connection with the embeddings side by side. One colour per
+    embedding in every panel, every x axis labelled with its unit, the legend below
+    the panels.
 
     Parameters
     ----------
@@ -280,42 +387,54 @@ def plot_comparison(summary: pd.DataFrame, *, title: str | None = None) -> Figur
     classes = list(dict.fromkeys(words["protected_class"])) if not words.empty else []
     left = [p for p in ("connection_mean", "contrast", "change") if
             (est.str.startswith("change_") if p == "change" else est == p).any()]
-    fig, left_axes, right_axes = panel_grid(len(left), len(classes), wide=14.0,
-                                            narrow=7.5, panel_height=3.2, min_height=8.0)
+    n_rows = max((len(words[words["protected_class"] == c]) for c in classes), default=0)
+    fig, left_axes, right_axes = panel_grid(
+        len(left), len(classes), wide=14.0, narrow=7.5,
+        panel_height=max(3.2, 0.09 * n_rows * len(classes) / max(len(left), 1)),
+        min_height=8.0)
     rope = summary.loc[summary["rope"].notna(), "rope"] if "rope" in summary else pd.Series()
     rope_value = float(rope.iloc[0]) if len(rope) else None
+    embeddings = list(dict.fromkeys(summary.loc[summary["embedding"] != "", "embedding"]))
+    opts = {"by": "embedding", "by_order": embeddings, "legend": False}
     for ax, panel in zip(left_axes, left, strict=True):
         if panel == "connection_mean":
-            plot_forest(summary, by="embedding", estimands=["connection_mean"], ax=ax,
-                        title="connection means")
+            plot_forest(summary[est == "connection_mean"].assign(estimand=""), ax=ax,
+                        title="connection means", xlabel=AXIS_LABELS["connection_mean"],
+                        **opts)
         elif panel == "contrast":
             if rope_value is not None:
                 ax.axvspan(-rope_value, rope_value, color="grey", alpha=0.15, lw=0)
-            plot_forest(summary, by="embedding", estimands=["contrast"], reference=0.0, ax=ax,
-                        title="contrasts")
+            plot_forest(summary[est == "contrast"].assign(estimand=""), reference=0.0,
+                        ax=ax, title="contrasts", xlabel=AXIS_LABELS["contrast"], **opts)
         else:
-            changes = [e for e in ("change_connection_mean", "change_contrast") if (est == e).any()]
+            changes = [e for e in _CHANGE_ROWS if (est == e).any()]
             part = summary[est.isin(changes)]
             macs = summary[est == "mac_change"]
-            markers = pd.DataFrame({"estimand": "change_connection_mean",
+            markers = pd.DataFrame({"estimand": _CHANGE_ROWS["change_connection_mean"],
                                     "group": macs["group"].to_numpy(),
+                                    "embedding": macs["embedding"].to_numpy(),
                                     "value": macs["estimate"].to_numpy(),
-                                    "label": [f"MAC {e}" for e in macs["embedding"]]})
+                                    "label": "classic MAC change"})
             if rope_value is not None:
                 ax.axvspan(-rope_value, rope_value, color="grey", alpha=0.15, lw=0)
             ref = str(part["reference"].iloc[0]) if "reference" in part else ""
-            plot_forest(part, by="embedding", estimands=changes, reference=0.0,
-                        markers=markers, ax=ax,
-                        title=f"change vs {ref}, paired model (◇ = classic MAC change)")
+            plot_forest(part.assign(estimand=part["estimand"].map(_CHANGE_ROWS)),
+                        reference=0.0, markers=markers, ax=ax,
+                        title=f"change vs {ref}, paired model",
+                        xlabel=f"{AXIS_LABELS['change_connection_mean']} "
+                               f"(embedding − {ref})" if ref else None,
+                        **opts)
     for ax, cls in zip(right_axes, classes, strict=True):
         part = words[words["protected_class"] == cls]
         part = part.assign(estimand=part["protected_word"], group=part["connection"])
-        plot_forest(part, by="embedding", ax=ax,
-                    title=f"{cls or 'protected words'}: word coefficients")
+        plot_forest(part, ax=ax, title=f"{cls or 'protected words'}: word coefficients",
+                    xlabel=AXIS_LABELS["word_coefficient"], **opts)
+        if len(part) / max(len(embeddings), 1) > 12:  # many rows: smaller row labels
+            ax.tick_params(axis="y", labelsize=7)
     _share_x(right_axes)
+    _figure_legend(fig, "embedding", embeddings)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
     return fig
 
 

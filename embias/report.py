@@ -1,7 +1,7 @@
 """Shared reporting layer: one tidy interval table for every method in embias.
 
-Every estimate that embias reports — a Bayesian HPDI, a WEAT permutation interval, a
-Bernstein bound — is a row of the same table:
+Every estimate that embias reports — a Bayesian HDI, a Student-t interval, a Bernstein
+bound, a WEAT effect size with its permutation p-value — is a row of the same table:
 
 =============  ==============================================================
 column         meaning
@@ -9,16 +9,19 @@ column         meaning
 ``estimand``   what is estimated (``"connection_mean"``, ``"weat_effect_size"`` …)
 ``group``      which group/level/word it belongs to (``"associated"``, ``"weat6"``)
 ``estimate``   point estimate (posterior mean, observed statistic, …)
-``lower``      lower interval end
-``upper``      upper interval end
+``lower``      lower end of an interval *for the estimate* (NaN for a point estimate)
+``upper``      upper end of that interval
 ``ci_prob``    probability/confidence level of the interval (e.g. 0.89)
 ``ci_kind``    kind of interval (one of :data:`CI_KINDS`)
 =============  ==============================================================
 
 Methods add their own extra columns (``p_value``, ``prob_gt_0``, ``rope_decision``,
-``embedding`` …). The kind and the probability are always set by the code that computed
-the numbers (through :func:`interval_table`), never by the caller of a plot or a
-renderer, so a label cannot drift from the numbers it describes.
+``embedding`` …). Numbers that are not an interval for the estimate never go in
+``lower``/``upper``: the critical values of a WEAT's permutation null, for instance, are
+``null_lower``/``null_upper`` (with ``null_ci_prob``) next to a point estimate. The kind
+and the probability are always set by the code that computed the numbers (through
+:func:`interval_table`), never by the caller of a plot or a renderer, so a label cannot
+drift from the numbers it describes.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ __all__ = [
     "CI_KINDS",
     "DECISIONS",
     "INTERVAL_COLUMNS",
+    "RETIRED_CI_KINDS",
     "combine_interval_tables",
     "interval_table",
     "rope_decision",
@@ -57,11 +61,18 @@ CI_KINDS: Mapping[str, str] = {
     "eti": "equal-tailed (percentile) posterior interval",
     "bernstein": "Bernstein-bound confidence interval (Ethayarajh 2020)",
     "hoeffding": "Hoeffding-bound confidence interval",
-    "permutation": "central interval of the statistic's permutation null distribution",
     "simulation": "central interval of the statistic's simulated distribution",
     "t": "Student-t confidence interval",
     "normal": "normal-approximation confidence interval",
     "none": "point estimate only (no interval)",
+}
+
+#: Kinds that older versions wrote and why they are gone (named in the error message).
+RETIRED_CI_KINDS: Mapping[str, str] = {
+    "permutation": "the central range of a permutation null is not an interval for the "
+                   "estimate (it is centred on 0, not on the estimate); embias 0.2 reports "
+                   "the WEAT effect size as a point estimate (ci_kind='none') with its "
+                   "p_value and the null's range in null_lower/null_upper",
 }
 
 
@@ -183,7 +194,10 @@ def validate_interval_table(table: pd.DataFrame) -> pd.DataFrame:
         )
     bad_kinds = sorted(set(table["ci_kind"]) - set(CI_KINDS))
     if bad_kinds:
-        raise ValueError(f"unknown ci_kind values {bad_kinds}; allowed: {sorted(CI_KINDS)}")
+        why = "".join(f"; {k!r}: {RETIRED_CI_KINDS[k]}" for k in bad_kinds
+                      if k in RETIRED_CI_KINDS)
+        raise ValueError(f"unknown ci_kind values {bad_kinds}; allowed: "
+                         f"{sorted(CI_KINDS)}{why}")
     lower = table["lower"].to_numpy(dtype=float)
     upper = table["upper"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore"):
@@ -329,6 +343,11 @@ CLI_CHANGE_COLUMNS: tuple[str, ...] = (
 CLI_CHANGE_WORD_COLUMNS: tuple[str, ...] = (
     "estimand", "protected_word", "group", "embedding", "estimate", "lower", "upper",
     "prob_gt_0", "rope_decision")
+#: Columns ``embias weat``/``summary`` print for WEAT rows (point estimates: no interval
+#: columns; the permutation null's range in its own columns).
+CLI_WEAT_COLUMNS: tuple[str, ...] = (
+    "estimand", "group", "estimate", "p_value", "alternative", "n_permutations", "exact",
+    "null_lower", "null_upper", "null_ci_prob")
 #: Columns ``embias compare`` prints for every embedding's levels.
 CLI_LEVEL_COLUMNS: tuple[str, ...] = (
     "estimand", "group", "embedding", "estimate", "lower", "upper", "ci_prob", "ci_kind",

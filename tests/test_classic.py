@@ -160,16 +160,6 @@ def test_weat_validation(toy, make_kv):
         embias.weat(flat, ["p", "q"], ["r", "t"], ["a"], ["b"])
 
 
-def test_weat_interval_row(glove):
-    r = embias.weat_test("weat6", glove)
-    t = r.to_interval_table(ci_prob=0.9)
-    row = t.iloc[0]
-    assert row.ci_kind == "permutation" and row.ci_prob == 0.9
-    lo, hi = np.quantile(r.null_effect_sizes, [0.05, 0.95])
-    assert (row.lower, row.upper) == (pytest.approx(lo), pytest.approx(hi))
-    assert row.estimate == pytest.approx(1.708, abs=5e-4) and row.p_value == r.p_value
-
-
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**31), n_x=st.integers(2, 5), n_y=st.integers(2, 5),
        dim=st.integers(2, 5))
@@ -305,3 +295,73 @@ def test_weat_seed_is_random_seed(toy, glove):
     pairs = embias.weat_pairs(glove, "religion", permutations=200, random_seed=3)
     assert list(pairs.group) == ["christian vs jewish", "christian vs muslim",
                                  "jewish vs muslim"]
+
+
+# --------------------------------------------------------------------------- issue 11, item 14
+def _independent_null_effects(s: np.ndarray, n_x: int) -> np.ndarray:
+    """Effect size of every equal-size re-partition of X ∪ Y, by brute force (ddof=1)."""
+    sd = np.std(s, ddof=1)
+    out = []
+    for idx in itertools.combinations(range(s.size), n_x):
+        mask = np.zeros(s.size, bool)
+        mask[list(idx)] = True
+        out.append((s[mask].mean() - s[~mask].mean()) / sd)
+    return np.array(out)
+
+
+def test_item14_weat_rows_have_no_null_quantiles_in_interval_columns(glove):
+    # `embias summary religion` showed 1.193 with lower/upper −1.173/1.173 and
+    # ci_kind="permutation": an "interval" that excludes its own estimate. The interval
+    # columns hold an interval for the estimate or nothing; the null goes elsewhere.
+    pairs = embias.weat_pairs(glove, "religion", random_seed=3)
+    assert (pairs["ci_kind"] == "none").all()
+    assert pairs[["lower", "upper", "ci_prob"]].isna().all().all()
+    row = pairs.set_index("group").loc["christian vs jewish"]
+    assert row.estimate == pytest.approx(1.193, abs=5e-4)  # the summary's printed value
+    assert row.p_value == pytest.approx(10 / 252, abs=1e-12)  # exact: 10 of C(10, 5)
+    # the null's central 95% range, in its own columns, against brute-force enumeration
+    study = embias.load_study("religion")
+    pair = ("christian", "jewish")
+    r = embias.weat_test(study.replace(
+        name="christian vs jewish",
+        protected={k: study.protected[k] for k in pair},
+        associations={k: study.associations[k] for k in pair}), glove)
+    null = _independent_null_effects(r.s_values["s"].to_numpy(), 5)
+    assert null.size == 252
+    lo, hi = np.quantile(null, [0.025, 0.975])
+    assert (row.null_lower, row.null_upper) == (pytest.approx(lo, abs=1e-9),
+                                                pytest.approx(hi, abs=1e-9))
+    assert row.null_lower == pytest.approx(-1.173, abs=5e-4)
+    assert row.null_upper == pytest.approx(1.173, abs=5e-4)
+    assert row.null_ci_prob == 0.95
+    # one result, other null probability; the interval columns stay empty
+    t = embias.weat_test("weat6", glove).to_interval_table(null_ci_prob=0.9)
+    one = t.iloc[0]
+    assert one.ci_kind == "none" and np.isnan(one.lower) and np.isnan(one.upper)
+    assert one.null_ci_prob == 0.9 and one.estimate == pytest.approx(1.708, abs=5e-4)
+    assert list(t.columns[:7]) == ["estimand", "group", "estimate", "lower", "upper",
+                                   "ci_prob", "ci_kind"]
+    with pytest.raises(ValueError, match=r"null_ci_prob must be in \(0, 1\), got 95"):
+        embias.weat_test("weat6", glove).to_interval_table(null_ci_prob=95)
+
+
+def test_item14_cli_prints_weat_as_point_estimates_with_named_null_columns(capsys):
+    from embias.cli import main
+
+    assert main(["summary", "religion"]) == 0
+    out = capsys.readouterr().out
+    weat = out[out.index("== WEAT"):]
+    header = next(line for line in weat.splitlines() if line.startswith("| estimand"))
+    cols = [c.strip() for c in header.strip("|").split("|")]
+    assert "lower" not in cols and "upper" not in cols and "ci_kind" not in cols
+    assert {"estimate", "p_value", "null_lower", "null_upper"} <= set(cols)
+    line = next(x for x in weat.splitlines() if "christian vs jewish" in x)
+    cells = dict(zip(cols, (c.strip() for c in line.strip("|").split("|")), strict=True))
+    assert (cells["estimate"], cells["null_lower"], cells["null_upper"]) == (
+        "1.193", "-1.173", "1.173")
+    assert "permutation" not in cells.values()  # no ci_kind column, no 'permutation' kind
+    assert main(["weat", "weat6", "--permutations", "exact"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.startswith("| estimand"))
+    assert "lower |" not in header.replace("null_lower |", "")
+    assert "null_upper" in header and "| permutation |" not in out

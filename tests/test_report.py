@@ -80,7 +80,8 @@ def test_combine_and_forest_plot():
         "connection_mean: associated", "connection_mean: none"]
     # one interval segment per (row, embedding): 2 rows × 2 embeddings
     assert sum(len(c.get_segments()) for c in ax.collections) == 4
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["biased", "hard"]
+    # the series, then the marker (hollow diamond, in the legend instead of a text label)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["biased", "hard", "MAC"]
     with pytest.raises(ValueError, match=r"by='model' is not a column"):
         plot_forest(both, by="model")
     with pytest.raises(ValueError, match=r"estimands \['x'\] not in the table"):
@@ -93,8 +94,9 @@ def test_forest_title_with_point_estimates_only():
          for g, v in (("a", 0.8), ("b", 0.9), ("c", 0.7))],
         ci_prob=None, ci_kind="none")
     mixed = pd.concat([points, interval_table(rows(), ci_prob=0.89, ci_kind="hdi")])
-    assert plot_forest(points).axes[0].get_title() == "none"
-    assert plot_forest(mixed, title="t").axes[0].get_title() == "t (89% HDI, none)"
+    # a point estimate is named as one, never as "(none)" (issue 11, item 15)
+    assert plot_forest(points).axes[0].get_title() == "point estimates"
+    assert plot_forest(mixed, title="t").axes[0].get_title() == "t (89% HDI, point estimates)"
 
 
 def test_stack_a_sequence_fills_text_gaps_and_keeps_numbers():
@@ -146,3 +148,19 @@ def test_every_result_has_to_interval_table():
     table = post.to_interval_table(ci_prob=0.95)
     assert table["estimate"].iloc[0] == pytest.approx(31 / 102 - 21 / 102, abs=1e-12)
     assert table["ci_kind"].iloc[0] == "hdi"
+
+
+def test_item14_ci_kinds_are_intervals_for_the_estimate():
+    # A permutation null's quantiles are not an interval for the estimate (issue 11,
+    # item 14): the kind is gone, and an old table that uses it is refused with the reason.
+    from embias.report import CI_KINDS
+
+    assert "permutation" not in CI_KINDS
+    assert all("null" not in meaning for meaning in CI_KINDS.values())
+    with pytest.raises(ValueError, match=r"ci_kind='permutation' is not one of"):
+        interval_table(rows(), ci_prob=0.95, ci_kind="permutation")
+    old = interval_table(rows(), ci_prob=0.95, ci_kind="t").assign(ci_kind="permutation")
+    with pytest.raises(ValueError) as info:
+        validate_interval_table(old)
+    assert "'permutation'" in str(info.value)
+    assert "null_lower" in str(info.value)  # says where those numbers belong now

@@ -69,6 +69,20 @@ def _permutations(text: str) -> str | int:
             f"permutations must be 'auto', 'exact' or an integer, got {text!r}") from None
 
 
+#: What the WEAT rows are (printed above them).
+_WEAT_NOTE = ("effect size d: a point estimate (no interval for it yet); null_lower/"
+              "null_upper: the central null_ci_prob range of d under the permutation null "
+              "(where d falls by chance), not an interval for d")
+
+
+def _weat_markdown(table: Any) -> str:
+    """WEAT rows without the (empty) interval columns."""
+    import embias
+    from embias.report import CLI_WEAT_COLUMNS
+
+    return embias.to_markdown(table, columns=[c for c in CLI_WEAT_COLUMNS if c in table])
+
+
 def cmd_weat(args: argparse.Namespace) -> int:
     import embias
 
@@ -88,7 +102,8 @@ def cmd_weat(args: argparse.Namespace) -> int:
         return 0
     result = embias.weat_test(args.test, embeddings, permutations=args.permutations,
                               alternative=args.alternative, random_seed=args.random_seed)
-    print(embias.to_markdown(result.to_interval_table()))
+    print(_WEAT_NOTE)
+    print(_weat_markdown(result.to_interval_table()))
     print(embias.to_markdown(result.s_values))
     return 0
 
@@ -119,10 +134,11 @@ def cmd_summary(args: argparse.Namespace) -> int:
     print(embias.to_markdown(result.to_interval_table()))
     if not args.embedding.startswith("published:"):
         print("\n== WEAT for each pair of protected classes (exact permutation test)")
+        print(_WEAT_NOTE)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # missing words: listed above
-            print(embias.to_markdown(embias.weat_pairs(source, args.study,
-                                                       random_seed=args.random_seed)))
+            print(_weat_markdown(embias.weat_pairs(source, args.study,
+                                                   random_seed=args.random_seed)))
     return 0
 
 
