@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	@set -e; py=$$(tools/find-python); echo "using $$py"; \
 	if [ ! -x $(PY) ]; then "$$py" -m venv $(VENV); fi; \
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip; \
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[test,studies]"; \
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[test,studies,fast]"; \
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -27,3 +27,15 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+
+# Rewrite README.md's command-generated tables (`embias weat all`, `embias simulate weat
+# --published`) from the code's output; tests/test_readme.py fails while they differ.
+.PHONY: readme
+readme: $(STAMP)
+	$(PY) tests/test_readme.py --write
+
+# Re-execute every notebook and write its fresh outputs (tests/test_notebooks.py fails while
+# a committed output differs from what the code prints today).
+.PHONY: notebooks
+notebooks: $(STAMP)
+	MPLBACKEND=Agg $(PY) tests/test_notebooks.py --write notebooks/*.ipynb

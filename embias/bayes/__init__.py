@@ -68,8 +68,12 @@ of the same level and data mode share one compiled graph whatever the table, so
 PyTensor's compile cache is reused across tables and studies.
 """
 
-from .batch import FitJob, derived_seed, fit_many, run_fit_job
-from .compare import (
+from .cache import ensure_compile_cache
+
+ensure_compile_cache()  # before anything imports PyTensor
+
+from .batch import FitJob, derived_seed, fit_many, run_fit_job  # noqa: E402
+from .compare import (  # noqa: E402
     CHANGE_ESTIMANDS,
     ChangeFit,
     EmbeddingComparison,
@@ -77,8 +81,8 @@ from .compare import (
     fit_change_model,
     study_jobs,
 )
-from .data import cell_statistics, choose_centring, initial_values
-from .diagnostics import (
+from .data import cell_statistics, choose_centring, initial_values  # noqa: E402
+from .diagnostics import (  # noqa: E402
     ESS_MIN,
     RHAT_MAX,
     ConvergenceWarning,
@@ -87,9 +91,9 @@ from .diagnostics import (
     convergence_problems,
     posterior_predictive_check,
 )
-from .fit import BiasFit, fit_bias_model
-from .model import build_model
-from .store import (
+from .fit import BiasFit, fit_bias_model  # noqa: E402
+from .model import build_model  # noqa: E402
+from .store import (  # noqa: E402
     DEFAULT_MODELS_DIR,
     fit_gender_model,
     fit_race_model,
@@ -98,7 +102,7 @@ from .store import (
     load_fit,
     save_fit,
 )
-from .summary import CONTRASTS, summarize_posterior
+from .summary import CONTRASTS, summarize_posterior  # noqa: E402
 
 __all__ = [
     "CHANGE_ESTIMANDS",

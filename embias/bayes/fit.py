@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..classic import classic_scores
 from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, SAMPLER_PACKAGES, FitSettings
-from .data import cell_statistics, choose_centring, initial_values
+from .data import cell_statistics, choose_centring
 from .diagnostics import (
     ConvergenceWarning,
     PredictiveCheck,
@@ -23,7 +23,7 @@ from .diagnostics import (
     diagnostics_overview,
     posterior_predictive_check,
 )
-from .model import build_model
+from .sampling import sample_posterior
 from .summary import summarize_posterior
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,20 +108,9 @@ def fit_bias_model(
     centred_cons: tuple[str, ...] = ()
     if run.level == "hierarchical":
         centred_cons = choose_centring(cells) if run.centred == "auto" else tuple(run.centred)
-    model = build_model(cells, level=run.level, data=run.data, table=table,  # type: ignore[arg-type]
-                        centred=centred_cons, prior_location=run.prior_location)
-
-    import pymc as pm
-
     t_built = time.perf_counter()
-    start: dict[str, Any] = {}
-    if run.sampler == "pymc":  # the external samplers take no per-chain starting points
-        start = {"init": "adapt_diag",
-                 "initvals": initial_values(cells, level=run.level,  # type: ignore[arg-type]
-                                            centred=centred_cons, chains=run.chains,
-                                            random_seed=int(run.random_seed or 0))}
-    posterior = pm.sample(**run.sampling_kwargs(), progressbar=progressbar,
-                          compute_convergence_checks=False, model=model, **start)
+    posterior = sample_posterior(cells, run, table=table, centred=centred_cons,
+                                 progressbar=progressbar)
     t_sampled = time.perf_counter()
     record = {
         **run.to_dict(),

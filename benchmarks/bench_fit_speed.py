@@ -1,0 +1,386 @@
+"""Which NUTS should fit embias's models? Cold and warm wall times, ESS per second (issue 12).
+
+The religion/GloVe hierarchical fit (``study_table("religion", "glove-6b-50d",
+duplicates="drop")``, cell sufficient statistics, 2 chains × (tune + draws)) with each
+sampler configuration, each run twice in a fresh Python process:
+
+* **cold**: compile caches in folders this script has just created, empty
+  (``PYTENSOR_FLAGS=base_compiledir=…``, ``NUMBA_CACHE_DIR``, ``JAX_COMPILATION_CACHE_DIR``,
+  ``XDG_CACHE_HOME``, ``MPLCONFIGDIR``) — a first run on a fresh machine;
+* **warm**: the same folders again, now filled — every later run.
+
+Wall time is end to end as seen from the parent (interpreter start, imports, table,
+model build, compile, sampling); ``cpu`` is the child's user+sys CPU time (a fairer figure
+when the machine is shared). ESS and r̂ are ArviZ's (``az.ess`` bulk/tail, ``az.rhat``)
+over ``connection_mean`` and ``coef``; ESS/s is min(bulk, tail) over the warm wall time.
+
+Configurations:
+
+* ``pymc`` — PyMC's own NUTS (numba backend), ``cores=2``, the moment-based starting points
+  of ``fit_bias_model`` (today's default path);
+* ``nutpie`` — ``pm.sample(nuts_sampler="nutpie")`` (numba; data as shared inputs);
+* ``nutpie-frozen`` — ``nutpie.compile_pymc_model(model, freeze_model=True)`` then
+  ``nutpie.sample`` (data folded in as constants);
+* ``numpyro-parallel`` — ``pm.sample(nuts_sampler="numpyro", nuts={"chain_method":
+  "parallel"})`` with ``XLA_FLAGS=--xla_force_host_platform_device_count=2`` and a
+  persistent XLA cache;
+* ``numpyro-vectorized`` — the same with ``chain_method="vectorized"`` (one device);
+* ``blackjax`` — ``pm.sample(nuts_sampler="blackjax")`` (reported as failing when it does);
+* ``embias-nutpie`` — ``embias.fit_bias_model(table, sampler="nutpie")``: nutpie compiled
+  once per model shape in the process (``embias.bayes.sampling``), the table's data fed
+  through ``with_data``.
+
+Then the batch figure: :func:`embias.fit_many` with ``sampler="nutpie"`` on N perturbed
+copies of the religion table (same shape; cold, in a fresh process with fresh caches), every
+fit's r̂/ESS checked, and whether a table fitted alone with the same seed gives the same
+draws. (A first prototype vmapped numpyro's NUTS over the tables: 200 fits took 33 min on
+the shared machine — every step waits for the longest tree of all chains; not kept.)
+
+Finally the command line end to end: ``embias fit religion`` cold and warm (``--refit``),
+and ``embias show`` of the saved fit.
+
+Also the import times of ``arviz``, ``embias.bayes`` and ``embias.cli`` with JAX importable
+and with it hidden (DESIGN §11: ``arviz_base`` touches jax when present).
+
+Usage: ``.venv/bin/python benchmarks/bench_fit_speed.py [--quick] [--only a,b]
+[--batch N] [--skip-batch] [--skip-imports]``. ``--quick``: 500 tune + 500 draws, a batch
+of 20. Writes only to a temporary folder (removed at the end).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+CONFIGS = ("pymc", "nutpie", "nutpie-frozen", "numpyro-parallel", "numpyro-vectorized",
+           "blackjax", "embias-nutpie")
+
+CHILD = r"""
+import json, os, sys, time, warnings
+warnings.filterwarnings("ignore")
+import logging; logging.disable(logging.WARNING)
+cfg = json.loads(sys.argv[1])
+t0 = time.perf_counter()
+name, draws, tune, seed = cfg["name"], cfg["draws"], cfg["tune"], cfg["seed"]
+if name.startswith(("numpyro", "blackjax", "batch")):
+    import jax
+    jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+import numpy as np
+import embias
+from embias.bayes import build_model, cell_statistics, choose_centring, initial_values
+table = embias.study_table("religion", "glove-6b-50d", duplicates="drop")
+cells = cell_statistics(table)
+centred = choose_centring(cells)
+t_table = time.perf_counter()
+out = {"name": name}
+if name == "embias-nutpie":
+    fit = embias.fit_bias_model(table, sampler="nutpie", draws=draws, tune=tune,
+                                random_seed=seed, progressbar=False, warn=False)
+    post = fit.posterior
+    t_end = time.perf_counter()
+    import arviz as az
+    var = ["connection_mean", "coef"]
+    diag = fit.diagnostics()
+    diag = diag[diag["variable"].isin(var)]
+    cm = post["posterior"]["connection_mean"]
+    out.update(ess_bulk=float(diag["ess_bulk"].min()), ess_tail=float(diag["ess_tail"].min()),
+               rhat=float(diag["r_hat"].max()), divergences=int(fit.divergences),
+               means=[float(v) for v in cm.mean(("chain", "draw")).values],
+               sds=[float(v) for v in cm.std(("chain", "draw")).values],
+               connections=[str(c) for c in cm["connection"].values],
+               steps=float(post["sample_stats"]["n_steps"].mean())
+               if "n_steps" in post["sample_stats"] else float("nan"))
+else:
+    import pymc as pm
+    model = build_model(cells, level="hierarchical", centred=centred)
+    if name == "nutpie-frozen":
+        import nutpie
+        compiled = nutpie.compile_pymc_model(model, freeze_model=True)
+        post = nutpie.sample(compiled, draws=draws, tune=tune, chains=2, cores=2, seed=seed,
+                             progress_bar=False, target_accept=0.9)
+    else:
+        kw = {}
+        sampler = name.split("-")[0]
+        if name == "pymc":
+            kw = {"init": "adapt_diag", "initvals": initial_values(
+                cells, level="hierarchical", centred=centred, chains=2, random_seed=seed)}
+        nuts = {"target_accept": 0.9}
+        if sampler == "numpyro":
+            nuts["chain_method"] = name.split("-")[1]
+        post = pm.sample(draws=draws, tune=tune, chains=2, cores=2, random_seed=seed,
+                         nuts_sampler=sampler, nuts=nuts, progressbar=False,
+                         compute_convergence_checks=False, model=model, **kw)
+    t_end = time.perf_counter()
+    import arviz as az
+    var = ["connection_mean", "coef"]
+    def low(dt):
+        return float(min(float(dt[v].min()) for v in var))
+    ess_b = az.ess(post, var_names=var, method="bulk")
+    ess_t = az.ess(post, var_names=var, method="tail")
+    rh = az.rhat(post, var_names=var)
+    cm = post["posterior"]["connection_mean"]
+    div = post["sample_stats"]["diverging"]
+    steps = post["sample_stats"].get("n_steps", post["sample_stats"].get("tree_size"))
+    out.update(ess_bulk=low(ess_b["posterior"] if "posterior" in ess_b.children else ess_b),
+               ess_tail=low(ess_t["posterior"] if "posterior" in ess_t.children else ess_t),
+               rhat=float(max(float((rh["posterior"] if "posterior" in rh.children
+                                     else rh)[v].max()) for v in var)),
+               divergences=int(div.sum()),
+               means=[float(v) for v in cm.mean(("chain", "draw")).values],
+               sds=[float(v) for v in cm.std(("chain", "draw")).values],
+               connections=[str(c) for c in cm["connection"].values],
+               steps=float(steps.mean()) if steps is not None else float("nan"))
+out.update(table_seconds=t_table - t0, fit_seconds=t_end - t_table)
+print("RESULT " + json.dumps(out))
+"""
+
+BATCH_CHILD = r"""
+import json, sys, time, warnings
+warnings.filterwarnings("ignore")
+import logging; logging.disable(logging.WARNING)
+cfg = json.loads(sys.argv[1])
+t0 = time.perf_counter()
+import numpy as np
+import embias
+table = embias.study_table("religion", "glove-6b-50d", duplicates="drop")
+rng = np.random.default_rng(0)
+tables = [table.assign(cosine_distance=table["cosine_distance"]
+                       + rng.normal(0.0, 0.01, len(table))) for _ in range(cfg["n"])]
+settings = embias.FitSettings(sampler="nutpie", draws=cfg["draws"], tune=cfg["tune"])
+import dataclasses
+jobs = [embias.FitJob(t, dataclasses.replace(settings, random_seed=i), label=f"table {i}")
+        for i, t in enumerate(tables)]
+t1 = time.perf_counter()
+fits = embias.fit_many(jobs, progress=False, warn=False)
+t2 = time.perf_counter()
+over = [f.diagnostics_overview().iloc[0] for f in fits]
+failures = [i for i, f in enumerate(fits) if f.problems()]
+checked = [0, len(fits) // 2, len(fits) - 1]
+diffs = []
+t3 = time.perf_counter()
+for i in checked:
+    alone = embias.fit_bias_model(tables[i], settings=settings, random_seed=i,
+                                  progressbar=False, warn=False)
+    diffs.append(float(np.abs(alone.posterior["posterior"]["connection_mean"].values
+                              - fits[i].posterior["posterior"]["connection_mean"].values).max()))
+t4 = time.perf_counter()
+print("RESULT " + json.dumps({
+    "batch_seconds": t2 - t1, "prepare_seconds": t1 - t0,
+    "ess_bulk_min": float(min(o["min_ess_bulk"] for o in over)),
+    "ess_tail_min": float(min(o["min_ess_tail"] for o in over)),
+    "rhat_max": float(max(o["max_r_hat"] for o in over)),
+    "divergences": int(sum(o["divergences"] for o in over)),
+    "n_ess_below_1000": int(sum(min(o["min_ess_bulk"], o["min_ess_tail"]) < 1000
+                                for o in over)),
+    "failures": failures, "checked": checked, "max_abs_diff_vs_single": max(diffs),
+    "singles_seconds": t4 - t3}))
+"""
+
+IMPORT_CHILD = r"""
+import sys, time
+if sys.argv[2] == "hide":  # None in sys.modules: import fails, find_spec() gives None
+    for name in ("jax", "jaxlib", "numpyro", "blackjax", "nutpie"):
+        sys.modules[name] = None
+t = time.perf_counter()
+__import__(sys.argv[1])
+print("RESULT", time.perf_counter() - t, int("jaxlib" in sys.modules))
+"""
+
+
+def fresh_env(root: str, name: str, devices: int) -> dict[str, str]:
+    """Environment with compile caches under ``root/name`` (created empty)."""
+    base = os.path.join(root, name)
+    dirs = {k: os.path.join(base, k) for k in ("pytensor", "numba", "jax", "xdg", "mpl")}
+    for d in dirs.values():
+        os.makedirs(d, exist_ok=True)
+    env = dict(os.environ)
+    env.update(PYTENSOR_FLAGS=f"base_compiledir={dirs['pytensor']}",
+               NUMBA_CACHE_DIR=dirs["numba"], JAX_COMPILATION_CACHE_DIR=dirs["jax"],
+               XDG_CACHE_HOME=dirs["xdg"], MPLCONFIGDIR=dirs["mpl"], PYTHONWARNINGS="ignore")
+    env.pop("XLA_FLAGS", None)
+    if devices > 1:
+        env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+    return env
+
+
+def run_child(code: str, cfg: dict, env: dict[str, str], timeout: float = 1800
+              ) -> tuple[float, float, dict | str]:
+    """Run ``code`` in a fresh interpreter; wall s, child CPU s, parsed RESULT or error."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code, json.dumps(cfg)], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return wall, cpu, json.loads(line[7:])
+    lines = proc.stderr.strip().splitlines() or ["no output"]
+    errs = [ln for ln in lines if "Error" in ln and not ln.startswith(" ")]
+    err = (errs or lines)[-1]
+    return wall, cpu, f"failed: {err[:160]}"
+
+
+def load() -> str:
+    return os.popen("cat /proc/loadavg").read().split()[0] if os.path.exists(
+        "/proc/loadavg") else "?"
+
+
+def bench_samplers(root: str, names: list[str], draws: int, tune: int, seed: int) -> None:
+    print(f"\n### Samplers: religion/GloVe hierarchical, 2 chains × ({tune} tune + {draws} "
+          f"draws), seed {seed}\n")
+    print("| sampler | cold s (cpu) | warm s (cpu) | min ESS bulk / tail | ESS/s (warm) | "
+          "max r̂ | div. | leapfrog/draw | connection means (± MCSE) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name in names:
+        devices = 2 if name in ("numpyro-parallel", "blackjax") else 1
+        env = fresh_env(root, name, devices)
+        cfg = {"name": name, "draws": draws, "tune": tune, "seed": seed}
+        cold_w, cold_c, cold = run_child(CHILD, cfg, env)
+        warm_w, warm_c, warm = run_child(CHILD, cfg, env)
+        if isinstance(warm, str) or isinstance(cold, str):
+            msg = warm if isinstance(warm, str) else cold
+            print(f"| {name} | {cold_w:.1f} | {warm_w:.1f} | {msg} | | | | | |", flush=True)
+            continue
+        ess = min(warm["ess_bulk"], warm["ess_tail"])
+        mcse = [s / max(warm["ess_bulk"], 1.0) ** 0.5 for s in warm["sds"]]
+        means = ", ".join(f"{c[:4]} {m:.4f}±{e:.4f}" for c, m, e in
+                          zip(warm["connections"], warm["means"], mcse, strict=True))
+        print(f"| {name} | {cold_w:.1f} ({cold_c:.0f}) | {warm_w:.1f} ({warm_c:.0f}) | "
+              f"{warm['ess_bulk']:.0f} / {warm['ess_tail']:.0f} | {ess / warm_w:.0f} | "
+              f"{warm['rhat']:.4f} | {warm['divergences']} | {warm['steps']:.1f} | {means} |",
+              flush=True)
+    print(f"\n(load average at the end: {load()}; MCSE shown uses the smallest bulk ESS.)")
+
+
+def bench_batch(root: str, n: int, draws: int, tune: int) -> None:
+    env = fresh_env(root, "batch", 1)
+    wall, cpu, res = run_child(BATCH_CHILD, {"n": n, "draws": draws, "tune": tune}, env,
+                               timeout=7200)
+    print(f"\n### Many fits, one compile: {n} tables × 2 chains × ({tune} + {draws}), "
+          "embias.fit_many(sampler='nutpie'), cold caches\n")
+    if isinstance(res, str):
+        print(f"batch: {res} (wall {wall:.0f} s)")
+        return
+    print(f"- {n} fits: {res['batch_seconds']:.1f} s ({res['batch_seconds'] / n:.2f} s per "
+          f"fit, the one compile included); whole process {wall:.1f} s wall, {cpu:.0f} s CPU")
+    print(f"- every fit checked: min ESS bulk {res['ess_bulk_min']:.0f} / tail "
+          f"{res['ess_tail_min']:.0f}, {res['n_ess_below_1000']} fits with some ESS < 1000, "
+          f"max r̂ {res['rhat_max']:.4f}, divergences {res['divergences']}, failing fits "
+          f"(r̂ > 1.01, ESS < 400 or divergences): {res['failures'] or 'none'}")
+    print(f"- tables {res['checked']} refitted alone with the same seed: max |Δ| of "
+          f"connection_mean draws {res['max_abs_diff_vs_single']} (0 = identical to the "
+          f"draw)")
+
+
+CLI_CHILD = r"""
+import json, subprocess, sys, time
+cfg = json.loads(sys.argv[1])
+out = {}
+for name, args in (("fit", ["fit", "religion", "--no-progress", "--refit"]),
+                   ("show", None)):
+    if name == "show":
+        args = ["show", out["path"]]
+    t = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "embias", *args, "--out", cfg["models"]]
+                       if name == "fit" else [sys.executable, "-m", "embias", *args],
+                       capture_output=True, text=True, cwd=cfg["cwd"])
+    out[name] = time.perf_counter() - t
+    if p.returncode:
+        print("RESULT " + json.dumps({"error": p.stderr[-300:]}))
+        sys.exit()
+    if name == "fit":
+        out["path"] = [ln.split(": ", 1)[1] for ln in p.stdout.splitlines()
+                       if ln.startswith("saved fit: ")][0]
+print("RESULT " + json.dumps(out))
+"""
+
+
+def bench_cli(root: str) -> None:
+    env = fresh_env(root, "cli", 1)
+    cfg = {"models": os.path.join(root, "cli", "models"), "cwd": root}
+    print("\n### The command line end to end (`embias fit religion`, default sampler)\n")
+    for label in ("cold", "warm"):
+        _, _, res = run_child(CLI_CHILD, cfg, env, timeout=1800)
+        if isinstance(res, str) or "error" in res:
+            print(f"- {label}: {res}")
+            continue
+        print(f"- {label}: `embias fit religion --refit` {res['fit']:.1f} s; `embias show` "
+              f"of the saved fit {res['show']:.1f} s")
+
+
+def bench_imports(root: str) -> None:
+    env = fresh_env(root, "imports", 1)
+    print("\n### Import time (s, best of 3 fresh processes; warm pyc)\n")
+    print("| module | JAX importable | JAX hidden | jaxlib loaded when importable |")
+    print("|---|---|---|---|")
+    for mod in ("arviz", "embias", "embias.bayes", "embias.cli", "pymc"):
+        row = []
+        loaded = 0
+        for mode in ("show", "hide"):
+            best = float("inf")
+            for _ in range(3):
+                p = subprocess.run([sys.executable, "-c", IMPORT_CHILD, mod, mode], env=env,
+                                   capture_output=True, text=True)
+                parts = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT")]
+                if not parts:
+                    best = float("nan")
+                    break
+                _, secs, jl = parts[0].split()
+                best = min(best, float(secs))
+                if mode == "show":
+                    loaded = int(jl)
+            row.append(best)
+        print(f"| {mod} | {row[0]:.2f} | {row[1]:.2f} | {'yes' if loaded else 'no'} |",
+              flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="500 + 500 draws, a batch of 20")
+    ap.add_argument("--only", default="", help=f"comma-separated subset of {CONFIGS}")
+    ap.add_argument("--batch", type=int, default=None, help="tables in the batch (200)")
+    ap.add_argument("--batch-draws", type=int, default=None,
+                    help="draws per chain in the batch (default: as the single fits)")
+    ap.add_argument("--draws", type=int, default=None)
+    ap.add_argument("--tune", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=20240612)
+    ap.add_argument("--skip-batch", action="store_true")
+    ap.add_argument("--skip-imports", action="store_true")
+    ap.add_argument("--skip-samplers", action="store_true")
+    ap.add_argument("--skip-cli", action="store_true")
+    args = ap.parse_args()
+    draws = args.draws or (500 if args.quick else 3000)
+    tune = args.tune or (500 if args.quick else 1000)
+    n_batch = args.batch or (20 if args.quick else 200)
+    names = [n for n in args.only.split(",") if n] or list(CONFIGS)
+    unknown = set(names) - set(CONFIGS)
+    if unknown:
+        ap.error(f"unknown configurations {sorted(unknown)}; choose from {CONFIGS}")
+    root = tempfile.mkdtemp(prefix="embias-bench-speed-")
+    print(f"# bench_fit_speed ({os.cpu_count()} cores, load average {load()} at start)")
+    try:
+        if not args.skip_imports:
+            bench_imports(root)
+        if not args.skip_samplers:
+            bench_samplers(root, names, draws, tune, args.seed)
+        if not args.skip_batch:
+            bench_batch(root, n_batch, args.batch_draws or draws, tune)
+        if not args.skip_cli:
+            bench_cli(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""Running NUTS on a built model: PyMC's own sampler, or nutpie compiled once per shape.
+
+``sampler="pymc"`` (and ``"numpyro"``/``"blackjax"``) go through ``pm.sample`` on a model
+built for the table. ``sampler="nutpie"`` on the cell summaries compiles the model's log
+density once per *shape* (level, number of protected words, the connections, the cells
+with n ≥ 2) in this process, and feeds every further table of that shape through
+``CompiledModel.with_data`` — the table's statistics, indices and centring are data of
+the model (:func:`embias.bayes.model.build_model`), so no table needs its own compile. A
+table fitted alone and the same table inside a batch (:func:`embias.fit_many`) run the same
+compiled function with the same seed: their draws are identical.
+
+Measured on the religion/GloVe hierarchical fit (2 cores, 2 × (1000 + 3000) draws; see
+``benchmarks/bench_fit_speed.py``): nutpie samples a table in about 1.5–2.5 s once
+compiled; the numba compile itself takes 20–30 s once per process and shape.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..settings import FitSettings
+from .data import initial_values
+from .model import build_model
+
+if TYPE_CHECKING:  # pragma: no cover
+    from xarray import DataTree
+
+__all__ = ["compiled_shapes", "sample_posterior"]
+
+#: The data containers of the summary model that change from table to table.
+_TABLE_DATA = ("cell_word", "cell_connection", "centred", "cell_n", "cell_multi_index",
+               "cell_mean_data", "cell_ss_data", "prior_location")
+#: nutpie models compiled in this process, by shape.
+_COMPILED: dict[tuple[Any, ...], Any] = {}
+_COMPILE_LOCK = threading.Lock()
+
+
+def _shape_key(cells: pd.DataFrame, level: str) -> tuple[Any, ...]:
+    words = cells["protected_word"].nunique()
+    cons = tuple(dict.fromkeys(cells["connection"]))
+    multi = int((cells["n"].to_numpy() >= 2).sum())
+    return (level, words, cons, multi)
+
+
+def compiled_shapes() -> list[tuple[Any, ...]]:
+    """The model shapes nutpie has compiled in this process (for tests and benchmarks)."""
+    return list(_COMPILED)
+
+
+def _relabel(tree: DataTree, model: Any) -> DataTree:
+    """Give the draws the coordinates of *this* table (the compiled model was built for
+    the first table of its shape: same sizes, other labels)."""
+    import xarray as xr
+
+    coords = {name: list(values) for name, values in model.coords.items()
+              if values is not None}
+    out = {}
+    for name in tree.children:
+        ds = tree[name].to_dataset()
+        fix = {dim: coords[dim] for dim in ds.dims if dim in coords
+               and len(coords[dim]) == ds.sizes[dim]}
+        out[name] = ds.assign_coords(fix)
+    return xr.DataTree.from_dict(out)
+
+
+def _sample_nutpie(cells: pd.DataFrame, run: FitSettings, model: Any,
+                   *, progressbar: bool) -> DataTree:
+    import nutpie
+
+    key = _shape_key(cells, run.level)
+    with _COMPILE_LOCK:
+        compiled = _COMPILED.get(key)
+        if compiled is None:
+            compiled = nutpie.compile_pymc_model(model, backend="numba")
+            _COMPILED[key] = compiled
+    data = {name: model[name].get_value() for name in _TABLE_DATA if name in model.named_vars}
+    compiled = compiled.with_data(**data)
+    tree = nutpie.sample(compiled, draws=run.draws, tune=run.tune, chains=run.chains,
+                         cores=run.cores, seed=run.random_seed, progress_bar=progressbar,
+                         save_warmup=False, target_accept=run.target_accept)
+    return _relabel(tree, model)
+
+
+def sample_posterior(
+    cells: pd.DataFrame,
+    run: FitSettings,
+    *,
+    table: pd.DataFrame | None,
+    centred: Sequence[str],
+    progressbar: bool,
+) -> DataTree:
+    """Draw the posterior of the model of ``cells`` with resolved settings ``run``.
+
+    Returns
+    -------
+    xarray.DataTree
+        Groups ``posterior`` (raw parameters and the deterministics ``connection_mean``,
+        ``coef``) and ``sample_stats`` (with ``diverging``).
+    """
+    model = build_model(cells, level=run.level, data=run.data,  # type: ignore[arg-type]
+                        table=table, centred=centred, prior_location=run.prior_location)
+    if run.sampler == "nutpie" and run.data == "summary":
+        return _sample_nutpie(cells, run, model, progressbar=progressbar)
+    import pymc as pm
+
+    start: dict[str, Any] = {}
+    if run.sampler == "pymc":  # the external samplers take no per-chain starting points
+        start = {"init": "adapt_diag",
+                 "initvals": initial_values(cells, level=run.level,  # type: ignore[arg-type]
+                                            centred=centred, chains=run.chains,
+                                            random_seed=int(run.random_seed or 0))}
+    return pm.sample(**run.sampling_kwargs(), progressbar=progressbar,
+                     compute_convergence_checks=False, model=model, **start)

@@ -1,0 +1,89 @@
+"""Fast fits: nutpie compiled once per model shape, and a broken compile cache.
+
+Known answers: the authors' published hierarchical fit of their Reddit religion table
+(DESIGN §5), and identity of draws — a table fitted alone and inside a batch runs the same
+compiled function with the same seed, so the draws are equal to the last bit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import embias
+from embias.bayes import sampling
+
+pytest.importorskip("nutpie")
+
+# one worker: the compiled model is reused across the tests of this module
+pytestmark = pytest.mark.xdist_group("fast_fits")
+
+PUBLISHED = {"associated": (0.832, 0.761, 0.902), "different": (0.885, 0.840, 0.931),
+             "human": (0.907, 0.882, 0.933), "none": (0.954, 0.938, 0.971)}
+
+
+@pytest.fixture(scope="module")
+def reddit():
+    return embias.load_published_table("religion", "reddit")
+
+
+def test_nutpie_replicates_the_published_fit(reddit):
+    fit = embias.fit_bias_model(reddit, sampler="nutpie", random_seed=20240501,
+                                progressbar=False)
+    means = fit.to_interval_table(ci_kind="eti").query("estimand == 'connection_mean'")
+    for _, row in means.iterrows():  # same tolerances as the PyMC replication test
+        mean, low, high = PUBLISHED[row["group"]]
+        assert row["estimate"] == pytest.approx(mean, abs=0.01), row["group"]
+        assert row["lower"] == pytest.approx(low, abs=0.015), row["group"]
+        assert row["upper"] == pytest.approx(high, abs=0.015), row["group"]
+    assert fit.problems() == []  # r̂ ≤ 1.01, ESS ≥ 400, no divergences
+
+
+def test_many_fits_compile_once_and_equal_single_fits(reddit):
+    # leave-one-neutral-word-out tables: one model shape, many tables
+    neutral = sorted(reddit.loc[reddit["connection"] == "none", "word_to_compare"].unique())
+    tables = [reddit[reddit["word_to_compare"] != w].reset_index(drop=True)
+              for w in neutral[:3]]
+    settings = embias.FitSettings(sampler="nutpie", draws=500, tune=500)
+    jobs = [embias.FitJob(t, dataclasses.replace(settings, random_seed=11 + i),
+                          label=f"without {w}")
+            for i, (t, w) in enumerate(zip(tables, neutral, strict=False))]
+    before = len(sampling.compiled_shapes())
+    fits = embias.fit_many(jobs, progress=False, warn=False)
+    shapes = sampling.compiled_shapes()
+    assert len(shapes) - before <= 1  # at most one new compile for all three tables
+    assert ("hierarchical", 15, ("associated", "different", "human", "none"), 60) in shapes
+    alone = embias.fit_bias_model(tables[1], sampler="nutpie", draws=500, tune=500,
+                                  random_seed=12, progressbar=False, warn=False)
+    for name in ("coef", "connection_mean", "sigma", "tau"):
+        np.testing.assert_array_equal(alone.posterior["posterior"][name].values,
+                                      fits[1].posterior["posterior"][name].values)
+    # the draws carry this table's labels, not the compiled template's
+    assert list(fits[2].posterior["posterior"]["protected_word"].values) == list(
+        fits[2].cells["protected_word"].unique())
+    for fit in fits:
+        assert fit.settings["rows"] == len(reddit) - 15  # one neutral word × 15 rows gone
+
+
+def test_an_unusable_compile_cache_folder_falls_back_and_warns_once(tmp_path):
+    script = textwrap.dedent("""\
+        import embias
+        t = embias.load_published_table("religion", "reddit")
+        f = embias.fit_bias_model(t, level="dataset", draws=50, tune=50, random_seed=1,
+                                  progressbar=False, warn=False)
+        import pytensor
+        print("FITTED", f.settings["level"], pytensor.config.base_compiledir)
+    """)
+    env = {**os.environ, "PYTENSOR_FLAGS": "base_compiledir=/proc/embias-no"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "FITTED dataset" in done.stdout
+    assert "embias-pytensor-" in done.stdout  # the fallback folder was used
+    assert done.stderr.count("compile cache folder '/proc/embias-no' is unusable") == 1
