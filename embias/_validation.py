@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
+import tempfile
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,6 +35,7 @@ __all__ = [
     "check_choice",
     "check_int",
     "check_number",
+    "check_output",
     "check_probability",
     "check_rope",
     "check_seed",
@@ -156,6 +160,73 @@ def check_rope(value: Any, *, name: str = "rope") -> float:
         return check_number(name, value, low=0.0)
     except ValueError:
         raise ValueError(f"{name} must be a non-negative half-width, got {value!r}") from None
+
+
+def check_output(name: str, path: str | os.PathLike[str], *, folder: bool = False) -> Path:
+    """Check, before any work starts, that an output can be written at ``path``.
+
+    The output policy is the same for every output: missing parent folders are created
+    when the output is written (a folder output is created itself). This check does that
+    once — creates the missing folders and a temporary file in the output's folder — and
+    removes what it created, so a bad path fails before anything is computed and a good
+    one leaves no trace.
+
+    Parameters
+    ----------
+    name
+        The argument or option, named in the error (``"--out"``, ``"models_dir"``).
+    path
+        A file to write (``folder=False``) or a folder to write into (``folder=True``).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ValueError
+        ``path`` is a folder where a file is wanted (or a file where a folder is), or a
+        folder it needs cannot be created or written to (names the folder and why).
+    """
+    path = Path(path)
+    shown = f"{name} {str(path)!r}"
+    if folder and path.exists() and not path.is_dir():
+        raise ValueError(f"{shown} is a file, not a folder")
+    if not folder and path.is_dir():
+        raise ValueError(f"{shown} is a folder; give a file name")
+    target = path if folder else path.parent
+    missing = []
+    parent = target
+    while not parent.exists() and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
+    if not parent.is_dir():
+        if parent == target:
+            raise ValueError(f"{shown}: {str(target)!r} is a file, not a folder")
+        raise ValueError(f"{shown}: cannot create the folder {str(target)!r} "
+                         f"({str(parent)!r} is a file)")
+    created: list[Path] = []
+    try:
+        for step in reversed(missing):
+            try:
+                step.mkdir()
+            except OSError as exc:
+                raise ValueError(f"{shown}: cannot create the folder {str(target)!r} "
+                                 f"({exc.strerror or exc})") from None
+            created.append(step)
+        try:
+            with tempfile.TemporaryFile(dir=target):
+                pass
+        except OSError as exc:
+            raise ValueError(f"{shown}: cannot write in the folder {str(target)!r} "
+                             f"({exc.strerror or exc})") from None
+    finally:
+        for step in reversed(created):
+            try:
+                step.rmdir()
+            except OSError:  # pragma: no cover - filled meanwhile by someone else
+                pass
+    return path
 
 
 def check_seed(random_seed: Any, *, name: str = "random_seed") -> int:

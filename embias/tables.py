@@ -496,11 +496,63 @@ DEFAULT_MIN_SHARED = 0.8
 
 
 
+#: What identifies a word pair across embeddings' tables. ``word_class`` is not part of it:
+#: tables name one class differently (the authors' ``jew_stereotype`` is the shipped
+#: study's ``jewish_stereotype``), and the class of a pair follows from its words.
+PAIR_KEY: tuple[str, ...] = ("protected_word", "word_to_compare", "connection")
+
+
 def _key_columns(tables: Mapping[str, pd.DataFrame]) -> list[str]:
-    key = ["protected_word", "word_to_compare"]
-    if all("word_class" in t.columns for t in tables.values()):
-        key.append("word_class")
-    return [*key, "connection"]
+    """:data:`PAIR_KEY`, plus ``word_class`` when a table holds a pair twice under two
+    word classes (a compared word in two attribute lists) and every table has the column."""
+    key = list(PAIR_KEY)
+    repeated = any(t[key].astype(str).duplicated().any() for t in tables.values())
+    if repeated and all("word_class" in t.columns for t in tables.values()):
+        key.insert(2, "word_class")
+    return key
+
+
+def _map_word_classes(aligned: dict[str, pd.DataFrame], reference: str) -> dict[str, dict]:
+    """Name every aligned table's word classes as the reference does (in place).
+
+    A class whose rows are the reference's rows of one class under another name is renamed
+    (recorded in ``attrs["word_class_mapped"]``, old → new); a class whose rows fall in
+    several of the reference's classes is a ValueError.
+    """
+    ref = aligned[reference]
+    if "word_class" not in ref.columns:
+        return {}
+    ref_class = ref["word_class"].astype(str).to_numpy()
+    mapped: dict[str, dict[str, str]] = {}
+    for label, part in aligned.items():
+        if label == reference or "word_class" not in part.columns:
+            continue
+        own = part["word_class"].astype(str).to_numpy()
+        if (own == ref_class).all():
+            continue
+        pairs = pd.DataFrame({"own": own, "reference": ref_class})
+        targets = pairs.groupby("own")["reference"].unique()
+        for name, names in targets.items():
+            if len(names) > 1:
+                raise ValueError(
+                    f"embedding {label!r}: word class {name!r} holds word pairs of "
+                    f"{len(names)} word classes of {reference!r} ({sorted(names)}): the "
+                    "tables do not classify the compared words alike (are they the same "
+                    "study?)")
+        merged = pairs.groupby("reference")["own"].unique()
+        for name, names in merged.items():
+            if len(names) > 1:
+                raise ValueError(
+                    f"embedding {label!r}: word classes {sorted(names)} hold the word pairs "
+                    f"of one word class {name!r} of {reference!r}: the tables do not classify "
+                    "the compared words alike (are they the same study?)")
+        mapping = {str(name): str(names[0]) for name, names in targets.items()
+                   if name != names[0]}
+        part["word_class"] = pd.Series(ref_class, index=part.index,
+                                       dtype=part["word_class"].dtype)
+        part.attrs["word_class_mapped"] = mapping
+        mapped[label] = mapping
+    return mapped
 
 
 
@@ -512,8 +564,12 @@ def align_tables(
 ) -> tuple[dict[str, pd.DataFrame], pd.DataFrame]:
     """Restrict cosine tables of several embeddings to the word pairs common to all.
 
-    Word pairs are matched on ``(protected_word, word_to_compare, word_class,
-    connection)`` (without ``word_class`` if a table lacks it).
+    Word pairs are matched on ``(protected_word, word_to_compare, connection)``
+    (:data:`PAIR_KEY`; with ``word_class`` too only when a table holds one pair under two
+    word classes). Word classes named differently — the authors' tables call the religion
+    study's ``jewish_stereotype`` ``jew_stereotype`` — are named as in the reference table,
+    with a ``UserWarning`` and ``attrs["word_class_mapped"]`` (old → new name) on each
+    renamed table.
 
     Parameters
     ----------
@@ -535,8 +591,9 @@ def align_tables(
     Raises
     ------
     ValueError
-        A table with repeated word pairs, or tables sharing fewer than ``min_shared`` of
-        any table's rows (different vocabularies or studies).
+        A table with repeated word pairs, tables sharing fewer than ``min_shared`` of
+        any table's rows (different vocabularies or studies), or word classes that do not
+        map one-to-one onto the reference's.
     """
     if not tables:
         raise ValueError("align_tables() needs at least one table, got none")
@@ -591,6 +648,13 @@ def align_tables(
         part = table.iloc[pos].reset_index(drop=True)
         part.attrs = dict(table.attrs)
         aligned[label] = part
+    mapped = _map_word_classes(aligned, reference)
+    if mapped:
+        detail = "; ".join(f"{label}: " + ", ".join(f"{old!r} → {new!r}"
+                                                     for old, new in mapping.items())
+                           for label, mapping in mapped.items())
+        warnings.warn(f"word classes named differently but holding the same word pairs are "
+                      f"named as in {reference!r}: {detail}", UserWarning, stacklevel=2)
     return aligned, unmatched
 
 

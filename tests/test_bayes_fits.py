@@ -48,8 +48,9 @@ def test_religion_fit_on_glove_is_saved(glove_fit: BiasFit, models_dir: Path) ->
     path = Path(glove_fit.path)
     assert path.parent == models_dir
     assert path.name.startswith("religion_glove-6b-50d_hierarchical_summary_")
-    assert sorted(p.name for p in path.iterdir()) == ["posterior.nc", "settings.json",
-                                                      "table.parquet"]
+    assert sorted(p.name for p in path.iterdir()) == [
+        "classic.parquet", "diagnostics.parquet", "intervals.parquet", "posterior.nc",
+        "settings.json", "table.parquet"]
     # nothing else in models_dir: no temporary folders left behind
     assert [p.name for p in models_dir.iterdir()] == [path.name]
     record = json.loads((path / "settings.json").read_text())

@@ -79,6 +79,12 @@ def test_cli_fit_passes_one_fit_settings(monkeypatch: pytest.MonkeyPatch) -> Non
         calls.append((study, embedding, options))
         raise Stop
 
+    import importlib.util
+
+    real = importlib.util.find_spec
+    # nutpie counts as installed (the CLI checks the sampler's package before any work)
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: object() if name == "nutpie" else real(name, *a))
     monkeypatch.setattr(embias, "fit_study_model", fake, raising=False)
     with pytest.raises(Stop):
         main(["fit", "race", "--embedding", "published:google", "--draws", "50", "--seed",

@@ -344,3 +344,84 @@ def test_published_table_names_are_case_insensitive():
     assert str(info.value) == ("no published table for study 'religon'; available: "
                                "['religion', 'race', 'gender', 'weat1', 'weat7'] (did you "
                                "mean 'religion'?)")
+
+
+# ----------------------------------------------------------------------- issue 11, item 7
+def test_item7_published_reddit_aligns_with_glove():
+    """The authors' table names a class ``jew_stereotype``, the shipped study
+    ``jewish_stereotype``: word pairs are matched on (protected word, compared word,
+    connection) and the class name is mapped, with a warning and an attrs record."""
+    import warnings
+
+    from embias.bayes.compare import resolve_tables
+    from embias.tables import align_tables, difference_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # 'literaly' is not in GloVe
+        tables, _ = resolve_tables({"a": "published:reddit", "b": "glove-6b-50d"},
+                                   "religion", require_same_dimension=True)
+    assert set(tables["a"]["word_class"]) > {"jew_stereotype"}
+    assert "jewish_stereotype" in set(tables["b"]["word_class"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        aligned, unmatched = align_tables(tables)
+    messages = [str(w.message) for w in caught]
+    assert any(m.startswith("15 word pairs are not in every embedding's table") for m in messages)
+    (mapped,) = [m for m in messages if "named differently" in m]
+    assert mapped == ("word classes named differently but holding the same word pairs are "
+                      "named as in 'a': b: 'jewish_stereotype' → 'jew_stereotype'")
+    # only the word GloVe lacks is left out (135 pairs were left out before)
+    assert len(unmatched) == 15 and set(unmatched["word_to_compare"]) == {"literaly"}
+    assert set(unmatched["missing_from"]) == {"b"}
+    assert len(aligned["a"]) == len(aligned["b"]) == 4815
+    assert aligned["b"].attrs["word_class_mapped"] == {"jewish_stereotype": "jew_stereotype"}
+    assert "word_class_mapped" not in aligned["a"].attrs
+    assert (aligned["a"]["word_class"].to_numpy() == aligned["b"]["word_class"].to_numpy()).all()
+    # every connection keeps its rows: the models and the classic scores can be computed
+    counts = aligned["b"].groupby(["protected_class", "connection"]).size()
+    assert counts[("jewish", "associated")] == 5 * 4 and counts[("jewish", "different")] == 5 * 7
+    d = difference_table(aligned["b"], aligned["a"], label="b", reference_label="a")
+    assert len(d) == 4815 and np.isfinite(d["cosine_distance"]).all()
+
+
+def test_item7_class_names_that_do_not_map_one_to_one_are_an_error():
+    from embias.tables import align_tables
+
+    a = embias.load_published_table("religion", "reddit")
+    b = a.copy()
+    b["cosine_distance"] = b["cosine_distance"] * 0.9
+    # b calls every attribute class by one name: not a renaming but a different study
+    attribute = b["connection"].isin(["associated", "different"])
+    b.loc[attribute, "word_class"] = "stereotype"
+    with pytest.raises(ValueError) as info:
+        align_tables({"a": a, "b": b})
+    assert str(info.value) == (
+        "embedding 'b': word class 'stereotype' holds word pairs of 3 word classes of 'a' "
+        "(['christian_stereotype', 'jew_stereotype', 'muslim_stereotype']): the tables do "
+        "not classify the compared words alike (are they the same study?)")
+    # …nor does a table that splits one of the reference's classes in two
+    c = a.assign(cosine_distance=a["cosine_distance"] * 0.9)
+    split = (c["word_class"] == "jew_stereotype") & (c["word_to_compare"] == "greedy")
+    c.loc[split, "word_class"] = "greed"
+    with pytest.raises(ValueError) as info:
+        align_tables({"a": a, "c": c})
+    assert str(info.value) == (
+        "embedding 'c': word classes ['greed', 'jew_stereotype'] hold the word pairs of one "
+        "word class 'jew_stereotype' of 'a': the tables do not classify the compared words "
+        "alike (are they the same study?)")
+
+
+def test_item7_word_in_two_attribute_lists_keeps_word_class_in_the_key():
+    """A compared word in two attribute lists is two rows of one (protected word, compared
+    word, connection): then word_class stays part of the key, as before."""
+    from embias.tables import align_tables
+
+    a = embias.load_published_table("religion", "reddit")
+    extra = a[(a["word_to_compare"] == "terrorist") & (a["connection"] == "different")]
+    extra = extra[extra["word_class"] == "muslim_stereotype"].copy()
+    extra = extra[extra["protected_class"] == "jewish"]
+    extra["word_class"] = "christian_stereotype"
+    a2 = pd.concat([a, extra], ignore_index=True)
+    b2 = a2.assign(cosine_distance=a2["cosine_distance"] * 0.9)
+    aligned, unmatched = align_tables({"a": a2, "b": b2})
+    assert unmatched.empty and len(aligned["b"]) == len(a2)

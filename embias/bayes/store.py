@@ -35,11 +35,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._validation import check_output
 from ..classic import classic_scores
 from ..embeddings import BUILTIN_EMBEDDINGS
 from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, FitSettings
 from ..tables import published_name, study_table
-from ..wordlists import load_study
+from ..wordlists import Study, load_study
 from .data import cell_statistics
 from .fit import BiasFit, fit_bias_model, sampler_available
 
@@ -135,7 +136,12 @@ def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return dataclasses.replace(fit, path=str(path))
+    saved = dataclasses.replace(fit, path=str(path))
+    # the post-processing computed above is kept, not computed again by the copy
+    for name in ("_diagnostics", "_interval_tables", "divergences"):
+        if name in fit.__dict__:
+            saved.__dict__[name] = fit.__dict__[name]
+    return saved
 
 
 
@@ -154,18 +160,21 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
     Raises
     ------
     FileNotFoundError
-        ``path`` is not a saved fit (names the missing file).
+        ``path`` is not a saved fit (names the path given and the missing file).
     """
     import xarray as xr
 
-    path = Path(path)
-    if path.is_file():
-        path = path.parent
+    given = Path(path)
+    path = given.parent if given.is_file() else given
+    holds = f"(a fit folder holds {POSTERIOR_FILE}, {TABLE_FILE} and {SETTINGS_FILE})"
+    if not given.exists():
+        raise FileNotFoundError(f"{str(given)!r} is not a saved embias fit: no such folder")
     for name in (POSTERIOR_FILE, TABLE_FILE, SETTINGS_FILE):
         if not (path / name).is_file():
-            raise FileNotFoundError(f"{str(path)!r} is not a saved embias fit: {name} is "
-                                    f"missing (a fit folder holds {POSTERIOR_FILE}, "
-                                    f"{TABLE_FILE} and {SETTINGS_FILE})")
+            where = (f"it is a file, and its folder {str(path)!r} has no {name}"
+                     if given.is_file() else f"{name} is missing")
+            raise FileNotFoundError(f"{str(given)!r} is not a saved embias fit: {where} "
+                                    f"{holds}")
     record = json.loads((path / SETTINGS_FILE).read_text(encoding="utf-8"))
     if record.get("format") != FIT_FORMAT:
         raise ValueError(f"{str(path)!r} was saved in fit format {record.get('format')!r}; "
@@ -204,8 +213,9 @@ def _embedding_identity(embedding: str) -> dict[str, Any]:
 
 
 
-def _study_identity(study: str) -> str:
-    st = load_study(study)
+def _study_identity(st: Study) -> str:
+    """A hash of the study's word lists (what its fits depend on, wherever it is read
+    from)."""
     content = {
         "protected": {k: list(v) for k, v in st.protected.items()},
         "attributes": {k: list(v) for k, v in st.attributes.items()},
@@ -217,30 +227,33 @@ def _study_identity(study: str) -> str:
 
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower() or "embedding"
+def _slug(text: str, empty: str = "embedding") -> str:
+    """``text`` as one safe folder-name part (no separators, no ``..``)."""
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-.").lower() or empty
 
 
 
-def _check_source(study: str, embedding: str) -> None:
-    load_study(study)  # fails early on an unknown study
+def _check_source(study: str | Study, embedding: str) -> Study:
+    """The study (an unknown one fails here, early), after checking the embedding source."""
+    st = load_study(study)
     if not isinstance(embedding, str) or not embedding:
         raise ValueError(f"embedding must be a non-empty source string, got {embedding!r}; "
                          "for a KeyedVectors use cosine_table() + fit_bias_model() + "
                          "save_fit()")
     if embedding.startswith("published:"):
-        published_name(study, embedding)
+        published_name(st.name, embedding)
+    return st
 
 
 
-def _study_table(study: str, embedding: str) -> pd.DataFrame:
+def _study_table(study: str | Study, embedding: str) -> pd.DataFrame:
     # exact duplicate rows (race tables) would be double-counted by the likelihood
     return study_table(study, embedding, duplicates="drop")
 
 
 
 def fit_study_model(
-    study: str,
+    study: str | Study,
     embedding: str = "glove-6b-50d",
     *,
     settings: FitSettings | None = None,
@@ -254,7 +267,11 @@ def fit_study_model(
     Parameters
     ----------
     study
-        A shipped study (``"religion"``, ``"race"``, ``"gender"``, ``"weat1"`` …).
+        A shipped study (``"religion"``, ``"race"``, ``"gender"``, ``"weat1"`` …), a
+        folder of word lists or a :class:`~embias.Study`. The saved fit is named after the
+        study's name (:attr:`Study.name`, a folder's name), never its path, and is always
+        inside ``models_dir``; its key hashes the word lists, so one study read from two
+        paths is one saved fit.
     embedding
         ``"glove-6b-50d"`` (default), any source :func:`embias.load_embeddings` reads (a
         file path, ``"gensim:NAME"``), or ``"published:reddit"``,
@@ -286,17 +303,19 @@ def fit_study_model(
     """
     run = FitSettings.build(settings, **options)
     sampler_available(run.sampler)
-    _check_source(study, embedding)
-    key_source = {"study": study, "study_lists": _study_identity(study),
+    st = _check_source(study, embedding)
+    models_dir = check_output("models_dir", models_dir, folder=True)
+    key_source = {"study": st.name, "study_lists": _study_identity(st),
                   "embedding": _embedding_identity(embedding), **run.key_fields()}
     key = hashlib.sha256(json.dumps(key_source, sort_keys=True, default=_json_default)
                          .encode()).hexdigest()[:12]
-    target = Path(models_dir) / f"{study}_{_slug(embedding)}_{run.level}_{run.data}_{key}"
+    target = models_dir / (f"{_slug(st.name, 'study')}_{_slug(embedding)}_{run.level}_"
+                           f"{run.data}_{key}")
     if not refit and (target / SETTINGS_FILE).is_file():
         return load_fit(target)
-    table = _study_table(study, embedding)
+    table = _study_table(st, embedding)
     fit = fit_bias_model(table, settings=run, progressbar=progressbar)
-    fit = dataclasses.replace(fit, settings={**fit.settings, "study": study,
+    fit = dataclasses.replace(fit, settings={**fit.settings, "study": st.name,
                                              "embedding": embedding, "fit_key": key})
     return save_fit(fit, target)
 

@@ -3,7 +3,9 @@
 ``--embedding`` (its help names only the sources the command accepts), ``--ci-prob`` (one
 argparse type built on :func:`embias._validation.check_probability`), ``--seed`` (stored as
 ``random_seed``), ``--rope``, the interval options and the sampler options, which map to one
-:class:`embias.settings.FitSettings` through :func:`fit_settings`.
+:class:`embias.settings.FitSettings` through :func:`fit_settings`; and the one policy for
+output paths (:func:`output_path` before any work, :func:`writable` when writing: missing
+parent folders are created).
 
 Standard library plus ``embias.settings``/``embias._validation`` only: parsing and
 ``--help`` must not import numpy, pandas, gensim or PyMC.
@@ -12,10 +14,12 @@ Standard library plus ``embias.settings``/``embias._validation`` only: parsing a
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from .._validation import check_int, check_probability, check_rope, check_share
+from .._validation import check_int, check_output, check_probability, check_rope, check_share
 from ..settings import (
     DATA_MODES,
     DEFAULT_CHAINS,
@@ -25,6 +29,7 @@ from ..settings import (
     DEFAULT_TARGET_ACCEPT,
     DEFAULT_TUNE,
     LEVELS,
+    SAMPLER_PACKAGES,
     SAMPLERS,
     FitSettings,
 )
@@ -39,10 +44,13 @@ __all__ = [
     "add_rope",
     "add_sampler_options",
     "add_seed",
+    "check_sampler",
     "checked",
     "fit_settings",
+    "output_path",
     "probability",
     "refuse_published",
+    "writable",
 ]
 
 #: The builtin embedding (``embias.embeddings.BUILTIN_EMBEDDINGS``; kept here as a literal
@@ -171,3 +179,31 @@ def fit_settings(args: argparse.Namespace) -> FitSettings:
     fields = {name: getattr(args, name) for name in FitSettings.field_names()
               if hasattr(args, name)}
     return FitSettings(**fields)
+
+
+def check_sampler(settings: FitSettings) -> FitSettings:
+    """``settings`` if its sampler's package is installed, else the one-line ValueError of
+    :func:`embias.bayes.fit.sampler_available` naming the package to install — checked
+    before anything is loaded."""
+    if settings.sampler in SAMPLER_PACKAGES:  # the default, pymc, needs no check
+        from ..bayes.fit import sampler_available
+
+        sampler_available(settings.sampler)
+    return settings
+
+
+# --------------------------------------------------------------------------- outputs
+def output_path(option: str, value: str | os.PathLike[str] | None, *,
+                folder: bool = False) -> Path | None:
+    """An output option's path, checked before any work starts
+    (:func:`embias._validation.check_output`: the folders it needs can be created and
+    written to); ``None`` (option not given) stays ``None``."""
+    return None if value is None else check_output(option, value, folder=folder)
+
+
+def writable(path: str | os.PathLike[str], *, folder: bool = False) -> Path:
+    """The one policy for every output path: create the missing parent folders (for a
+    folder output, the folder itself) just before writing; returns the path."""
+    path = Path(path)
+    (path if folder else path.parent).mkdir(parents=True, exist_ok=True)
+    return path

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import re
-from pathlib import Path
 
 from ._options import (
     PUBLISHED_SOURCES,
@@ -24,8 +23,11 @@ from ._options import (
     VECTOR_SOURCES,
     add_interval_options,
     add_sampler_options,
+    check_sampler,
     fit_settings,
+    output_path,
     share_type,
+    writable,
 )
 from .fit import describe
 
@@ -51,7 +53,9 @@ def _slug(text: str) -> str:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """``embias compare``: fit, print the change and level tables, write PNG and CSV."""
-    settings = fit_settings(args)  # a bad option fails here, before anything is loaded
+    # every option is checked here, before anything is loaded or sampled
+    settings = check_sampler(fit_settings(args))
+    out = output_path("--out", args.out, folder=True)
     labels = [label for label, _ in args.embeddings]
     repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
@@ -108,8 +112,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print()
     print("## diagnostics")
     print(embias.to_markdown(result.diagnostics_overview()))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    writable(out, folder=True)
     stem = f"compare_{_slug(str(study))}_{'_'.join(_slug(label) for label in result.labels)}"
     png, csv = out / f"{stem}.png", out / f"{stem}.csv"
     figure = result.plot(**opts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ._options import add_embedding, refuse_published
+from ._options import add_embedding, output_path, refuse_published, writable
 
 __all__ = ["cmd_debias", "register"]
 
@@ -18,14 +18,14 @@ def cmd_debias(args: argparse.Namespace) -> int:
     if out.suffix != ".kv":
         raise ValueError(f"--out {str(out)!r}: debiased embeddings are saved in gensim native "
                          "format; use a .kv file name")
+    output_path("--out", out)
     embias.load_study(args.study)  # an unknown study fails before the embeddings load
     source = embias.load_embeddings(args.embedding)
     if args.method == "hard":
         result = embias.hard_debias(source, args.study, k=args.k)
     else:
         result = embias.soft_debias(source, args.study, k=args.k, lam=args.lam)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    result.embeddings.save(str(out))
+    result.embeddings.save(str(writable(out)))
     print(f"{args.method} debiasing of {args.embedding} for study {args.study}: k={result.k} "
           f"(explained variance {', '.join(f'{v:.3f}' for v in result.explained_variance_ratio)}"
           f"), {len(result.definitional_sets)} definitional sets, "

@@ -23,7 +23,10 @@ from ._options import (
     add_embedding,
     add_interval_options,
     add_sampler_options,
+    check_sampler,
     fit_settings,
+    output_path,
+    writable,
 )
 
 __all__ = ["FOREST_PNG", "cmd_fit", "cmd_show", "describe", "register"]
@@ -81,8 +84,7 @@ def _report(fit: Any, args: argparse.Namespace) -> int:
         print(f"embias: warning: {problem}".replace("\n", " "), file=sys.stderr)
     png = Path(args.png) if args.png else Path(fit.path or ".") / FOREST_PNG
     figure = fit.plot(**opts)
-    png.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(png, dpi=120)
+    figure.savefig(writable(png), dpi=120)
     plt.close(figure)
     print()
     print(f"forest plot: {png}")
@@ -91,7 +93,10 @@ def _report(fit: Any, args: argparse.Namespace) -> int:
 
 def cmd_fit(args: argparse.Namespace) -> int:
     """``embias fit``: fit (or reuse a saved fit), print, plot."""
-    settings = fit_settings(args)  # a bad option fails here, before anything is loaded
+    # every option is checked here, before anything is loaded or sampled
+    settings = check_sampler(fit_settings(args))
+    output_path("--out", args.out, folder=True)
+    output_path("--png", args.png)
     import embias
 
     embias.load_study(args.study)
@@ -106,6 +111,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     """``embias show``: reload a saved fit, print, plot."""
+    output_path("--png", args.png)  # before the fit is loaded
     import embias
 
     return _report(embias.load_fit(args.fit), args)

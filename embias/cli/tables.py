@@ -7,9 +7,16 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from .._validation import UnknownNameError, close_match_hint
+from .._validation import UnknownNameError, check_int, close_match_hint
 from ..wordlists import BUILTIN_STUDIES
-from ._options import STUDIES, add_embedding, add_seed, refuse_published
+from ._options import (
+    STUDIES,
+    add_embedding,
+    add_seed,
+    output_path,
+    refuse_published,
+    writable,
+)
 
 #: What ``embias weat TEST`` accepts by name.
 WEAT_TESTS: tuple[str, ...] = tuple(s for s in BUILTIN_STUDIES if s.startswith("weat"))
@@ -24,6 +31,13 @@ def _embedding_source(value: str) -> Any:
     import embias
 
     return embias.load_embeddings(value)
+
+
+def _study_table(study: str, embedding: str) -> Any:
+    """The study's cosine table, its ``embedding`` column the name the user gave."""
+    import embias
+
+    return embias.study_table(study, _embedding_source(embedding), embedding_name=embedding)
 
 
 def _print_missing(table: Any) -> None:
@@ -42,16 +56,16 @@ def _print_missing(table: Any) -> None:
 def cmd_table(args: argparse.Namespace) -> int:
     import embias
 
-    out = Path(args.out) if args.out else None
-    if out is not None and out.suffix not in (".csv", ".parquet"):
-        raise ValueError(f"--out {str(out)!r}: use a .csv or .parquet file name")
+    if args.out and Path(args.out).suffix not in (".csv", ".parquet"):
+        raise ValueError(f"--out {args.out!r}: use a .csv or .parquet file name")
+    out = output_path("--out", args.out)
     embias.load_study(args.study)  # an unknown study fails before the embeddings load
-    table = embias.study_table(args.study, _embedding_source(args.embedding))
+    table = _study_table(args.study, args.embedding)
     if out is not None:
         if out.suffix == ".parquet":
-            table.to_parquet(out, index=False)
+            table.to_parquet(writable(out), index=False)
         else:
-            table.to_csv(out, index=False)
+            table.to_csv(writable(out), index=False)
         print(f"wrote {len(table)} rows to {out}")
     print(f"cosine table: study {args.study}, embedding {args.embedding}, {len(table)} rows")
     print(embias.to_markdown(embias.summarize_table(table)))
@@ -60,13 +74,16 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def _permutations(text: str) -> str | int:
+    """``--permutations``: 'auto', 'exact' or a positive integer (argparse's usage error
+    naming the value otherwise)."""
     if text in ("auto", "exact"):
         return text
     try:
-        return int(text)
+        return check_int("--permutations", int(text), minimum=1)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"permutations must be 'auto', 'exact' or an integer, got {text!r}") from None
+            f"--permutations must be 'auto', 'exact' or a positive integer, got "
+            f"{text!r}") from None
 
 
 #: What the WEAT rows are (printed above them).
@@ -112,7 +129,7 @@ def cmd_mac(args: argparse.Namespace) -> int:
     import embias
 
     embias.load_study(args.study)
-    result = embias.mac(embias.study_table(args.study, _embedding_source(args.embedding)))
+    result = embias.mac(_study_table(args.study, args.embedding))
     print(f"MAC (mean cosine distance, Manzini et al. 2019): {result.value:.4f}")
     print(embias.to_markdown(result.to_interval_table()))
     print(embias.to_markdown(result.by_class))
@@ -125,7 +142,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
     embias.load_study(args.study)
     source = _embedding_source(args.embedding)
-    table = embias.study_table(args.study, source)
+    table = embias.study_table(args.study, source, embedding_name=args.embedding)
     print(f"== cosine table: study {args.study}, embedding {args.embedding}, {len(table)} rows")
     print(embias.to_markdown(embias.summarize_table(table)))
     _print_missing(table)
