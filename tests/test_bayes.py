@@ -426,10 +426,14 @@ def test_forest_plot_shows_intervals_and_classic_scores(replication_fit: BiasFit
     titles = [ax.get_title() for ax in figure.axes]
     assert titles[0] == "connection means (◇ = classic MAC) (89% HDI)"
     assert titles[1].startswith("contrasts (shaded: ROPE ±0.02)")
-    assert titles[2].startswith("classic WEAT effect sizes of the same table")
+    assert titles[2].startswith("classic WEAT of the same table")
     assert [t.split(":")[0] for t in titles[3:]] == ["jewish", "christian", "muslim"]
-    annotations = [child.get_text() for child in figure.axes[0].texts]
-    assert annotations.count("MAC") == 2  # associated and different
+    # the classic MAC as hollow diamonds: associated and different (its attribute rows)
+    diamonds = [line for line in figure.axes[0].lines if line.get_marker() == "D"]
+    assert len(diamonds) == 2
+    macs = replication_fit.classic.query("estimand == 'mac' and group != 'all'")
+    assert sorted(float(d.get_xdata()[0]) for d in diamonds) == pytest.approx(
+        sorted(macs["estimate"]))
     classic = replication_fit.classic
     assert set(classic["estimand"]) == {"mac", "weat_effect_size"}
     assert len(classic[classic["estimand"] == "weat_effect_size"]) == 3
