@@ -12,18 +12,19 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
-from gensim.models import KeyedVectors
-from scipy import stats
 
 from ._validation import check_int, check_probability, resolve_rng
 from .embeddings import load_embeddings, lookup_words
 from .report import interval_table, stack_interval_tables
 from .tables import cosine_table, validate_table
 from .wordlists import Study, load_study
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gensim.models import KeyedVectors
 
 __all__ = [
     "CLASSIC_CI_PROB",
@@ -435,6 +436,8 @@ class MacResult:
             n = values.size
             mean = float(values.mean())
             if n > 1:
+                from scipy import stats
+
                 half = stats.t.ppf((1 + ci_prob) / 2, n - 1) * values.std(ddof=1) / math.sqrt(n)
             else:
                 half = np.nan
@@ -502,9 +505,14 @@ def mac(
                      study=str(study_name), embedding=embedding)
 
 
-def mac_ttest(before: MacResult, after: MacResult) -> stats._result_classes.TtestResult:
+def mac_ttest(before: MacResult, after: MacResult) -> Any:
     """Manzini et al.'s paired t-test of the S values of two embeddings (e.g. biased vs
     debiased), matched on (protected word, attribute class).
+
+    Returns
+    -------
+    scipy.stats._result_classes.TtestResult
+        scipy's result (``statistic``, ``pvalue``, ``df``, ``confidence_interval()``).
 
     Raises
     ------
@@ -516,6 +524,8 @@ def mac_ttest(before: MacResult, after: MacResult) -> stats._result_classes.Ttes
     if len(merged) < 2:
         raise ValueError(f"the two MAC results share {len(merged)} (protected word, attribute "
                          "class) pairs; the paired t-test needs at least 2")
+    from scipy import stats
+
     return stats.ttest_rel(merged["S_before"], merged["S_after"])
 
 

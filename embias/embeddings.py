@@ -19,10 +19,12 @@ import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 import numpy as np
-from gensim.models import KeyedVectors
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gensim.models import KeyedVectors
 
 __all__ = [
     "BUILTIN_EMBEDDINGS",
@@ -59,8 +61,22 @@ def _glove_6b_50d() -> KeyedVectors:
     return _keyed_vectors(keys, vectors)
 
 
+def is_keyed_vectors(obj: object) -> bool:
+    """Whether ``obj`` is a gensim ``KeyedVectors`` — without importing gensim (1–2 s) when
+    nothing has: an object cannot be a KeyedVectors before gensim is imported."""
+    import sys
+
+    if "gensim.models.keyedvectors" not in sys.modules:
+        return False
+    from gensim.models import KeyedVectors
+
+    return isinstance(obj, KeyedVectors)
+
+
 def _keyed_vectors(keys: list[str], vectors: np.ndarray) -> KeyedVectors:
     """Wrap ``vectors`` (row i ↔ ``keys[i]``) in KeyedVectors without copying them."""
+    from gensim.models import KeyedVectors
+
     kv = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=vectors.dtype)
     kv.vectors = vectors
     kv.index_to_key = keys
@@ -213,10 +229,12 @@ def _more_lines_than_header(path: Path, limit: int | None) -> bool:
 
 
 def _read_file(path: Path, fmt: str, limit: int | None) -> KeyedVectors:
+    from gensim.models import KeyedVectors
+
     try:
         if fmt == "kv":
             kv = KeyedVectors.load(str(path), mmap="r")
-            if not isinstance(kv, KeyedVectors):
+            if not is_keyed_vectors(kv):
                 raise ValueError(f"the file holds a {type(kv).__name__}, not KeyedVectors")
             return _first_words(kv, limit)
         kv = KeyedVectors.load_word2vec_format(
@@ -287,7 +305,7 @@ def _from_gensim_downloader(name: str, limit: int | None, timeout: float) -> Key
         ) from exc
     finally:
         socket.setdefaulttimeout(previous)
-    if not isinstance(model, KeyedVectors):
+    if not is_keyed_vectors(model):
         raise ValueError(f"gensim:{name} is a {type(model).__name__}, not word vectors")
     return _first_words(model, limit)
 
@@ -337,8 +355,8 @@ def load_embeddings(
         raise ValueError(f"limit must be a positive integer or None, got {limit!r}")
     if format is not None and format not in FORMATS:
         raise ValueError(f"format={format!r} is not one of {list(FORMATS)}")
-    if isinstance(source, KeyedVectors):
-        return _first_words(source, limit)
+    if is_keyed_vectors(source):
+        return _first_words(source, limit)  # type: ignore[arg-type]
     if isinstance(source, str) and source.startswith("gensim:"):
         name = source.removeprefix("gensim:")
         if not name:

@@ -11,11 +11,10 @@ import warnings
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
-from gensim.models import KeyedVectors
 
 from ._validation import UnknownNameError, check_choice, check_share, close_match_hint
 from .embeddings import (
@@ -26,6 +25,9 @@ from .embeddings import (
     lookup_words,
 )
 from .wordlists import BUILTIN_STUDIES, Study, load_study
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gensim.models import KeyedVectors
 
 __all__ = [
     "CONNECTIONS",

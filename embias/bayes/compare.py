@@ -76,11 +76,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
-from gensim.models import KeyedVectors
 
 from .._validation import check_seed, check_share
 from ..classic import classic_changes
-from ..embeddings import load_embeddings
+from ..embeddings import is_keyed_vectors, load_embeddings
 from ..report import rope_decision, stack_interval_tables, validate_interval_table
 from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, FitSettings
 from ..tables import (
@@ -125,7 +124,7 @@ _CHANGE_NAMES = {"connection_mean": "change_connection_mean", "contrast": "chang
                  "word_contrast": "change_word_contrast"}
 
 
-EmbeddingSource = KeyedVectors | str | pd.DataFrame
+EmbeddingSource = "KeyedVectors | str | pd.DataFrame"
 
 
 
@@ -157,7 +156,7 @@ def source_table(
             kv = load_embeddings(source)
         except (ValueError, FileNotFoundError, ConnectionError) as exc:
             raise ValueError(f"{what}: {exc}") from None
-    elif isinstance(source, KeyedVectors):
+    elif is_keyed_vectors(source):
         kv = source
     else:
         raise ValueError(f"{what}: unsupported source of type {type(source).__name__}; use "
