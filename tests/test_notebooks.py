@@ -199,3 +199,36 @@ if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] != "--write":
         sys.exit("usage: python tests/test_notebooks.py --write notebooks/NAME.ipynb …")
     write_executed(sys.argv[2:])
+
+
+def test_item17_notebooks_import_only_the_public_api():
+    # notebooks are what users copy: every embias import must be a public name
+    # (embias.__all__, or the public subpackages embias.classifier / embias.studies)
+    import ast
+    import json
+
+    import embias
+
+    public_modules = {"embias", "embias.classifier", "embias.studies"}
+    found = 0
+    for path in NOTEBOOKS:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for cell in cells:
+            if cell["cell_type"] != "code":
+                continue
+            tree = ast.parse("".join(cell["source"]))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                        "embias"):
+                    found += 1
+                    assert node.module in public_modules, (path.name, node.module)
+                    if node.module == "embias":
+                        names = {a.name for a in node.names}
+                        assert names <= set(embias.__all__), (path.name,
+                                                              names - set(embias.__all__))
+                elif isinstance(node, ast.Import):
+                    for alias in node.names:
+                        if alias.name.startswith("embias"):
+                            found += 1
+                            assert alias.name in public_modules, (path.name, alias.name)
+    assert found >= 4  # every notebook imports embias
