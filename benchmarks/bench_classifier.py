@@ -66,11 +66,11 @@ def main() -> int:
     print("\n== BBU coverage, 'government' population (Table 1), 1000 samples per cell")
     cost, group = genre_population("government")
     cov = bbu_coverage(cost, group, sample_sizes=(100, 200, 500, 1000, 2000),
-                       protected_share=(0.1, 0.5), n_sims=1000, seed=1)
+                       protected_share=(0.1, 0.5), n_sims=1000, random_seed=1)
     print(cov[["n", "protected_share", "true_disparity", "coverage", "mean_half_width",
                "share_biased"]].to_string(index=False))
     hoef = bbu_coverage(cost, group, sample_sizes=(100, 500, 2000), protected_share=0.5,
-                        n_sims=1000, seed=1, bound="hoeffding")
+                        n_sims=1000, random_seed=1, bound="hoeffding")
     print("  Hoeffding, γ=.5:")
     print(hoef[["n", "coverage", "mean_half_width"]].to_string(index=False))
 
@@ -80,15 +80,15 @@ def main() -> int:
         pop_cost = np.r_[pop_cost, pop_cost]
         pop_group = np.repeat([1, -1], 1000)
         bbu = bbu_coverage(pop_cost, pop_group, sample_sizes=(200,), n_sims=1000,
-                           seed=5).iloc[0]
-        hdi = parity_hdi_coverage(rate, 100, n_sims=1000, seed=11).iloc[0]
-        long = parity_hdi_coverage(rate, 100, n_sims=20000, seed=12).iloc[0]
+                           random_seed=5).iloc[0]
+        hdi = parity_hdi_coverage(rate, 100, n_sims=1000, random_seed=11).iloc[0]
+        long = parity_hdi_coverage(rate, 100, n_sims=20000, random_seed=12).iloc[0]
         print(f"  rate {rate}: BBU 95% {bbu['coverage']:.3f} | parity 95% HDI "
               f"{hdi['coverage']:.3f} (±{hdi['coverage_se']:.3f}); 20,000 sets: "
               f"{long['coverage']:.4f} (±{long['coverage_se']:.4f})")
 
     print("\n== monitoring (threshold 10%, confidence 90%, 20,000 systems per N)")
-    det = simulate_detection([100, 1000, 10000], n_sims=20000, seed=42)
+    det = simulate_detection([100, 1000, 10000], n_sims=20000, random_seed=42)
     print(det[["n", "tpr", "fpr", "tpr_se", "fpr_se"]].to_string(index=False))
     print("  blog: N=100 flags 5% of unbiased, detects 20%; N=10,000 <1% and >80%")
 
@@ -106,7 +106,7 @@ def main() -> int:
     timed("parity_posterior(5e5/1e6, 1/3).hdi(.95)",
           lambda: parity_posterior(500_000, 1_000_000, 1, 3).hdi(0.95), repeat=2)
     timed("parity_comparisons, 5 groups, threshold", lambda: parity_comparisons(
-        [20, 30, 25, 40, 10], [100, 100, 100, 120, 60], threshold=0.1), repeat=2)
+        [20, 30, 25, 40, 10], [100, 100, 100, 120, 60], rope=0.1), repeat=2)
     y = rng.integers(0, 2, 10_000)
     yp = rng.integers(0, 2, 10_000)
     grp = rng.choice(list("abcdef"), 10_000)

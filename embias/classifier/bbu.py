@@ -31,6 +31,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from embias._validation import resolve_rng
 from embias.report import CREDIBLE_DIFFERENCE, UNDECIDED, interval_table, rope_decision
 
 __all__ = [
@@ -706,7 +707,7 @@ def bbu_coverage(
     ci_prob: float = 0.95,
     max_cost: float = 1.0,
     bound: Bound = "bernstein",
-    seed: int = 0,
+    random_seed: int = 0,
 ) -> pd.DataFrame:
     """Coverage of the BBU interval on a population with a known disparity (Figure 1).
 
@@ -743,7 +744,7 @@ def bbu_coverage(
     for s in shares:
         if not (0.0 < s < 1.0):
             raise ValueError(f"protected_share must be in (0, 1), got {s!r}")
-    rng = np.random.default_rng(seed)
+    rng = resolve_rng(random_seed)[0]
     rows: list[dict[str, Any]] = []
     for n in sample_sizes:
         n = _check_count("sample size", n, minimum=2)

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import integrate, optimize, signal, special, stats
 
+from embias._validation import resolve_rng
 from embias.classifier.bbu import _check_count, _check_open_unit
 from embias.report import CREDIBLE_DIFFERENCE, interval_table, rope_decision
 
@@ -98,13 +99,13 @@ def _check_prior(prior: Any) -> tuple[float, float]:
     return a, b
 
 
-def _check_threshold(threshold: Any) -> float:
+def _check_threshold(threshold: Any, name: str = "threshold") -> float:
     try:
         t = float(threshold)
     except (TypeError, ValueError):
-        raise ValueError(f"threshold must be a number in [0, 1), got {threshold!r}") from None
+        raise ValueError(f"{name} must be a number in [0, 1), got {threshold!r}") from None
     if not (0.0 <= t < 1.0):
-        raise ValueError(f"threshold must be in [0, 1), got {threshold!r}")
+        raise ValueError(f"{name} must be in [0, 1), got {threshold!r}")
     return t
 
 
@@ -132,12 +133,12 @@ def _log_beta_pdf(e: np.ndarray, a: float, b: float) -> np.ndarray:
 class ParityDecision:
     """Outcome of :meth:`ParityPosterior.decide`.
 
-    ``simple`` and ``hdi_rope`` are ``"credible difference"`` (the rate difference exceeds
-    the threshold: flag bias), ``"practically equivalent"`` (it is within the threshold) or
+    ``simple`` and ``hdi_rope`` are ``"credible difference"`` (the rate difference lies
+    outside the ROPE [−rope, rope]: flag bias), ``"practically equivalent"`` (inside it) or
     ``"undecided"`` (:func:`embias.report.rope_decision`).
     """
 
-    threshold: float
+    rope: float
     ci_prob: float
     z: float
     mean: float
@@ -367,14 +368,15 @@ class ParityPosterior:
         """The HDI of the rate difference as a one-row interval table (:meth:`hdi`)."""
         return self.hdi(ci_prob)
     def decide(
-        self, threshold: float, ci_prob: float = 0.95, *, z: float | None = None
+        self, rope: float, ci_prob: float = 0.95, *, z: float | None = None
     ) -> ParityDecision:
-        """Apply the simple z·σ rule and the HDI+ROPE rule against threshold ``T``.
+        """Apply the simple z·σ rule and the HDI+ROPE rule against the ROPE [−rope, rope].
 
         Parameters
         ----------
-        threshold
-            T in [0, 1): the largest acceptable rate difference (ROPE = [−T, T]).
+        rope
+            T in [0, 1): the fairness threshold, the largest acceptable rate difference
+            (ROPE = [−T, T]).
         ci_prob
             Probability of the HDI, and the confidence of the simple rule.
         z
@@ -382,14 +384,14 @@ class ParityPosterior:
             approximation) ``μ − zσ > T`` means P(e₂ − e₁ > T) > ci_prob. The blog's labels
             68/95/99.7 % for z = 1/2/3 are the two-sided coverages of μ ± zσ.
         """
-        t = _check_threshold(threshold)
+        t = _check_threshold(rope, "rope")
         p = _check_open_unit("ci_prob", ci_prob)
         zz = _z_for(p) if z is None else float(z)
         if not (zz >= 0 and math.isfinite(zz)):
             raise ValueError(f"z must be a finite number ≥ 0, got {z!r}")
         lo, hi = self._hdi_bounds(p)
         return ParityDecision(
-            threshold=t, ci_prob=p, z=zz, mean=self.mean, sd=self.sd,
+            rope=t, ci_prob=p, z=zz, mean=self.mean, sd=self.sd,
             simple=str(_simple_rule(self.mean, self.sd, t, zz)),  # type: ignore[arg-type]
             hdi_lower=lo, hdi_upper=hi, hdi_rope=_rope_rule(lo, hi, t),  # type: ignore[arg-type]
             prob_outside=self.prob_exceeds(t),
@@ -445,7 +447,7 @@ def parity_comparisons(
     *,
     labels: Sequence[str] | None = None,
     ci_prob: float = 0.95,
-    threshold: float | None = None,
+    rope: float | None = None,
     prior: tuple[float, float] = (1, 1),
     comparisons: Sequence[Literal["pairwise", "rest"]] = ("pairwise", "rest"),
 ) -> pd.DataFrame:
@@ -459,9 +461,10 @@ def parity_comparisons(
         Group names (default ``"group 1"``, ``"group 2"``, …).
     ci_prob
         HDI probability.
-    threshold
-        Optional fairness threshold T: adds ``prob_outside`` (P(|d| > T)), ``hdi_rope`` and
-        ``simple`` decisions (see :meth:`ParityPosterior.decide`).
+    rope
+        Optional fairness threshold T (ROPE = [−T, T]): adds ``rope``, ``prob_outside``
+        (P(|d| > T)), ``hdi_rope`` and ``simple`` decisions (see
+        :meth:`ParityPosterior.decide`).
     prior
         Beta prior for every rate.
     comparisons
@@ -513,9 +516,9 @@ def parity_comparisons(
         row = post.hdi(p).iloc[0].to_dict()
         row = {k: v for k, v in row.items() if k not in ("ci_prob", "ci_kind")}
         row["estimand"] = estimand
-        if threshold is not None:
-            dec = post.decide(threshold, p)
-            row.update(threshold=dec.threshold, prob_outside=dec.prob_outside,
+        if rope is not None:
+            dec = post.decide(rope, p)
+            row.update(rope=dec.rope, prob_outside=dec.prob_outside,
                        hdi_rope=dec.hdi_rope, simple=dec.simple)
         rows.append(row)
     return interval_table(rows, ci_prob=p, ci_kind="hdi")
@@ -529,14 +532,14 @@ def parity_comparisons(
 def simulate_detection(
     n: int | Sequence[int],
     *,
-    threshold: float = 0.1,
+    rope: float = 0.1,
     ci_prob: float = 0.9,
     max_bias: float = 0.2,
     base_rate: float = 0.5,
     share: float = 0.5,
     n_sims: int = 20000,
     prior: tuple[float, float] = (1, 1),
-    seed: int = 0,
+    random_seed: int = 0,
 ) -> pd.DataFrame:
     """True and false positive rates of the simple rule when monitoring for bias.
 
@@ -544,17 +547,17 @@ def simulate_detection(
     uniformly from [0, ``max_bias``]; its two groups have rates ``base_rate ∓ b/2`` and
     split ``n`` decisions in proportion ``share`` : ``1 − share``. The simple rule
     (:meth:`ParityPosterior.decide`, z = Φ⁻¹(``ci_prob``)) flags a system when it finds
-    more than ``threshold`` bias. TPR = flagged share of systems with b > T, FPR = flagged
+    more than ``rope`` bias. TPR = flagged share of systems with b > T, FPR = flagged
     share of systems with b ≤ T.
 
     Returns
     -------
     pandas.DataFrame
         One row per ``n``: ``n``, ``n1``, ``n2``, ``tpr``, ``fpr``, ``tpr_se``, ``fpr_se``
-        (binomial Monte Carlo errors), ``n_biased``, ``n_unbiased``, ``z``, ``threshold``,
+        (binomial Monte Carlo errors), ``n_biased``, ``n_unbiased``, ``z``, ``rope``,
         ``ci_prob``, ``seconds``.
     """
-    t = _check_threshold(threshold)
+    t = _check_threshold(rope, "rope")
     c = _check_open_unit("ci_prob", ci_prob)
     s = _check_open_unit("share", share)
     pr = _check_prior(prior)
@@ -565,7 +568,7 @@ def simulate_detection(
         raise ValueError(f"base_rate must be in [max_bias/2, 1 − max_bias/2] = "
                          f"[{max_bias / 2}, {1 - max_bias / 2}], got {base_rate!r}")
     z = _z_for(c)
-    rng = np.random.default_rng(seed)
+    rng = resolve_rng(random_seed)[0]
     rows = []
     for total in np.atleast_1d(n):
         total = _check_count("n", total, minimum=2)
@@ -587,7 +590,7 @@ def simulate_detection(
             "tpr_se": math.sqrt(tpr * (1 - tpr) / max(biased.sum(), 1)),
             "fpr_se": math.sqrt(fpr * (1 - fpr) / max((~biased).sum(), 1)),
             "n_biased": int(biased.sum()), "n_unbiased": int((~biased).sum()),
-            "z": z, "threshold": t, "ci_prob": c,
+            "z": z, "rope": t, "ci_prob": c,
             "seconds": time.perf_counter() - start,
         })
     return pd.DataFrame(rows)
@@ -602,7 +605,7 @@ def parity_hdi_coverage(
     ci_prob: float = 0.95,
     n_sims: int = 1000,
     prior: tuple[float, float] = (1, 1),
-    seed: int = 0,
+    random_seed: int = 0,
 ) -> pd.DataFrame:
     """Frequentist coverage of the HDI of e₂ − e₁ over simulated data sets.
 
@@ -628,7 +631,7 @@ def parity_hdi_coverage(
     n_sims = _check_count("n_sims", n_sims, minimum=1)
     pr = _check_prior(prior)
     start = time.perf_counter()
-    rng = np.random.default_rng(seed)
+    rng = resolve_rng(random_seed)[0]
     x1 = rng.binomial(n1, r1, n_sims)
     x2 = rng.binomial(n2, r2, n_sims)
     pairs, inverse = np.unique(np.stack([x1, x2], axis=1), axis=0, return_inverse=True)

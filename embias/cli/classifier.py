@@ -3,7 +3,7 @@
     embias bbu n --delta 0.05 [--ci-prob 0.95 --max-cost 1 --gamma 0.5 --variance max]
     embias bbu delta --n 3160 [...]
     embias bbu interval FILE.csv --cost COL --group COL [--protected LABEL --bound hoeffding]
-    embias parity 20/100 30/100 --threshold 0.1 [--ci-prob 0.95 --labels a,b]
+    embias parity 20/100 30/100 --rope 0.1 [--ci-prob 0.95 --labels a,b]
 """
 
 from __future__ import annotations
@@ -111,16 +111,16 @@ def cmd_parity(args: argparse.Namespace) -> int:
         post = parity_posterior(x1, n1, x2, n2, prior=prior,  # type: ignore[arg-type]
                                 labels=None if labels is None else tuple(labels))  # type: ignore[arg-type]
         table = post.hdi(args.ci_prob)
-        if args.threshold is not None:
-            dec = post.decide(args.threshold, args.ci_prob)
-            table["threshold"] = dec.threshold
+        if args.rope is not None:
+            dec = post.decide(args.rope, args.ci_prob)
+            table["rope"] = dec.rope
             table["prob_outside"] = dec.prob_outside
             table["hdi_rope"] = dec.hdi_rope
             table["simple"] = dec.simple
         print(to_markdown(table, digits=4))
         return 0
     table = parity_comparisons([x for x, _ in counts], [n for _, n in counts], labels=labels,
-                               ci_prob=args.ci_prob, threshold=args.threshold,
+                               ci_prob=args.ci_prob, rope=args.rope,
                                prior=prior)  # type: ignore[arg-type]
     print(to_markdown(table, digits=4))
     return 0
@@ -182,8 +182,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "pairwise and each-vs-rest contrasts.")
     p.add_argument("counts", nargs="+", type=_parse_count, metavar="X/N",
                    help="successes/total for each group, e.g. 20/100 30/100")
-    p.add_argument("--threshold", type=float, default=None,
-                   help="fairness threshold T (ROPE = [-T, T])")
+    p.add_argument("--rope", type=float, default=None,
+                   help="fairness threshold T: the ROPE is [-T, T]")
     add_ci_prob(p, default=0.95, what="HDI probability")
     p.add_argument("--labels", default=None, help="comma-separated group names")
     p.add_argument("--prior", default="1,1", help="Beta prior 'alpha,beta' (default 1,1)")

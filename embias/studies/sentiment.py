@@ -682,7 +682,7 @@ def _fairness_rows(
     successes = [int(yhat[label == c].sum()) for c in classes]
     totals = [int((label == c).sum()) for c in classes]
     bayes = parity_comparisons(successes, totals, labels=classes, ci_prob=ci_prob,
-                               threshold=rope, comparisons=mode)
+                               rope=rope, comparisons=mode)
     table = pd.concat([*bbu_rows, bayes], ignore_index=True)
     return validate_interval_table(table)
 

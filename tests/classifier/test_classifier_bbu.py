@@ -253,7 +253,7 @@ def test_bbu_coverage_figure_1():
     # so no tolerance is needed.
     cost, group = genre_population("government")
     cov = bbu_coverage(cost, group, sample_sizes=(100, 200, 500, 1000, 2000),
-                       protected_share=(0.1, 0.5), n_sims=1000, seed=1)
+                       protected_share=(0.1, 0.5), n_sims=1000, random_seed=1)
     print("\nBBU 95% coverage on the 'government' population (Table 1):")
     print(cov[["n", "protected_share", "coverage", "mean_half_width"]].to_string(index=False))
     assert len(cov) == 10
@@ -267,7 +267,7 @@ def test_bbu_coverage_figure_1():
 
 def test_bernstein_tighter_than_hoeffding_on_table_1_population():
     cost, group = genre_population("slate")
-    kw = dict(sample_sizes=(500,), protected_share=0.5, n_sims=200, seed=2)
+    kw = dict(sample_sizes=(500,), protected_share=0.5, n_sims=200, random_seed=2)
     bern = bbu_coverage(cost, group, **kw).iloc[0]
     hoef = bbu_coverage(cost, group, bound="hoeffding", **kw).iloc[0]
     assert bern["mean_half_width"] < hoef["mean_half_width"]
@@ -280,7 +280,7 @@ def test_bbu_coverage_under_null_of_equal_rates():
     pop_cost = np.r_[np.ones(300), np.zeros(700), np.ones(300), np.zeros(700)]
     pop_group = np.repeat([1, -1], 1000)
     row = bbu_coverage(pop_cost, pop_group, sample_sizes=(200,), protected_share=0.5,
-                       n_sims=1000, seed=5).iloc[0]
+                       n_sims=1000, random_seed=5).iloc[0]
     print(f"\nBBU 95% coverage under the null (100/group, 1000 sets): {row['coverage']:.3f}")
     assert row["true_disparity"] == 0.0
     assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 1000)

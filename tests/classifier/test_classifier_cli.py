@@ -63,7 +63,7 @@ def test_bbu_interval_errors(tmp_path, capsys):
 
 
 def test_parity_two_groups(capsys):
-    assert run(["parity", "20/100", "30/100", "--threshold", "0.1"]) == 0
+    assert run(["parity", "20/100", "30/100", "--rope", "0.1"]) == 0
     out = capsys.readouterr().out
     assert "0.0980" in out and "0.4883" in out  # blog scenario 1
     assert "undecided" in out

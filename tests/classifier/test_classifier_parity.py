@@ -186,8 +186,8 @@ def test_monitoring_reproduces_the_blog():
     # and more than 80% of biased algorithms" and "if there are only 100 samples, the
     # same settings will flag 5% of unbiased algorithms as biased, and only detect 20%".
     # 20,000 simulated systems per N: s.e. ≤ .005 for TPR, ≤ .003 for FPR.
-    res = simulate_detection([100, 1000, 10000], threshold=0.1, ci_prob=0.9,
-                             n_sims=20000, seed=42).set_index("n")
+    res = simulate_detection([100, 1000, 10000], rope=0.1, ci_prob=0.9,
+                             n_sims=20000, random_seed=42).set_index("n")
     print("\nmonitoring (threshold 10%, confidence 90%):")
     print(res[["tpr", "fpr"]].to_string())
     assert res.loc[100, "fpr"] == pytest.approx(0.05, abs=0.015)
@@ -205,7 +205,7 @@ def test_monitoring_reproduces_the_blog():
 
 def test_parity_comparisons_pairwise_and_rest():
     table = parity_comparisons([20, 30, 25], [100, 100, 100], labels=["a", "b", "c"],
-                               threshold=0.1)
+                               rope=0.1)
     validate_interval_table(table)
     assert table["estimand"].tolist() == ["pairwise_difference"] * 3 + ["difference_vs_rest"] * 3
     assert table["group"].tolist() == ["b − a", "c − a", "c − b", "a − rest", "b − rest",
@@ -232,7 +232,7 @@ def test_hdi_coverage_under_null_of_equal_rates(rate):
     # interval, so coverage is ≈ .95 rather than ≥ .95 (long-run figures with 20,000
     # sets: .950 at .3, .944 at .5, ±.0015; see benchmarks/bench_classifier.py). Assert
     # coverage ≥ .95 − 3 s.e. with s.e. = √(.95·.05/1000) = .0069.
-    row = parity_hdi_coverage(rate, 100, n_sims=1000, seed=11).iloc[0]
+    row = parity_hdi_coverage(rate, 100, n_sims=1000, random_seed=11).iloc[0]
     print(f"\nparity 95% HDI coverage under the null (rate {rate}, 100/group): "
           f"{row['coverage']:.3f}")
     assert row["true_difference"] == 0.0
