@@ -51,6 +51,15 @@ def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
     assert "warning: ess_bulk < 400" in err
     assert (tmp_path / "again.png").read_bytes()[:4] == b"\x89PNG"
 
+    # the fit's own forest plot is drawn once per set of options: `show` with the options
+    # it was drawn with reuses it (issue 12 item 4), other options redraw it
+    stamp = png.stat().st_mtime_ns
+    assert main(["show", str(fit_dir), "--ci-kind", "eti"]) == 0
+    assert png.stat().st_mtime_ns == stamp
+    assert main(["show", str(fit_dir), "--ci-kind", "hdi"]) == 0
+    assert png.stat().st_mtime_ns > stamp
+    capsys.readouterr()
+
 
 def test_cli_errors_go_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fit", "astrology", "--out", str(tmp_path / "m")]) == 1

@@ -12,6 +12,7 @@ the saved fit::
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import warnings
 from collections.abc import Mapping
@@ -48,12 +49,18 @@ def describe(result: Any, key: str) -> Any:
     return getattr(result, key, None)
 
 
+def _rendered(png: Path, opts: dict[str, Any]) -> bool:
+    """Whether ``png`` is a forest plot of this saved fit already drawn with ``opts``
+    (the fit's post-processing is done once: `embias show` redraws only on new options)."""
+    record = png.with_suffix(".json")
+    try:
+        return (png.is_file() and json.loads(record.read_text(encoding="utf-8")) == opts
+                and record.stat().st_mtime >= (png.parent / "posterior.nc").stat().st_mtime)
+    except (OSError, ValueError):
+        return False
+
+
 def _report(fit: Any, args: argparse.Namespace) -> int:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     import embias
     from embias.report import CLI_SHORT_COLUMNS, CLI_WORD_COLUMNS
 
@@ -83,9 +90,18 @@ def _report(fit: Any, args: argparse.Namespace) -> int:
     for problem in fit.problems():
         print(f"embias: warning: {problem}".replace("\n", " "), file=sys.stderr)
     png = Path(args.png) if args.png else Path(fit.path or ".") / FOREST_PNG
-    figure = fit.plot(**opts)
-    figure.savefig(writable(png), dpi=120)
-    plt.close(figure)
+    in_fit_folder = not args.png and fit.path is not None
+    if not (in_fit_folder and _rendered(png, opts)):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        figure = fit.plot(**opts)
+        figure.savefig(writable(png), dpi=120)
+        plt.close(figure)
+        if in_fit_folder:
+            png.with_suffix(".json").write_text(json.dumps(opts), encoding="utf-8")
     print()
     print(f"forest plot: {png}")
     return 0
