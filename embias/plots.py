@@ -255,6 +255,12 @@ def panel_grid(n_left: int, n_right: int, *, wide: float, narrow: float,
     return fig, left, right
 
 
+def _shade_rope(ax: Any, rope: float | None) -> None:
+    """Shade the region of practical equivalence [−rope, rope] behind a panel's data."""
+    if rope is not None:
+        ax.axvspan(-rope, rope, color="grey", alpha=0.15, lw=0)
+
+
 def _share_x(axes: Sequence[Any]) -> None:
     """One x scale for panels that are compared by eye."""
     if not axes:
@@ -329,7 +335,7 @@ def plot_bias_fit(
                 ax.set_axis_off()
                 continue
             rope = float(contrasts["rope"].iloc[0])
-            ax.axvspan(-rope, rope, color="grey", alpha=0.15, lw=0)
+            _shade_rope(ax, rope)
             plot_forest(contrasts.assign(estimand=""), reference=0.0, ax=ax, legend=False,
                         title=f"contrasts (shaded: ROPE ±{rope:g})",
                         xlabel=AXIS_LABELS["contrast"])
@@ -402,8 +408,7 @@ def plot_comparison(summary: pd.DataFrame, *, title: str | None = None) -> Figur
                         title="connection means", xlabel=AXIS_LABELS["connection_mean"],
                         **opts)
         elif panel == "contrast":
-            if rope_value is not None:
-                ax.axvspan(-rope_value, rope_value, color="grey", alpha=0.15, lw=0)
+            _shade_rope(ax, rope_value)
             plot_forest(summary[est == "contrast"].assign(estimand=""), reference=0.0,
                         ax=ax, title="contrasts", xlabel=AXIS_LABELS["contrast"], **opts)
         else:
@@ -415,8 +420,7 @@ def plot_comparison(summary: pd.DataFrame, *, title: str | None = None) -> Figur
                                     "embedding": macs["embedding"].to_numpy(),
                                     "value": macs["estimate"].to_numpy(),
                                     "label": "classic MAC change"})
-            if rope_value is not None:
-                ax.axvspan(-rope_value, rope_value, color="grey", alpha=0.15, lw=0)
+            _shade_rope(ax, rope_value)
             ref = str(part["reference"].iloc[0]) if "reference" in part else ""
             plot_forest(part.assign(estimand=part["estimand"].map(_CHANGE_ROWS)),
                         reference=0.0, markers=markers, ax=ax,

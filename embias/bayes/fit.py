@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import warnings
 from collections.abc import Mapping, Sequence
@@ -237,6 +238,33 @@ class BiasFit:
     @cached_property
     def _interval_tables(self) -> dict[tuple[float, str, float], pd.DataFrame]:
         return {}
+
+    def replace(self, **changes: Any) -> BiasFit:
+        """A copy with some fields changed (``path``, ``settings`` …). The post-processing
+        already computed (diagnostics, interval tables, divergences) travels with it, since
+        it depends only on the draws and the table, which a copy may not change."""
+        kept = {"posterior", "table", "cells"} & set(changes)
+        if kept:
+            raise ValueError(f"BiasFit.replace() keeps the draws and the table; got {sorted(kept)}")
+        new = dataclasses.replace(self, **changes)
+        for name in ("_diagnostics", "divergences"):
+            if name in self.__dict__:
+                new.__dict__[name] = self.__dict__[name]
+        new._interval_tables.update(self._interval_tables)
+        return new
+
+    def restore_post_processing(
+        self,
+        *,
+        diagnostics: pd.DataFrame | None = None,
+        interval_table: pd.DataFrame | None = None,
+    ) -> None:
+        """Adopt post-processing saved with the fit instead of computing it again:
+        :meth:`diagnostics` and the default :meth:`to_interval_table`."""
+        if diagnostics is not None:
+            self.__dict__["_diagnostics"] = diagnostics
+        if interval_table is not None:
+            self._interval_tables[(DEFAULT_CI_PROB, "hdi", DEFAULT_ROPE)] = interval_table
 
     #: :meth:`to_interval_table` under the name a fitted-model summary usually has.
     summary = to_interval_table

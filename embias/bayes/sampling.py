@@ -31,9 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["compiled_shapes", "sample_posterior"]
 
-#: The data containers of the summary model that change from table to table.
-_TABLE_DATA = ("cell_word", "cell_connection", "centred", "cell_n", "cell_multi_index",
-               "cell_mean_data", "cell_ss_data", "prior_location")
 #: nutpie models compiled in this process, by shape.
 _COMPILED: dict[tuple[Any, ...], Any] = {}
 _COMPILE_LOCK = threading.Lock()
@@ -77,8 +74,8 @@ def _sample_nutpie(cells: pd.DataFrame, run: FitSettings, model: Any,
         if compiled is None:
             compiled = nutpie.compile_pymc_model(model, backend="numba")
             _COMPILED[key] = compiled
-    data = {name: model[name].get_value() for name in _TABLE_DATA if name in model.named_vars}
-    compiled = compiled.with_data(**data)
+    # everything that differs between tables of one shape is a data container of the model
+    compiled = compiled.with_data(**{v.name: v.get_value() for v in model.data_vars})
     tree = nutpie.sample(compiled, draws=run.draws, tune=run.tune, chains=run.chains,
                          cores=run.cores, seed=run.random_seed, progress_bar=progressbar,
                          save_warmup=False, target_accept=run.target_accept)

@@ -22,7 +22,6 @@ is complete: a failed call leaves nothing behind, and nothing is ever written ou
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -38,7 +37,7 @@ import pandas as pd
 from .._validation import check_output
 from ..classic import classic_scores
 from ..embeddings import BUILTIN_EMBEDDINGS
-from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, FitSettings
+from ..settings import FitSettings
 from ..tables import published_name, study_table
 from ..wordlists import Study, load_study
 from .data import cell_statistics
@@ -136,12 +135,7 @@ def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    saved = dataclasses.replace(fit, path=str(path))
-    # the post-processing computed above is kept, not computed again by the copy
-    for name in ("_diagnostics", "_interval_tables", "divergences"):
-        if name in fit.__dict__:
-            saved.__dict__[name] = fit.__dict__[name]
-    return saved
+    return fit.replace(path=str(path))  # the post-processing computed above travels
 
 
 
@@ -189,11 +183,11 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
                   settings=record["settings"], classic=classic,
                   timings=record.get("timings", {}), path=str(path))
     # the post-processing saved with the fit is not computed again
-    if (path / DIAGNOSTICS_FILE).is_file():
-        fit.__dict__["_diagnostics"] = pd.read_parquet(path / DIAGNOSTICS_FILE)
-    if (path / INTERVALS_FILE).is_file():
-        fit._interval_tables[(DEFAULT_CI_PROB, "hdi", DEFAULT_ROPE)] = pd.read_parquet(
-            path / INTERVALS_FILE)
+    fit.restore_post_processing(
+        diagnostics=(pd.read_parquet(path / DIAGNOSTICS_FILE)
+                     if (path / DIAGNOSTICS_FILE).is_file() else None),
+        interval_table=(pd.read_parquet(path / INTERVALS_FILE)
+                        if (path / INTERVALS_FILE).is_file() else None))
     return fit
 
 
@@ -315,8 +309,8 @@ def fit_study_model(
         return load_fit(target)
     table = _study_table(st, embedding)
     fit = fit_bias_model(table, settings=run, progressbar=progressbar)
-    fit = dataclasses.replace(fit, settings={**fit.settings, "study": st.name,
-                                             "embedding": embedding, "fit_key": key})
+    fit = fit.replace(settings={**fit.settings, "study": st.name, "embedding": embedding,
+                                "fit_key": key})
     return save_fit(fit, target)
 
 
