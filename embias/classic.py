@@ -20,6 +20,7 @@ import pandas as pd
 from ._validation import check_int, check_probability, resolve_rng
 from .embeddings import load_embeddings, lookup_words
 from .report import interval_table, stack_interval_tables
+from .settings import DEFAULT_CI_PROB
 from .tables import cosine_table, validate_table
 from .wordlists import Study, load_study
 
@@ -28,7 +29,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "CLASSIC_CI_PROB",
+    "DEFAULT_N_BOOT",
+    "ITEM_BOOTSTRAP_CI_KIND",
+    "RESAMPLE_OPTIONS",
     "MacResult",
+    "WeatBootstrap",
     "WeatResult",
     "association_scores",
     "classic_changes",
@@ -37,6 +42,7 @@ __all__ = [
     "mac_ttest",
     "weat",
     "weat_effect_size",
+    "weat_item_bootstrap",
     "weat_pairs",
     "weat_test",
 ]
@@ -144,6 +150,192 @@ def _partition_sums(
     return sums, False
 
 
+# --------------------------------------------------------------------------- item bootstrap
+#: Item-bootstrap replicates :func:`weat` draws by default.
+DEFAULT_N_BOOT = 10_000
+#: What :func:`weat_item_bootstrap` can resample: all four word lists (the crossed, two-way
+#: bootstrap :func:`weat` reports) or the target words only, the attribute lists held fixed
+#: (the naive interval, kept for comparison: it undercovers, see
+#: :func:`embias.simulate.simulate_weat_bootstrap_coverage`).
+RESAMPLE_OPTIONS: tuple[str, ...] = ("targets and attributes", "targets")
+#: ``ci_kind`` of the item-bootstrap interval: the central ``ci_prob`` interval of the
+#: effect size's bootstrap distribution (a percentile interval), which is what
+#: :data:`embias.report.CI_KINDS` calls ``"simulation"``; the interval table's
+#: ``resampled`` column says which word lists were resampled.
+ITEM_BOOTSTRAP_CI_KIND = "simulation"
+#: A replicate whose resampled s values have an sd at most this (times max(1, max |sim|))
+#: has no effect size (0/0); it is redrawn and counted (``WeatBootstrap.n_redrawn``).
+DEGENERATE_SD = 1e-12
+#: The bootstrap gives up when it needs more than this many draws per replicate kept.
+MAX_DRAWS_PER_REPLICATE = 20
+#: Replicates computed at once (memory: a few arrays of this × the number of targets).
+_BOOT_CHUNK = 20_000
+
+
+def _bootstrap_counts(rng: np.random.Generator, n_replicates: int, n: int) -> np.ndarray:
+    """How often each of ``n`` items is drawn in each of ``n_replicates`` samples of size
+    ``n`` with replacement (rows: replicates)."""
+    idx = rng.integers(0, n, size=(n_replicates, n))
+    flat = idx + n * np.arange(n_replicates)[:, None]
+    return np.bincount(flat.ravel(), minlength=n_replicates * n).reshape(n_replicates, n)
+
+
+def _bootstrap_chunk(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, k: int, ddof: int,
+                     resample_attributes: bool, rng: np.random.Generator
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """Effect sizes of ``k`` crossed resamples and their s-value sds."""
+    n_t, n_a = sim_a.shape
+    n_b = sim_b.shape[1]
+    if resample_attributes:  # s of every target word under each resample of A and of B
+        s = (_bootstrap_counts(rng, k, n_a) @ sim_a.T / n_a
+             - _bootstrap_counts(rng, k, n_b) @ sim_b.T / n_b)
+    else:
+        s = np.broadcast_to(sim_a.mean(axis=1) - sim_b.mean(axis=1), (k, n_t))
+    counts = np.concatenate([_bootstrap_counts(rng, k, n_x),
+                             _bootstrap_counts(rng, k, n_t - n_x)], axis=1)
+    weighted = counts * s
+    mean_x = weighted[:, :n_x].sum(axis=1) / n_x
+    mean_y = weighted[:, n_x:].sum(axis=1) / (n_t - n_x)
+    mean = weighted.sum(axis=1) / n_t
+    sd = np.sqrt((counts * (s - mean[:, None]) ** 2).sum(axis=1) / (n_t - ddof))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (mean_x - mean_y) / sd, sd
+
+
+@dataclass(frozen=True)
+class WeatBootstrap:
+    """Item-bootstrap distribution of a WEAT effect size (:func:`weat_item_bootstrap`).
+
+    Attributes
+    ----------
+    effect_sizes
+        The effect size of every replicate kept (``n_boot`` of them).
+    n_redrawn
+        Replicates drawn with zero spread of s (no effect size) and redrawn.
+    resample
+        What was resampled (one of :data:`RESAMPLE_OPTIONS`).
+    ddof
+        Delta degrees of freedom of the sd, as for the observed effect size.
+    random_seed
+        The seed the draws came from (None when a Generator was given); for the bootstrap
+        of :func:`weat`, its seed (the bootstrap draws from a stream spawned from it).
+    """
+
+    effect_sizes: np.ndarray = field(repr=False)
+    n_redrawn: int
+    resample: str
+    ddof: int = 1
+    random_seed: int | None = None
+
+    @property
+    def n_boot(self) -> int:
+        """Number of replicates kept."""
+        return int(self.effect_sizes.size)
+
+    def interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
+        """The percentile interval: the central ``ci_prob`` range of :attr:`effect_sizes`
+        (numpy's default, linearly interpolated quantiles)."""
+        ci_prob = check_probability("ci_prob", ci_prob)
+        lo, hi = np.quantile(self.effect_sizes, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
+        return float(lo), float(hi)
+
+
+def weat_item_bootstrap(
+    sim_a: np.ndarray,
+    sim_b: np.ndarray,
+    n_x: int,
+    *,
+    n_boot: int = DEFAULT_N_BOOT,
+    resample: str = "targets and attributes",
+    ddof: int = 1,
+    random_seed: int | np.random.Generator | None = None,
+) -> WeatBootstrap:
+    """Two-way (crossed) item bootstrap of the WEAT effect size.
+
+    Every replicate draws, with replacement and each list on its own, |X| words from X,
+    |Y| from Y, |A| from A and |B| from B, and recomputes s(w, A*, B*) for the drawn
+    target words and the effect size from them — the same words and lists as the
+    observed test, only other draws from them. Its spread answers "would other words
+    from the same four populations give a similar effect?": target words *and* attribute
+    words are samples (the language-as-fixed-effect fallacy, Clark 1973, concerns both).
+    With ``resample="targets"`` the attribute lists stay fixed (the naive interval).
+
+    Parameters
+    ----------
+    sim_a, sim_b
+        Cosine similarities of the target words (rows: the X words, then the Y words) with
+        the words of A and of B (columns).
+    n_x
+        Number of X words (the first ``n_x`` rows); X and Y need ≥ 2 words each.
+    n_boot
+        Replicates to keep, ≥ 1.
+    resample
+        ``"targets and attributes"`` (default) or ``"targets"``.
+    ddof
+        1 (Caliskan's sample sd) or 0, as for the observed effect size.
+    random_seed
+        Seed or Generator (:func:`embias._validation.resolve_rng`).
+
+    Returns
+    -------
+    WeatBootstrap
+
+    Raises
+    ------
+    ValueError
+        Bad options or shapes, or when the resampled s values have zero spread so often
+        that more than :data:`MAX_DRAWS_PER_REPLICATE` draws per replicate kept would be
+        needed.
+
+    Notes
+    -----
+    A replicate in which every drawn target word has the same s value (possible when
+    words share s values, e.g. each list drawn as one repeated word) has no effect size
+    (0/0). Such replicates are redrawn — the bootstrap distribution is conditioned on a
+    defined effect size — and counted in :attr:`WeatBootstrap.n_redrawn`; the result
+    never holds NaN. The computation works on resampling counts (how often each word is
+    drawn), so a replicate costs two small matrix products.
+    """
+    n_boot = check_int("n_boot", n_boot, minimum=1)
+    if resample not in RESAMPLE_OPTIONS:
+        raise ValueError(f"resample={resample!r} is not one of {list(RESAMPLE_OPTIONS)}")
+    if ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 or 1, got {ddof!r}")
+    sim_a = np.asarray(sim_a, dtype=float)
+    sim_b = np.asarray(sim_b, dtype=float)
+    if sim_a.ndim != 2 or sim_b.ndim != 2 or sim_a.shape[0] != sim_b.shape[0]:
+        raise ValueError(f"sim_a and sim_b must be 2-D with one row per target word, got "
+                         f"shapes {sim_a.shape} and {sim_b.shape}")
+    if sim_a.shape[1] == 0 or sim_b.shape[1] == 0:
+        raise ValueError("attribute sets A and B must each have at least one word")
+    n_x = check_int("n_x", n_x, minimum=2)
+    check_int("the number of Y words (rows after the first n_x)", sim_a.shape[0] - n_x,
+              minimum=2, why=ONE_WORD_WHY)
+    if not (np.isfinite(sim_a).all() and np.isfinite(sim_b).all()):
+        raise ValueError("sim_a and sim_b must be finite (a NaN similarity has no s value)")
+    rng, seed = resolve_rng(random_seed)
+    tolerance = DEGENERATE_SD * max(1.0, float(np.abs(sim_a).max()),
+                                    float(np.abs(sim_b).max()))
+    kept: list[np.ndarray] = []
+    n_kept = n_redrawn = n_drawn = 0
+    while n_kept < n_boot:
+        if n_drawn >= MAX_DRAWS_PER_REPLICATE * n_boot:
+            raise ValueError(
+                f"{n_redrawn:,} of {n_drawn:,} bootstrap resamples gave s values with zero "
+                "spread (no effect size): the words' s values are too often tied for an "
+                "item bootstrap")
+        k = min(_BOOT_CHUNK, n_boot - n_kept)
+        effects, sd = _bootstrap_chunk(sim_a, sim_b, n_x, k, ddof,
+                                       resample == "targets and attributes", rng)
+        good = sd > tolerance
+        kept.append(effects[good])
+        n_kept += int(good.sum())
+        n_redrawn += int(k - good.sum())
+        n_drawn += k
+    return WeatBootstrap(effect_sizes=np.concatenate(kept), n_redrawn=n_redrawn,
+                         resample=resample, ddof=ddof, random_seed=seed)
+
+
 # --------------------------------------------------------------------------- WEAT
 @dataclass(frozen=True)
 class WeatResult:
@@ -167,6 +359,12 @@ class WeatResult:
         One row per target word: ``word``, ``target`` (``X``/``Y``), ``s``.
     null_effect_sizes
         Effect size of every partition used (the permutation null distribution).
+    bootstrap
+        The two-way item bootstrap of the effect size (:func:`weat_item_bootstrap`):
+        its replicates give the interval for the effect size.
+    random_seed
+        The seed of the Monte Carlo permutations and of the bootstrap (None when a
+        Generator was given).
     """
 
     name: str
@@ -182,44 +380,61 @@ class WeatResult:
     null_effect_sizes: np.ndarray = field(repr=False)
     missing: dict = field(default_factory=dict, repr=False)
     random_seed: int | None = None
+    bootstrap: WeatBootstrap | None = field(default=None, repr=False)
 
-    def to_interval_table(self, *, null_ci_prob: float = 0.95) -> pd.DataFrame:
-        """One interval-table row: the effect size as a point estimate, its p-value, and
-        the permutation null's critical values in their own columns.
+    def interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
+        """The item-bootstrap percentile interval for the effect size
+        (:meth:`WeatBootstrap.interval`)."""
+        if self.bootstrap is None:
+            raise ValueError(f"WEAT {self.name!r} was computed without an item bootstrap")
+        return self.bootstrap.interval(ci_prob)
 
-        The interval columns (``lower``, ``upper``, ``ci_prob``) hold an interval *for
-        the estimate* or nothing: the permutation test gives a p-value, not an interval
-        for the effect size (that needs resampling the words), so the row has
-        ``ci_kind="none"`` and NaN ``lower``/``upper``. The central ``null_ci_prob``
-        range of the permutation null distribution — the range the effect size falls in
-        by chance when the targets are exchangeable; |d| beyond it is what a two-sided
-        p < 1 − ``null_ci_prob`` means — goes in ``null_lower``/``null_upper`` with its
-        probability in ``null_ci_prob``.
+    def to_interval_table(self, *, ci_prob: float = DEFAULT_CI_PROB,
+                          null_ci_prob: float = 0.95) -> pd.DataFrame:
+        """One interval-table row: the effect size with its item-bootstrap interval, its
+        permutation p-value, and the permutation null's critical values in their own
+        columns.
+
+        The two answer different questions. ``lower``/``upper`` (with ``ci_prob``, default
+        0.89, and ``ci_kind`` :data:`ITEM_BOOTSTRAP_CI_KIND`) are the percentile interval
+        of the two-way item bootstrap (:func:`weat_item_bootstrap`): where the effect size
+        of *other words from the same populations* would fall — an interval for the
+        effect size that treats target and attribute words as samples. The p-value asks
+        whether the X/Y labels could be arbitrary: the central ``null_ci_prob`` range of
+        the permutation null — where the effect size falls by chance when the targets are
+        exchangeable; |d| beyond it is what a two-sided p < 1 − ``null_ci_prob`` means —
+        goes in ``null_lower``/``null_upper`` (not an interval for the estimate). A
+        result without a bootstrap has ``ci_kind="none"`` and NaN ``lower``/``upper``.
 
         Extra columns: ``p_value``, ``alternative``, ``n_permutations``, ``exact``,
-        ``null_lower``, ``null_upper``, ``null_ci_prob``.
+        ``null_lower``, ``null_upper``, ``null_ci_prob``, and with a bootstrap
+        ``resampled`` (which word lists), ``n_boot``, ``boot_redrawn`` (replicates with
+        zero spread of s, redrawn).
         """
         null_ci_prob = check_probability("null_ci_prob", null_ci_prob)
+        ci_prob = check_probability("ci_prob", ci_prob)
         lo, hi = np.quantile(self.null_effect_sizes,
                              [(1 - null_ci_prob) / 2, (1 + null_ci_prob) / 2])
-        return interval_table(
-            [{
-                "estimand": "weat_effect_size",
-                "group": self.name,
-                "estimate": self.effect_size,
-                "lower": np.nan,
-                "upper": np.nan,
-                "p_value": self.p_value,
-                "alternative": self.alternative,
-                "n_permutations": self.n_permutations,
-                "exact": self.exact,
-                "null_lower": float(lo),
-                "null_upper": float(hi),
-                "null_ci_prob": null_ci_prob,
-            }],
-            ci_prob=None,
-            ci_kind="none",
-        )
+        row: dict[str, Any] = {
+            "estimand": "weat_effect_size",
+            "group": self.name,
+            "estimate": self.effect_size,
+            "lower": np.nan,
+            "upper": np.nan,
+            "p_value": self.p_value,
+            "alternative": self.alternative,
+            "n_permutations": self.n_permutations,
+            "exact": self.exact,
+            "null_lower": float(lo),
+            "null_upper": float(hi),
+            "null_ci_prob": null_ci_prob,
+        }
+        if self.bootstrap is None:
+            return interval_table([row], ci_prob=None, ci_kind="none")
+        row["lower"], row["upper"] = self.bootstrap.interval(ci_prob)
+        row.update(resampled=self.bootstrap.resample, n_boot=self.bootstrap.n_boot,
+                   boot_redrawn=self.bootstrap.n_redrawn)
+        return interval_table([row], ci_prob=ci_prob, ci_kind=ITEM_BOOTSTRAP_CI_KIND)
 
 
 def _p_value(null: np.ndarray, observed: float, center: float, alternative: str,
@@ -248,13 +463,15 @@ def weat(
     permutations: int | Literal["auto", "exact"] = "auto",
     alternative: Alternative = "two-sided",
     ddof: int = 1,
+    n_boot: int = DEFAULT_N_BOOT,
     random_seed: int | np.random.Generator | None = None,
     missing: Literal["warn", "raise"] = "warn",
     lowercase: bool | None = None,
     name: str = "weat",
     set_names: tuple[str, str, str, str] = ("X", "Y", "A", "B"),
 ) -> WeatResult:
-    """Word Embedding Association Test (Caliskan et al. 2017) with an honest p-value.
+    """Word Embedding Association Test (Caliskan et al. 2017) with an honest p-value and
+    an interval for the effect size.
 
     Parameters
     ----------
@@ -274,10 +491,17 @@ def weat(
         (Caliskan's one-sided test: X closer to A than Y is) or ``"less"``.
     ddof
         1 (default, Caliskan's sample sd) or 0.
+    n_boot
+        Replicates of the two-way item bootstrap (:func:`weat_item_bootstrap`; X, Y, A
+        and B each resampled with replacement) behind the interval for the effect size
+        (:meth:`WeatResult.interval`, :meth:`WeatResult.to_interval_table`); ≥ 1.
     random_seed
-        Seed or Generator for Monte Carlo (the seed policy of :mod:`embias._validation`);
-        ``None`` draws a seed and records it in the result (``random_seed``) so the run
-        can be repeated.
+        Seed or Generator for the Monte Carlo permutations and the bootstrap (the seed
+        policy of :mod:`embias._validation`); ``None`` draws a seed and records it in the
+        result (``random_seed``) so the run can be repeated. The bootstrap draws from its
+        own stream spawned from the seed, so the permutation draws — and the p-value —
+        are the same as without it, and the bootstrap does not depend on
+        ``permutations``.
     missing, lowercase
         Out-of-vocabulary handling, as in :func:`embias.cosine_table`.
     name
@@ -301,6 +525,12 @@ def weat(
     -----
     The exact p-value counts the observed partition itself (p = #{T_i ≥ T}/N); the Monte
     Carlo p-value is (#{T_i ≥ T} + 1)/(m + 1), with standard error √(p(1−p)/m).
+
+    The permutation test answers "could the X/Y labels be arbitrary?" for *these* words;
+    the item-bootstrap interval answers "would other words from the same populations give
+    a similar effect?". With few words per list the percentile interval of this
+    standardised, bounded effect size undercovers (coverage measured by
+    :func:`embias.simulate.simulate_weat_bootstrap_coverage`).
     """
     if alternative not in ("two-sided", "greater", "less"):
         raise ValueError(f"alternative={alternative!r} is not one of "
@@ -310,6 +540,7 @@ def weat(
             and permutations >= 1)):
         raise ValueError(f"permutations must be 'auto', 'exact' or a positive integer, got "
                          f"{permutations!r}")
+    n_boot = check_int("n_boot", n_boot, minimum=1)
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
     if len(set(set_names)) != 4:
         raise ValueError(f"set_names must be 4 distinct names, got {set_names!r}")
@@ -325,7 +556,8 @@ def weat(
     unit = {k: v / np.linalg.norm(v, axis=1, keepdims=True)
             for k, v in zip("XYAB", vectors.values(), strict=True)}
     targets = np.vstack([unit["X"], unit["Y"]])
-    s = association_scores(targets @ unit["A"].T, targets @ unit["B"].T)
+    sim_a, sim_b = targets @ unit["A"].T, targets @ unit["B"].T
+    s = association_scores(sim_a, sim_b)
     n_x = len(words["X"])
     s_x, s_y = s[:n_x], s[n_x:]
     effect = weat_effect_size(s_x, s_y, ddof=ddof)
@@ -338,6 +570,9 @@ def weat(
     p, se = _p_value(null_stats, statistic, center, alternative, exact)
     sd = float(np.std(s, ddof=ddof))
     null_effects = (sums / n_x - (total - sums) / (s.size - n_x)) / sd
+    bootstrap = weat_item_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot, ddof=ddof,
+                                    random_seed=_bootstrap_stream(rng))
+    bootstrap = dataclasses.replace(bootstrap, random_seed=seed)
     s_table = pd.DataFrame({
         "word": [*words["X"], *words["Y"]],
         "target": ["X"] * n_x + ["Y"] * (s.size - n_x),
@@ -347,8 +582,17 @@ def weat(
         name=name, effect_size=float(effect), statistic=statistic, p_value=p, p_value_se=se,
         alternative=alternative, exact=exact, n_permutations=int(null_stats.size), ddof=ddof,
         s_values=s_table, null_effect_sizes=null_effects, missing=report.as_dict(),
-        random_seed=seed if not exact else None,
+        random_seed=seed, bootstrap=bootstrap,
     )
+
+
+def _bootstrap_stream(rng: np.random.Generator) -> np.random.Generator:
+    """A generator independent of ``rng``'s own draws: spawned from its seed sequence
+    (``rng`` itself when it has none), so the bootstrap does not shift the permutations."""
+    try:
+        return rng.spawn(1)[0]
+    except TypeError:  # pragma: no cover - a Generator built without a SeedSequence
+        return rng
 
 
 def weat_test(
@@ -371,22 +615,25 @@ def weat_pairs(
     embeddings: KeyedVectors | str,
     study: Study | str,
     *,
+    ci_prob: float = DEFAULT_CI_PROB,
     null_ci_prob: float = 0.95,
     **options: object,
 ) -> pd.DataFrame:
     """WEAT for every pair of protected classes of a multi-class study (e.g. religion):
     X, Y = the two classes' protected words, A, B = their associated attribute lists.
 
-    ``options`` go to :func:`weat` (``permutations``, ``alternative``, ``random_seed`` …).
+    ``options`` go to :func:`weat` (``permutations``, ``alternative``, ``n_boot``,
+    ``random_seed`` …).
 
     Returns
     -------
     pandas.DataFrame
         Interval table, one row per pair (``group`` = ``"jewish vs muslim"``): the effect
-        size as a point estimate (``ci_kind="none"``), its permutation ``p_value`` and
+        size with its ``ci_prob`` item-bootstrap interval, its permutation ``p_value`` and
         the null's central ``null_ci_prob`` range in ``null_lower``/``null_upper`` (see
         :meth:`WeatResult.to_interval_table`).
     """
+    check_probability("ci_prob", ci_prob)
     check_probability("null_ci_prob", null_ci_prob)
     study = load_study(study)
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
@@ -398,7 +645,7 @@ def weat_pairs(
             associations={cx: study.associations[cx], cy: study.associations[cy]},
         )
         result = weat_test(pair, kv, **options)
-        parts.append(result.to_interval_table(null_ci_prob=null_ci_prob))
+        parts.append(result.to_interval_table(ci_prob=ci_prob, null_ci_prob=null_ci_prob))
     return pd.concat(parts, ignore_index=True)
 
 
@@ -540,19 +787,30 @@ def weat_overview(
     *,
     permutations: int | Literal["auto", "exact"] = "auto",
     alternative: Alternative = "two-sided",
+    n_boot: int = DEFAULT_N_BOOT,
+    ci_prob: float = DEFAULT_CI_PROB,
     random_seed: int | np.random.Generator | None = 0,
 ) -> pd.DataFrame:
-    """WEAT effect size, p-value, missing words and MAC for Caliskan et al.'s ten tests,
-    next to the effect sizes they report for GloVe 840B (:data:`CALISKAN_840B`).
+    """WEAT effect size with its item-bootstrap interval, p-value, missing words and MAC
+    for Caliskan et al.'s ten tests, next to the effect sizes they report for GloVe 840B
+    (:data:`CALISKAN_840B`).
+
+    ``permutations``, ``alternative``, ``n_boot`` and ``random_seed`` go to :func:`weat`.
 
     Returns
     -------
     pandas.DataFrame
-        One row per test: ``test``, ``effect_size``, ``p_value``, ``p_method`` (``exact``
-        or ``MC <permutations>``), ``mac``, ``caliskan_840B``, ``missing`` (missing words
-        per list, or ``none``).
+        One row per test: ``test``, ``effect_size``, ``lower``/``upper`` (the ``ci_prob``
+        percentile interval of the two-way item bootstrap, :func:`weat_item_bootstrap`:
+        other words from the same populations), ``ci_prob``, ``p_value`` (permutation
+        test: could the X/Y labels be arbitrary?), ``p_method`` (``exact`` or
+        ``MC <permutations>``), ``mac``, ``caliskan_840B``, ``missing`` (missing words per
+        list, or ``none``).
     """
     import warnings
+
+    ci_prob = check_probability("ci_prob", ci_prob)
+    n_boot = check_int("n_boot", n_boot, minimum=1)
 
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
     rows = []
@@ -561,12 +819,16 @@ def weat_overview(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # missing words: the column below
             r = weat_test(test, kv, permutations=permutations, alternative=alternative,
-                          random_seed=random_seed)
+                          n_boot=n_boot, random_seed=random_seed)
             m = mac(kv, test)
         missing = {k: len(v["missing"]) for k, v in r.missing.items() if v["missing"]}
+        lower, upper = r.interval(ci_prob)
         rows.append({
             "test": test,
             "effect_size": r.effect_size,
+            "lower": lower,
+            "upper": upper,
+            "ci_prob": ci_prob,
             "p_value": r.p_value,
             "p_method": "exact" if r.exact else f"MC {r.n_permutations:,}",
             "mac": m.value,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import warnings
@@ -313,9 +314,11 @@ def test_item14_weat_rows_have_no_null_quantiles_in_interval_columns(glove):
     # `embias summary religion` showed 1.193 with lower/upper −1.173/1.173 and
     # ci_kind="permutation": an "interval" that excludes its own estimate. The interval
     # columns hold an interval for the estimate or nothing; the null goes elsewhere.
+    # Since issue 13 (item 5) they hold the item-bootstrap interval for the estimate.
     pairs = embias.weat_pairs(glove, "religion", random_seed=3)
-    assert (pairs["ci_kind"] == "none").all()
-    assert pairs[["lower", "upper", "ci_prob"]].isna().all().all()
+    assert (pairs["ci_kind"] == "simulation").all() and (pairs["ci_prob"] == 0.89).all()
+    assert (pairs["resampled"] == "targets and attributes").all()
+    assert ((pairs["lower"] < pairs["estimate"]) & (pairs["estimate"] < pairs["upper"])).all()
     row = pairs.set_index("group").loc["christian vs jewish"]
     assert row.estimate == pytest.approx(1.193, abs=5e-4)  # the summary's printed value
     assert row.p_value == pytest.approx(10 / 252, abs=1e-12)  # exact: 10 of C(10, 5)
@@ -334,11 +337,15 @@ def test_item14_weat_rows_have_no_null_quantiles_in_interval_columns(glove):
     assert row.null_lower == pytest.approx(-1.173, abs=5e-4)
     assert row.null_upper == pytest.approx(1.173, abs=5e-4)
     assert row.null_ci_prob == 0.95
-    # one result, other null probability; the interval columns stay empty
-    t = embias.weat_test("weat6", glove).to_interval_table(null_ci_prob=0.9)
+    # one result, other null probability; the interval columns keep the bootstrap interval
+    result = embias.weat_test("weat6", glove, random_seed=0)
+    t = result.to_interval_table(null_ci_prob=0.9)
     one = t.iloc[0]
-    assert one.ci_kind == "none" and np.isnan(one.lower) and np.isnan(one.upper)
+    assert one.ci_kind == "simulation" and (one.lower, one.upper) == result.interval(0.89)
     assert one.null_ci_prob == 0.9 and one.estimate == pytest.approx(1.708, abs=5e-4)
+    # a result without a bootstrap: a point estimate, the interval columns empty
+    bare = dataclasses.replace(result, bootstrap=None).to_interval_table().iloc[0]
+    assert bare.ci_kind == "none" and np.isnan(bare.lower) and np.isnan(bare.upper)
     assert list(t.columns[:7]) == ["estimand", "group", "estimate", "lower", "upper",
                                    "ci_prob", "ci_kind"]
     with pytest.raises(ValueError, match=r"null_ci_prob must be in \(0, 1\), got 95"):
@@ -360,8 +367,11 @@ def test_item14_cli_prints_weat_as_point_estimates_with_named_null_columns(capsy
     assert (cells["estimate"], cells["null_lower"], cells["null_upper"]) == (
         "1.193", "-1.173", "1.173")
     assert "permutation" not in cells.values()  # no ci_kind column, no 'permutation' kind
-    assert main(["weat", "weat6", "--permutations", "exact"]) == 0
+    assert main(["weat", "weat6", "--permutations", "exact", "--n-boot", "2000"]) == 0
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.startswith("| estimand"))
-    assert "lower |" not in header.replace("null_lower |", "")
+    cols = [c.strip() for c in header.strip("|").split("|")]
+    # the interval columns hold the item-bootstrap interval for d, the null its own columns
+    assert cols[:6] == ["estimand", "group", "estimate", "lower", "upper", "ci_prob"]
     assert "null_upper" in header and "| permutation |" not in out
+    assert "item-bootstrap interval (2,000 resamples" in out

@@ -13,6 +13,7 @@ from ._options import (
     STUDIES,
     add_embedding,
     add_seed,
+    checked,
     output_path,
     refuse_published,
     writable,
@@ -20,6 +21,11 @@ from ._options import (
 
 #: What ``embias weat TEST`` accepts by name.
 WEAT_TESTS: tuple[str, ...] = tuple(s for s in BUILTIN_STUDIES if s.startswith("weat"))
+#: ``embias weat --n-boot`` default: :data:`embias.classic.DEFAULT_N_BOOT` (a literal here
+#: so that parsing imports no numpy; a test checks that the two agree).
+DEFAULT_N_BOOT = 10_000
+#: Interval probability of ``embias weat``: :data:`embias.settings.DEFAULT_CI_PROB`.
+WEAT_CI_PROB = 0.89
 
 __all__ = ["cmd_mac", "cmd_summary", "cmd_table", "cmd_weat", "register"]
 
@@ -92,12 +98,30 @@ _WEAT_NOTE = ("effect size d: a point estimate (no interval for it yet); null_lo
               "(where d falls by chance), not an interval for d")
 
 
+#: What ``embias weat TEST`` prints above its row: the two questions and their columns.
+_WEAT_TEST_NOTE = (
+    "effect size d with lower/upper: its {ci:.0%} item-bootstrap interval ({n_boot:,} "
+    "resamples of the X, Y, A and B words, each list with replacement): would other words "
+    "from the same populations give a similar effect?  p_value (permutation test): could "
+    "the X/Y labels be arbitrary?  null_lower/null_upper: the central null_ci_prob range of "
+    "d under the permutation null (where d falls by chance), not an interval for d")
+#: Columns ``embias weat TEST`` prints.
+_WEAT_TEST_COLUMNS: tuple[str, ...] = (
+    "estimand", "group", "estimate", "lower", "upper", "ci_prob", "p_value", "alternative",
+    "n_permutations", "exact", "null_lower", "null_upper", "null_ci_prob", "n_boot",
+    "boot_redrawn")
+
+
 def _weat_markdown(table: Any) -> str:
     """WEAT rows without the (empty) interval columns."""
     import embias
     from embias.report import CLI_WEAT_COLUMNS
 
     return embias.to_markdown(table, columns=[c for c in CLI_WEAT_COLUMNS if c in table])
+
+
+def _n_boot(name: str, value: int) -> int:
+    return check_int(name, value, minimum=1)
 
 
 def cmd_weat(args: argparse.Namespace) -> int:
@@ -111,16 +135,21 @@ def cmd_weat(args: argparse.Namespace) -> int:
     embeddings = embias.load_embeddings(args.embedding)
     if args.test == "all":
         table = embias.weat_overview(embeddings, permutations=args.permutations,
-                                     alternative=args.alternative,
-                                     random_seed=args.random_seed)
+                                     alternative=args.alternative, n_boot=args.n_boot,
+                                     ci_prob=WEAT_CI_PROB, random_seed=args.random_seed)
         print(f"WEAT ({args.alternative} permutation p-values, sd with ddof=1) on "
-              f"{args.embedding}; missing = words not in the embeddings per list")
+              f"{args.embedding}; lower/upper = {WEAT_CI_PROB:.0%} item-bootstrap interval of "
+              f"the effect size ({args.n_boot:,} resamples of the X, Y, A and B words: other "
+              "words from the same populations), p_value = permutation test (could the X/Y "
+              "labels be arbitrary?); missing = words not in the embeddings per list")
         print(embias.to_markdown(table))
         return 0
     result = embias.weat_test(args.test, embeddings, permutations=args.permutations,
-                              alternative=args.alternative, random_seed=args.random_seed)
-    print(_WEAT_NOTE)
-    print(_weat_markdown(result.to_interval_table()))
+                              alternative=args.alternative, n_boot=args.n_boot,
+                              random_seed=args.random_seed)
+    print(_WEAT_TEST_NOTE.format(ci=WEAT_CI_PROB, n_boot=args.n_boot))
+    table = result.to_interval_table(ci_prob=WEAT_CI_PROB)
+    print(embias.to_markdown(table, columns=[c for c in _WEAT_TEST_COLUMNS if c in table]))
     print(embias.to_markdown(result.s_values))
     return 0
 
@@ -168,9 +197,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="write the table to FILE.csv or FILE.parquet")
     p.set_defaults(func=cmd_table)
 
-    p = sub.add_parser("weat", help="WEAT effect size and permutation p-value",
+    p = sub.add_parser("weat", help="WEAT effect size, bootstrap interval and permutation "
+                                    "p-value",
                        description="Caliskan et al.'s WEAT with exact or seeded Monte Carlo "
-                                   "permutation p-values.")
+                                   "permutation p-values and an 89% two-way item-bootstrap "
+                                   "interval for the effect size (target and attribute "
+                                   "words resampled).")
     p.add_argument("test", help="weat1 … weat10, 'all', or a two-class study folder")
     add_embedding(p, published=False)
     p.add_argument("--permutations", default="auto", type=_permutations,
@@ -178,7 +210,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "'exact', or a number of Monte Carlo permutations")
     p.add_argument("--alternative", default="two-sided",
                    choices=["two-sided", "greater", "less"])
-    add_seed(p, default=0, what="Monte Carlo seed")
+    p.add_argument("--n-boot", type=checked(int, _n_boot, "n_boot"), default=DEFAULT_N_BOOT,
+                   metavar="N", help="item-bootstrap replicates, an integer ≥ 1 (default "
+                                     "%(default)s)")
+    add_seed(p, default=0, what="seed of the Monte Carlo permutations and the bootstrap")
     p.set_defaults(func=cmd_weat)
 
     p = sub.add_parser("mac", help="Manzini et al.'s MAC of a study",
