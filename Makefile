@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml
 	@set -e; py=$$(tools/find-python); echo "using $$py"; \
 	if [ ! -x $(PY) ]; then "$$py" -m venv $(VENV); fi; \
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip; \
-	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[test,studies,fast]"; \
+	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[test,studies,fast,sentence]"; \
 	touch $(STAMP)
 
 demo: $(STAMP)

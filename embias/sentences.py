@@ -144,6 +144,18 @@ def _word_kind_table() -> pd.DataFrame:
     return table
 
 
+@functools.cache
+def _word_kind_lookup() -> tuple[dict[str, tuple[str, str, str, str]], dict[str, str]]:
+    """word → (kind, singular, plural, article), and lower-cased word → word."""
+    table = _word_kind_table()
+    rows = {w: (k, s, p, a) for w, k, s, p, a in table[
+        ["word", "kind", "singular", "plural", "article"]].itertuples(index=False)}
+    lower: dict[str, str] = {}
+    for w in table["word"]:
+        lower.setdefault(w.lower(), w)  # the first spelling wins
+    return rows, lower
+
+
 def load_word_kinds() -> pd.DataFrame:
     """The shipped word-kind table: one row per word of the shipped studies.
 
@@ -237,25 +249,23 @@ def resolve_word_kinds(
     if word_kinds is not None and not isinstance(word_kinds, Mapping):
         raise ValueError(f"word_kinds must be a mapping word → kind, got {word_kinds!r}")
     given = {w: _given_kind(w, v) for w, v in (word_kinds or {}).items()}
-    table = _word_kind_table().set_index("word")
-    lower = {w.lower(): w for w in table.index[::-1]}  # the first spelling wins
+    table, lower = _word_kind_lookup()
     out: dict[str, WordKind] = {}
     for word in words:
         if word in given:
             out[word] = given[word]
             continue
         key, source = word, "table"
-        if key not in table.index and word.lower() in lower:
+        if key not in table and word.lower() in lower:
             key, source = lower[word.lower()], "table (lower case)"
-        if key in table.index:
-            row = table.loc[key]
-            singular, plural = row["singular"], row["plural"]
-            if source != "table" and row["kind"] in _NOUNS and key != word:
+        if key in table:
+            kind, singular, plural, article = table[key]
+            if source != "table" and kind in _NOUNS:
                 # keep the user's spelling where it is the listed form
                 singular = word if singular.lower() == word.lower() else singular
                 plural = word if plural.lower() == word.lower() else plural
-            out[word] = WordKind(word, row["kind"], singular, plural,
-                                 row["article"] or _article(word), source)
+            out[word] = WordKind(word, kind, singular, plural, article or _article(word),
+                                 source)
         elif word[:1].isupper() and word != word.upper() and not word.endswith("American"):
             out[word] = WordKind(word, "name", article=_article(word), source="capitalised")
         else:
