@@ -1,0 +1,685 @@
+"""The sections of the audit page, computed from fits: every function here takes results
+and returns what the template shows (tables, pictures, sentences). Nothing is refitted:
+the interval tables, diagnostics and classic scores are those kept with the fits
+(:class:`embias.BiasFit`), the figures are drawn by :mod:`embias.plots`.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import itertools
+import platform
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..report import (
+    CREDIBLE_DIFFERENCE,
+    PRACTICALLY_EQUIVALENT,
+    interval_table,
+)
+from ..settings import DEFAULT_CI_PROB, FitSettings
+from .render import Picture, Table, frame_table, number, picture
+from .sources import FitEntry, saved_versions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..wordlists import Study
+
+__all__ = ["OptionalSection", "optional_section", "table_weat_tests"]
+
+#: What each connection compares a protected word with (DESIGN §4).
+CONNECTION_MEANING: Mapping[str, str] = {
+    "associated": "the stereotype words of its own class",
+    "different": "the stereotype words of the other classes",
+    "none": "neutral words",
+    "human": "human (person) words",
+}
+
+#: What each model level is (DESIGN §5).
+LEVEL_MEANING: Mapping[str, str] = {
+    "dataset": "μ = m + co[connection]: one mean per connection for the whole table "
+               "(ZeroSumNormal connection effects)",
+    "word": "μ = m[protected word] + co[connection]: one offset per protected word",
+    "hierarchical": "μ = coef[protected word, connection], coef ~ Normal(bar[connection], "
+                    "tau[connection]): word-level coefficients partially pooled towards the "
+                    "connection means (the published model of Dobrzeniecka & Urbaniak)",
+    "crossed": "the hierarchical model plus one offset u[w] ~ Normal(0, τ_u[word kind]) per "
+               "compared word: the compared words are a sample too, so the intervals "
+               "generalise beyond the exact words used (Clark 1973)",
+}
+
+#: Packages whose versions the reproducibility block lists.
+VERSIONED_PACKAGES: tuple[str, ...] = (
+    "embias", "numpy", "scipy", "pandas", "xarray", "pymc", "pytensor", "arviz", "nutpie",
+    "matplotlib", "jinja2", "gensim", "pyarrow", "h5netcdf", "h5py",
+)
+
+#: Interval-table columns of the Bayesian tables, with their headers.
+BAYES_COLUMNS: Mapping[str, str] = {
+    "estimand": "estimand", "group": "group", "estimate": "estimate", "lower": "lower",
+    "upper": "upper", "interval": "interval", "prob_gt_0": "P(> 0)",
+    "prob_in_rope": "P(in ROPE)", "rope_decision": "decision"}
+
+
+def _decision_class(column: str, value: Any, _row: pd.Series) -> str:
+    if column != "rope_decision" or not value:
+        return ""
+    return "decision " + str(value).replace(" ", "-")
+
+
+def interval_label(ci_prob: float, ci_kind: str) -> str:
+    """``89% HDI`` (how the page names an interval, from the table's own stamps)."""
+    if ci_kind == "none" or ci_prob != ci_prob:  # NaN: no interval
+        return "point estimate"
+    return f"{ci_prob:.0%} {ci_kind.upper()}"
+
+
+def _with_interval_label(table: pd.DataFrame) -> pd.DataFrame:
+    out = table.copy()
+    out["interval"] = [interval_label(p, k) for p, k in zip(out["ci_prob"], out["ci_kind"],
+                                                            strict=True)]
+    return out
+
+
+# =========================================================================== optional parts
+@dataclass(frozen=True)
+class OptionalSection:
+    """A part of the page that takes results computed elsewhere: shown when given, else
+    "not computed" with what would compute it."""
+
+    computed: bool
+    tables: list[Table] = field(default_factory=list)
+    pictures: list[Picture] = field(default_factory=list)
+    missing: str = ""
+    command: str = ""
+
+
+def optional_section(
+    value: Any,
+    *,
+    what: str,
+    missing: str,
+    command: str,
+    fmt: str,
+    id: str,
+) -> OptionalSection:
+    """An :class:`OptionalSection` of ``value``: a DataFrame, a matplotlib figure, or a
+    sequence of those; ``None`` gives the "not computed" part."""
+    if value is None:
+        return OptionalSection(computed=False, missing=missing, command=command)
+    items = list(value) if isinstance(value, list | tuple) else [value]
+    tables, pictures = [], []
+    for i, item in enumerate(items):
+        if isinstance(item, pd.DataFrame):
+            tables.append(frame_table(item.reset_index(drop=True), caption=what,
+                                      id=f"{id}-{i}", cell_class=_decision_class))
+        elif hasattr(item, "savefig"):
+            pictures.append(picture(item, alt=what, caption=what, fmt=fmt))
+        else:
+            raise ValueError(f"{id.replace('-', '_')}: expected a DataFrame, a matplotlib "
+                             f"figure or a list of them, got {type(item).__name__}")
+    return OptionalSection(computed=True, tables=tables, pictures=pictures)
+
+
+# =========================================================================== what was measured
+def _lists_of_table(table: pd.DataFrame) -> dict[str, tuple[str, str, list[str]]]:
+    """List name → (role, associated-with, words measured), from the fitted table."""
+    lists: dict[str, tuple[str, str, list[str]]] = {}
+    if "protected_class" in table.columns:
+        for cls, part in table.groupby("protected_class", sort=False):
+            lists[f"protected: {cls}"] = ("protected words", "",
+                                          list(dict.fromkeys(part["protected_word"])))
+    else:
+        lists["protected words"] = ("protected words", "",
+                                    list(dict.fromkeys(table["protected_word"])))
+    classes = table["word_class"] if "word_class" in table.columns else table["connection"]
+    associated: dict[str, set[str]] = {}
+    if "protected_class" in table.columns and "word_class" in table.columns:
+        assoc = table[table["connection"] == "associated"]
+        for wc, pcs in assoc.groupby("word_class")["protected_class"]:
+            associated[str(wc)] = set(pcs)
+    for wc, part in table.groupby(classes, sort=False):
+        connection = str(part["connection"].iloc[0])
+        role = {"none": "neutral control", "human": "human control"}.get(connection,
+                                                                           "attribute words")
+        name = {"none": "neutral", "human": "human"}.get(connection, f"attributes: {wc}")
+        lists[name] = (role, ", ".join(sorted(associated.get(str(wc), set()))),
+                       list(dict.fromkeys(part["word_to_compare"])))
+    return lists
+
+
+def _missing_of(attrs: Mapping[str, Any], name: str) -> tuple[int | None, str]:
+    """(missing count, missing words / note) of a list, from the table's ``attrs``."""
+    report = attrs.get("missing") or {}
+    key = (name.replace("protected: ", "protected:").replace("attributes: ", "attributes:"))
+    info = report.get(key) or report.get(name.split(": ")[-1])
+    if not isinstance(info, Mapping):
+        return None, ""
+    if "missing" in info:
+        words = list(info.get("missing") or [])
+        return len(words), ", ".join(words)
+    if "coded_missing" in info:
+        coded = int(info.get("coded_missing", 0))
+        return None, (f"{coded} of {info.get('total')} rows coded missing (-100) by the "
+                      "authors, left out" if coded else "")
+    return None, ""
+
+
+def measured_section(entries: Sequence[FitEntry], study: Study | None) -> dict[str, Any]:
+    """Word lists with counts and missing words (per embedding), the words themselves, and
+    every embedding's provenance."""
+    from ..embeddings import BUILTIN_EMBEDDINGS
+
+    firsts = list({e.label: e for e in entries}.values())  # one entry per embedding
+    rows = []
+    for entry in firsts:
+        lists = _lists_of_table(entry.fit.table)
+        for name, (role, with_class, words) in lists.items():
+            count, missing = _missing_of(entry.fit.table.attrs, name)
+            rows.append({"embedding": entry.label, "list": name, "role": role,
+                         "associated with": with_class, "words measured": len(words),
+                         "missing": count, "missing words": missing})
+    frame = pd.DataFrame(rows).astype({"missing": "Int64"})
+    columns = ["list", "role", "associated with", "words measured", "missing", "missing words"]
+    if len(firsts) > 1:
+        columns.insert(0, "embedding")
+    lists_table = frame_table(frame, columns=columns, caption="Word lists and missing words",
+                              id="word-lists")
+    words = [(name, ", ".join(ws)) for name, (_, _, ws)
+             in _lists_of_table(firsts[0].fit.table).items()]
+    provenance = []
+    for entry in firsts:
+        attrs = entry.fit.table.attrs
+        source = entry.source
+        if source in BUILTIN_EMBEDDINGS:
+            what = BUILTIN_EMBEDDINGS[source]
+        elif source.startswith("published:"):
+            what = str(attrs.get("source") or "the authors' published cosine table")
+            if attrs.get("duplicates"):
+                what += f"; {attrs['duplicates']} exact duplicate rows dropped"
+        else:
+            what = "embeddings read from this source"
+        lookup = ("lower case" if attrs.get("lowercase") else "as given"
+                  if "lowercase" in attrs else "")
+        provenance.append({"embedding": entry.label, "source": source, "description": what,
+                           "words looked up": lookup,
+                           "table rows": len(entry.fit.table),
+                           "self-pairs dropped": len(attrs.get("self_pairs_dropped") or [])})
+    provenance_table = frame_table(pd.DataFrame(provenance), caption="Embeddings",
+                                   id="embeddings")
+    classes = ({c: study.associations.get(c, "") for c in study.protected}
+               if study is not None else {})
+    return {"lists": lists_table, "words": words, "provenance": provenance_table,
+            "associations": classes, "connections": CONNECTION_MEANING}
+
+
+# =========================================================================== classic
+def table_weat_tests(
+    table: pd.DataFrame,
+    *,
+    random_seed: int = 0,
+    ci_prob: float = DEFAULT_CI_PROB,
+    null_ci_prob: float = 0.95,
+) -> pd.DataFrame:
+    """WEAT of every pair of protected classes with its permutation p-value, from a cosine
+    table (no embeddings needed: the test uses only each protected word's association
+    score s(w, A, B), which the table's similarities give).
+
+    X, Y are the two classes' protected words, A, B their associated attribute classes;
+    the same test as :func:`embias.weat_pairs` (exact enumeration of the equal-size
+    re-partitions of X ∪ Y when there are at most 1,000,000, else 100,000 seeded Monte
+    Carlo partitions), two-sided.
+
+    When :mod:`embias.classic` has the two-way item bootstrap (``weat_item_bootstrap``),
+    each row also gets its ``ci_prob`` item-resampling interval for the effect size
+    (target and attribute words resampled, seeded by ``random_seed``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Interval table with ``p_value``, ``exact``, ``n_permutations``,
+        ``null_lower``/``null_upper``/``null_ci_prob``, ``n_x``, ``n_y``,
+        ``random_seed`` (None when exact and not bootstrapped); ``ci_kind="none"``
+        without the bootstrap, else the bootstrap's kind with ``resampled`` and ``n_boot``.
+    """
+    from .. import classic
+    from .._validation import resolve_rng
+    from ..classic import _p_value, _partition_sums, weat_effect_size
+
+    # hook: the item bootstrap being added to embias.classic (used when present)
+    bootstrap = getattr(classic, "weat_item_bootstrap", None)
+
+    empty = interval_table([], ci_prob=None, ci_kind="none")
+    if not {"protected_class", "word_class"} <= set(table.columns):
+        return empty
+    assoc = table[table["connection"] == "associated"]
+    attr_of = assoc.groupby("protected_class")["word_class"].first().to_dict()
+    classes = [c for c in dict.fromkeys(table["protected_class"]) if c in attr_of]
+    sim = (table["cosine_similarity"].astype(float) if "cosine_similarity" in table.columns
+           else 1.0 - table["cosine_distance"].astype(float))
+    attrs = table.assign(sim=sim)[table["word_class"].isin(set(attr_of.values()))]
+    mean_sim = attrs.groupby(["protected_word", "word_class"])["sim"].mean()
+    class_of = table.groupby("protected_word", sort=False)["protected_class"].first()
+    wide = attrs.pivot_table(index="protected_word", columns="word_to_compare", values="sim",
+                             aggfunc="mean", sort=False) if bootstrap is not None else None
+    rows = []
+    for cx, cy in itertools.combinations(classes, 2):
+        a, b = attr_of[cx], attr_of[cy]
+        x = [w for w in class_of.index if class_of[w] == cx]
+        y = [w for w in class_of.index if class_of[w] == cy]
+        try:
+            s = np.array([mean_sim[(w, a)] - mean_sim[(w, b)] for w in [*x, *y]])
+        except KeyError:
+            continue
+        if len(x) < 2 or len(y) < 2:
+            continue
+        n_x = len(x)
+        effect = float(weat_effect_size(s[:n_x], s[n_x:]))
+        rng, seed = resolve_rng(random_seed)
+        sums, exact = _partition_sums(s, n_x, "auto", rng)
+        total = float(s.sum())
+        statistic = float(s[:n_x].sum() - s[n_x:].sum())
+        center = (n_x - (s.size - n_x)) * total / s.size
+        p, _ = _p_value(2 * sums - total, statistic, center, "two-sided", exact)
+        null = (sums / n_x - (total - sums) / (s.size - n_x)) / float(np.std(s, ddof=1))
+        lo, hi = np.quantile(null, [(1 - null_ci_prob) / 2, (1 + null_ci_prob) / 2])
+        rows.append({"estimand": "weat_effect_size", "group": f"{cx} vs {cy}",
+                     "estimate": effect, "lower": np.nan, "upper": np.nan,
+                     "p_value": float(p), "alternative": "two-sided", "exact": bool(exact),
+                     "n_permutations": int(sums.size), "null_lower": float(lo),
+                     "null_upper": float(hi), "null_ci_prob": null_ci_prob,
+                     "n_x": n_x, "n_y": len(y), "random_seed": None if exact else seed})
+        if bootstrap is not None and wide is not None:
+            words_of = attrs.groupby("word_class")["word_to_compare"].unique()
+            sim_a = wide.loc[[*x, *y], list(words_of[a])].to_numpy(dtype=float)
+            sim_b = wide.loc[[*x, *y], list(words_of[b])].to_numpy(dtype=float)
+            boot = bootstrap(sim_a, sim_b, n_x, random_seed=random_seed)
+            lo_b, hi_b = boot.interval(ci_prob)
+            rows[-1].update(lower=lo_b, upper=hi_b, resampled=boot.resample,
+                            n_boot=boot.n_boot, random_seed=random_seed)
+    if not rows:
+        return empty
+    if bootstrap is None:
+        return interval_table(rows, ci_prob=None, ci_kind="none")
+    return interval_table(rows, ci_prob=ci_prob,
+                          ci_kind=getattr(classic, "ITEM_BOOTSTRAP_CI_KIND", "simulation"))
+
+
+def classic_section(
+    entries: Sequence[FitEntry],
+    *,
+    weat: pd.DataFrame | None,
+    seat: OptionalSection,
+    random_seed: int,
+    ci_prob: float = DEFAULT_CI_PROB,
+) -> dict[str, Any]:
+    """MAC (per embedding, with Student-t intervals) and WEAT (per pair of classes, with
+    permutation p-values and, when given, item-resampling intervals)."""
+    firsts = list({e.label: e for e in entries}.values())
+    macs, weats = [], []
+    for entry in firsts:
+        classic = entry.fit.classic
+        mac = classic[classic["estimand"] == "mac"].copy()
+        if not mac.empty:
+            mac.insert(0, "embedding", entry.label)
+            macs.append(_with_interval_label(mac))
+        tests = (table_weat_tests(entry.fit.table, random_seed=random_seed, ci_prob=ci_prob)
+                 if weat is None else weat[weat.get("embedding", entry.label) == entry.label]
+                 if "embedding" in weat.columns else weat)
+        if not tests.empty:
+            tests = tests.copy()
+            if "embedding" not in tests.columns:
+                tests.insert(0, "embedding", entry.label)
+            weats.append(tests)
+    several = len(firsts) > 1
+    mac_table = None
+    if macs:
+        frame = pd.concat(macs, ignore_index=True)
+        mac_table = frame_table(
+            frame, columns={**({"embedding": "embedding"} if several else {}),
+                            "group": "attribute rows", "estimate": "MAC", "lower": "lower",
+                            "upper": "upper", "interval": "interval", "n_S": "S values"},
+            caption="MAC: mean cosine distance of protected words to attribute lists",
+            id="mac", digits={"n_S": 0})
+    weat_table = None
+    resampled = False
+    if weats:
+        frame = pd.concat(weats, ignore_index=True)
+        resampled = bool(frame["lower"].notna().any())
+        exact = frame["exact"] if "exact" in frame.columns else [True] * len(frame)
+        counts = (frame["n_permutations"] if "n_permutations" in frame.columns
+                  else [0] * len(frame))
+        frame["p method"] = ["exact" if e else f"Monte Carlo, {int(n):,} partitions"
+                             for e, n in zip(exact, counts, strict=True)]
+        what = frame["resampled"] if "resampled" in frame.columns else [""] * len(frame)
+        frame["interval"] = [
+            "not computed" if lo != lo else f"{p:.0%} item bootstrap ({r})" if r
+            else interval_label(p, k)
+            for p, k, lo, r in zip(frame["ci_prob"], frame["ci_kind"], frame["lower"], what,
+                                   strict=True)]
+        columns = {**({"embedding": "embedding"} if several else {}),
+                   "group": "X vs Y (classes)", "estimate": "effect size d",
+                   "p_value": "p-value (two-sided)", "p method": "p method",
+                   "null_lower": "null lower", "null_upper": "null upper",
+                   "lower": "lower", "upper": "upper", "interval": "item-resampling interval"}
+        weat_table = frame_table(frame, columns=columns,
+                                 caption="WEAT of every pair of protected classes", id="weat")
+    seeds = []
+    if weats:
+        frame = pd.concat(weats, ignore_index=True)
+        exact = frame["exact"].astype(bool).all() if "exact" in frame.columns else True
+        seeds.append("WEAT permutation p-values: exact enumeration (no seed)" if exact else
+                     f"WEAT permutation p-values: Monte Carlo, random_seed={random_seed}")
+        if "n_boot" in frame.columns and weat is None:
+            seeds.append(f"WEAT item bootstrap: {int(frame['n_boot'].max()):,} replicates, "
+                         f"random_seed={random_seed}")
+    return {"mac": mac_table, "weat": weat_table, "weat_resampled": resampled, "seat": seat,
+            "seeds": seeds}
+
+
+# =========================================================================== Bayesian fit
+def contrast_sentence(row: pd.Series) -> str:
+    """A contrast's ROPE decision in plain words."""
+    a, _, b = str(row["contrast"] or row["group"]).partition(" - ")
+    est, lo, hi = float(row["estimate"]), float(row["lower"]), float(row["upper"])
+    rope = float(row["rope"])
+    label = interval_label(float(row["ci_prob"]), str(row["ci_kind"]))
+    head = (f"{a} − {b} = {est:.3f} [{lo:.3f}, {hi:.3f}] ({label}; ROPE ±{rope:g}, "
+            f"P(> 0) = {float(row['prob_gt_0']):.3f}): ")
+    what_a, what_b = CONNECTION_MEANING.get(a, f"{a} words"), CONNECTION_MEANING.get(
+        b, f"{b} words")
+    decision = row["rope_decision"]
+    if decision == CREDIBLE_DIFFERENCE:
+        side = "below" if hi < -rope else "above"
+        closer = "closer to" if est < 0 else "farther from"
+        return (head + f"the whole interval lies {side} the ROPE — a credible difference: "
+                f"protected words sit {closer} {what_a} than to {what_b}.")
+    if decision == PRACTICALLY_EQUIVALENT:
+        return (head + "the whole interval lies inside the ROPE — practically equivalent: "
+                f"protected words are as close to {what_a} as to {what_b}, up to ±{rope:g}.")
+    return (head + "the interval reaches both inside and outside the ROPE — undecided: these "
+            "data cannot tell a difference of practical size from none.")
+
+
+def change_sentence(row: pd.Series) -> str:
+    """A change between embeddings (paired model) in plain words."""
+    est, lo, hi = float(row["estimate"]), float(row["lower"]), float(row["upper"])
+    rope = float(row["rope"]) if "rope" in row and row["rope"] == row["rope"] else 0.0
+    label = interval_label(float(row["ci_prob"]), str(row["ci_kind"]))
+    what = ("the mean distance to " + CONNECTION_MEANING.get(str(row["group"]), str(row["group"]))
+            if row["estimand"] == "change_connection_mean"
+            else f"the contrast {str(row['group']).replace(' - ', ' − ')}")
+    head = (f"{row['embedding']} − {row['reference']}, {what}: {est:.3f} [{lo:.3f}, {hi:.3f}] "
+            f"({label}; ROPE ±{rope:g}): ")
+    decision = row["rope_decision"]
+    if decision == CREDIBLE_DIFFERENCE:
+        return head + f"a credible change ({'up' if est > 0 else 'down'})."
+    if decision == PRACTICALLY_EQUIVALENT:
+        return head + f"practically no change (within ±{rope:g})."
+    return head + "undecided: a change of practical size can be neither shown nor excluded."
+
+
+def _pivot_words(words: pd.DataFrame, column: str) -> pd.DataFrame:
+    """Protected words × ``column`` values, cells ``estimate [lower, upper]``."""
+    cells = words.assign(cell=[f"{e:.3f} [{lo:.3f}, {hi:.3f}]" + (
+        f" {d}" if isinstance(d, str) and d else "")
+        for e, lo, hi, d in zip(words["estimate"], words["lower"], words["upper"],
+                                words.get("rope_decision", pd.Series([""] * len(words))),
+                                strict=True)])
+    index = [c for c in ("protected_class", "protected_word") if c in cells.columns]
+    wide = cells.pivot_table(index=index, columns=column, values="cell", aggfunc="first",
+                             sort=False)
+    wide.columns = [str(c) for c in wide.columns]
+    return wide.reset_index().rename(columns={"protected_class": "class",
+                                              "protected_word": "protected word"}).fillna("")
+
+
+def bayes_block(
+    entry: FitEntry,
+    *,
+    ci_prob: float,
+    ci_kind: str,
+    rope: float,
+    fmt: str,
+) -> dict[str, Any]:
+    """One fit's interval table, decisions in words, forest plot and word-level tables."""
+    from ..plots import plot_bias_fit
+
+    fit = entry.fit
+    table = fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
+    top = _with_interval_label(table[table["estimand"].isin(["connection_mean", "contrast"])])
+    main = frame_table(top, columns=BAYES_COLUMNS, id=f"intervals-{entry.anchor}",
+                       caption=f"{entry.label}, {entry.level} model: connection means and "
+                               "contrasts", cell_class=_decision_class)
+    sentences = [contrast_sentence(r) for _, r in table[table["estimand"] == "contrast"].iterrows()]
+    title = f"{entry.study} / {entry.label} / {entry.level}"
+    figure = plot_bias_fit(table, classic=fit.classic, title=title)
+    forest = picture(figure, alt=f"Forest plot of the {entry.level} model of {entry.study} on "
+                                 f"{entry.label}: connection means with the classic MAC, "
+                                 "contrasts with the ROPE, WEAT, and word-level coefficients",
+                     caption=f"{title}: {interval_label(ci_prob, ci_kind)}s; shaded: ROPE "
+                             f"±{rope:g}; ◇ classic MAC of the same table", fmt=fmt)
+    words = table[table["estimand"] == "word_coefficient"]
+    word_table = word_contrasts = None
+    if not words.empty:
+        word_table = frame_table(_pivot_words(words, "connection"),
+                                 id=f"words-{entry.anchor}",
+                                 caption=f"Word-level coefficients (estimate [lower, upper], "
+                                         f"{interval_label(ci_prob, ci_kind)})")
+    wc = table[table["estimand"] == "word_contrast"]
+    if not wc.empty:
+        word_contrasts = frame_table(_pivot_words(wc, "contrast"),
+                                     id=f"word-contrasts-{entry.anchor}",
+                                     caption="Word-level contrasts (estimate [lower, upper] "
+                                             "and the ROPE decision)")
+    return {"anchor": entry.anchor, "label": entry.label, "level": entry.level,
+            "model": LEVEL_MEANING.get(entry.level, entry.level),
+            "data": str(fit.settings.get("data", "")), "table": main,
+            "sentences": sentences, "forest": forest, "words": word_table,
+            "word_contrasts": word_contrasts}
+
+
+# =========================================================================== trust
+def trust_block(entry: FitEntry, *, fmt: str, random_seed: int) -> dict[str, Any]:
+    """One fit's convergence overview, its problems, the worst parameters and the
+    posterior predictive check (picture and coverage)."""
+    from ..bayes.diagnostics import ESS_MIN, RHAT_MAX
+    from ..plots import plot_predictive_check
+
+    fit = entry.fit
+    overview = fit.diagnostics_overview()
+    row = overview.iloc[0]
+    checks = pd.DataFrame([
+        {"check": "largest r̂", "value": number(float(row["max_r_hat"]), 3),
+         "rule": f"≤ {RHAT_MAX}", "passes": "yes" if row["max_r_hat"] <= RHAT_MAX else "no"},
+        {"check": "smallest bulk ESS", "value": number(float(row["min_ess_bulk"]), 0),
+         "rule": f"≥ {ESS_MIN}", "passes": "yes" if row["min_ess_bulk"] >= ESS_MIN else "no"},
+        {"check": "smallest tail ESS", "value": number(float(row["min_ess_tail"]), 0),
+         "rule": f"≥ {ESS_MIN}", "passes": "yes" if row["min_ess_tail"] >= ESS_MIN else "no"},
+        {"check": "divergent transitions", "value": str(int(row["divergences"])),
+         "rule": "0", "passes": "yes" if int(row["divergences"]) == 0 else "no"},
+    ])
+    checks_table = frame_table(
+        checks, id=f"diagnostics-{entry.anchor}",
+        caption=f"Convergence of {entry.label}, {entry.level} model "
+                f"({int(row['chains'])} chains × {int(row['draws'])} draws)",
+        cell_class=lambda c, v, _r: ("fails" if c == "passes" and v == "no" else ""))
+    diagnostics = fit.diagnostics()
+    worst = diagnostics.assign(_order=-diagnostics["r_hat"]).sort_values(
+        ["_order", "ess_bulk"]).head(5)
+    worst_table = frame_table(worst, columns={"parameter": "parameter", "r_hat": "r̂",
+                                              "ess_bulk": "bulk ESS", "ess_tail": "tail ESS"},
+                              digits={"r_hat": 3, "ess_bulk": 0, "ess_tail": 0},
+                              id=f"worst-{entry.anchor}",
+                              caption="The five parameters with the largest r̂")
+    check = fit.predictive_check(random_seed=random_seed)
+    ppc = picture(plot_predictive_check(check),
+                  alt=f"Posterior predictive check of {entry.label}, {entry.level} model: "
+                      "observed cosine distances against the model's predictions per connection",
+                  caption="Observed distances (bars) and posterior predictive distances "
+                          "(line), per connection; titles: share of observed rows inside "
+                          "their cell's predictive intervals", fmt=fmt)
+    coverage = frame_table(check.coverage.rename(columns={"inside": "share inside"}),
+                           id=f"coverage-{entry.anchor}",
+                           caption="Share of observed distances inside their cell's "
+                                   "equal-tailed posterior predictive interval")
+    return {"anchor": entry.anchor, "label": entry.label, "level": entry.level,
+            "checks": checks_table, "problems": fit.problems(), "worst": worst_table,
+            "ppc": ppc, "coverage": coverage}
+
+
+# =========================================================================== across
+def across_section(comparison: Any, *, labels: Sequence[str], fmt: str) -> dict[str, Any]:
+    """The paired change table, its decisions in words and the comparison figure (or why
+    there is none)."""
+    if comparison is None:
+        return {"computed": False, "several": len(labels) > 1}
+    from ..plots import plot_comparison
+
+    table = comparison.table
+    keep = ["change_connection_mean", "change_contrast", "mac_change", "weat_change"]
+    changes = _with_interval_label(table[table["estimand"].isin(keep)])
+    columns = {"estimand": "estimand", "group": "group", "embedding": "embedding",
+               "reference": "reference", "estimate": "estimate", "lower": "lower",
+               "upper": "upper", "interval": "interval", "prob_gt_0": "P(> 0)",
+               "rope_decision": "decision", "p_value": "p-value (classic)"}
+    change_table = frame_table(changes, columns=columns, id="changes",
+                               caption="Changes against the reference embedding: the paired "
+                                       "model (change_*) and the classic scores",
+                               cell_class=_decision_class)
+    bayes = changes[changes["estimand"].isin(keep[:2])]
+    sentences = [change_sentence(r) for _, r in bayes.iterrows()]
+    embeddings = [e for e in dict.fromkeys(table["embedding"]) if e]
+    figure = picture(plot_comparison(table, title=" vs ".join(embeddings)),
+                     alt="Forest plot comparing the embeddings: connection means, contrasts "
+                         "and the paired changes, and word coefficients side by side",
+                     caption="Every embedding side by side, and the paired change model "
+                             "against the reference (shaded: ROPE)", fmt=fmt)
+    diagnostics = (frame_table(comparison.diagnostics, id="comparison-diagnostics",
+                               digits={"max_r_hat": 3, "min_ess_bulk": 0, "min_ess_tail": 0},
+                               caption="Convergence of the comparison's fits")
+                   if comparison.diagnostics is not None else None)
+    return {"computed": True, "table": change_table, "sentences": sentences,
+            "figure": figure, "diagnostics": diagnostics, "where": comparison.where,
+            "unmatched": comparison.unmatched}
+
+
+# =========================================================================== reproduce
+def package_versions() -> dict[str, str]:
+    """Python, the platform and the versions of :data:`VERSIONED_PACKAGES` installed now."""
+    from .. import __version__
+
+    versions = {"python": platform.python_version(), "platform": platform.platform()}
+    for name in VERSIONED_PACKAGES:
+        module = sys.modules.get(name)
+        version = __version__ if name == "embias" else getattr(module, "__version__", None)
+        if not isinstance(version, str):  # not imported: ask the installed metadata
+            try:
+                version = importlib.metadata.version(name)
+            except importlib.metadata.PackageNotFoundError:
+                continue
+        versions[name] = version
+    return versions
+
+
+def reproduce_section(
+    entries: Sequence[FitEntry],
+    *,
+    comparison: Any,
+    commands: Sequence[tuple[str, str]],
+    python: str,
+    random_seed: int,
+    classic_seeds: Sequence[str],
+) -> dict[str, Any]:
+    """Versions (now and when each fit was made), settings and seeds of every fit, the
+    saved-fit keys and folders, and the commands that rebuild the page."""
+    now = package_versions()
+    rows = []
+    recorded = {e.anchor: saved_versions(e.fit) for e in entries}
+    for name, version in now.items():
+        row = {"package": name, "this page": version}
+        for e in entries:
+            row[f"fit {e.label}/{e.level}"] = recorded[e.anchor].get(name, "")
+        rows.append(row)
+    versions = pd.DataFrame(rows)
+    versions = versions.loc[:, [c for c in versions.columns
+                                if c in ("package", "this page") or versions[c].astype(bool).any()]]
+    fields = FitSettings.field_names()
+    columns: dict[str, list[str]] = {}
+    for e in entries:
+        s = e.fit.settings
+        record = {"source": e.source, **{f: s.get(f, "") for f in fields},
+                  "rows": s.get("rows", ""), "cells": s.get("cells", ""),
+                  "fit key": s.get("fit_key", ""), "saved fit": e.fit.path or "not saved",
+                  "sampling seconds": e.fit.timings.get("sample_seconds", np.nan)}
+        columns[f"{e.label} / {e.level}"] = [
+            ", ".join(map(str, v)) if isinstance(v, list | tuple) else number(v, 1)
+            if isinstance(v, float) else str(v) for v in record.values()]
+    settings = pd.DataFrame({"setting": list(record), **columns})
+    seeds = [f"sampler seed of {e.label}/{e.level}: {e.fit.settings.get('random_seed')}"
+             for e in entries]
+    seeds.append(f"posterior predictive draws: random_seed={random_seed}")
+    seeds += classic_seeds
+    if comparison is not None and comparison.settings.get("seeds"):
+        seeds += [f"comparison {k}: {v}" for k, v in comparison.settings["seeds"].items()]
+    return {"versions": frame_table(versions, id="versions", caption="Versions"),
+            "settings": frame_table(settings, id="settings", caption="Settings of every fit"),
+            "seeds": seeds, "commands": list(commands), "python": python,
+            "unsaved": [f"{e.label}/{e.level}" for e in entries if not e.fit.path]}
+
+
+def glance(
+    entries: Sequence[FitEntry],
+    *,
+    ci_prob: float,
+    ci_kind: str,
+    rope: float,
+) -> list[str]:
+    """The headline of every fit: its associated − none contrast in words."""
+    lines = []
+    for e in entries:
+        table = e.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
+        hit = table[(table["estimand"] == "contrast") & (table["group"] == "associated - none")]
+        if not hit.empty:
+            lines.append(f"{e.label}, {e.level} model — " + contrast_sentence(hit.iloc[0]))
+    return lines
+
+
+def caveats(entries: Sequence[FitEntry], *, sections: Mapping[str, OptionalSection],
+            comparison: Any, ci_prob: float) -> list[str]:
+    """What a reader must know before trusting the numbers."""
+    notes = []
+    for e in entries:
+        problems = e.fit.problems()
+        if problems:
+            notes.append(f"{e.label}, {e.level} model, convergence: {'; '.join(problems)} "
+                         "(section 4).")
+    for e in {x.label: x for x in entries}.values():
+        report = e.fit.table.attrs.get("missing") or {}
+        missing = sum(len(v.get("missing") or []) for v in report.values()
+                      if isinstance(v, Mapping))
+        coded = sum(int(v.get("coded_missing") or 0) for v in report.values()
+                    if isinstance(v, Mapping))
+        if missing:
+            notes.append(f"{e.label}: {missing} word(s) of the study are missing from the "
+                         "embeddings and were left out (listed in section 1).")
+        if coded:
+            notes.append(f"{e.label}: {coded} row(s) were coded missing (-100) in the "
+                         "authors' table and were left out.")
+    if ci_prob != DEFAULT_CI_PROB:
+        notes.append(f"Intervals are {ci_prob:.0%}, not the default {DEFAULT_CI_PROB:.0%}.")
+    notes.append("Classic MAC intervals treat the S values as independent although they share "
+                 "words: they are the classic, optimistic ones.")
+    if comparison is not None and comparison.unmatched:
+        notes.append(f"{comparison.unmatched} word pairs are not in every embedding and are "
+                     "left out of the comparison.")
+    absent = [name for name, section in sections.items() if not section.computed]
+    if absent:
+        notes.append(f"Not computed for this page: {'; '.join(absent)} (each section says "
+                     "how to compute it).")
+    return notes
+

@@ -1,0 +1,185 @@
+"""Turning results into page parts: HTML tables of DataFrames, figures as data URIs, and
+the Jinja2 environment of the page (templates and style sheet are package data in
+``embias/audit/templates/``).
+
+Numbers are formatted here, once, with the terminal tables' rule
+(:func:`embias.report.to_markdown`: fixed decimals, scientific notation for tiny values),
+and the minus sign stays ASCII so that a copied cell is a number again.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..report import _fmt
+
+if TYPE_CHECKING:  # pragma: no cover
+    import jinja2
+    from matplotlib.figure import Figure
+
+__all__ = ["FIGURE_FORMATS", "Cell", "Picture", "Table", "environment", "frame_table",
+           "number", "picture"]
+
+#: How figures are inlined: SVG (vector, default) or PNG, both as ``data:`` URIs.
+FIGURE_FORMATS: tuple[str, ...] = ("svg", "png")
+#: Resolution of PNG figures.
+PNG_DPI = 110
+
+
+def number(value: Any, digits: int = 3) -> str:
+    """``value`` as the page prints it: ``digits`` decimals (scientific notation when
+    smaller than the last decimal), integers as integers, missing values as ``""``."""
+    if value is None or value is pd.NA:
+        return ""
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating):
+        if math.isnan(value):
+            return ""
+        if digits == 0:
+            return f"{value:.0f}"
+        return _fmt(float(value), digits)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table cell: its text and an optional CSS class (``num`` for numbers)."""
+
+    text: str
+    css: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    """An HTML table of the page: ``headers`` and rows of :class:`Cell`."""
+
+    headers: list[str]
+    rows: list[list[Cell]]
+    caption: str = ""
+    id: str = ""
+    css: str = ""
+    numeric: list[bool] = field(default_factory=list)
+
+
+def frame_table(
+    frame: pd.DataFrame,
+    *,
+    columns: Mapping[str, str] | Sequence[str] | None = None,
+    digits: int | Mapping[str, int] = 3,
+    caption: str = "",
+    id: str = "",
+    css: str = "",
+    cell_class: Callable[[str, Any, pd.Series], str] | None = None,
+) -> Table:
+    """A DataFrame as a :class:`Table`.
+
+    Parameters
+    ----------
+    frame
+        The data.
+    columns
+        Column → header (or a list of columns, headed by their names); default all.
+        Columns not in ``frame`` are skipped.
+    digits
+        Decimals of float columns, one number or per column.
+    caption, id, css
+        The table's caption, ``id`` and CSS class.
+    cell_class
+        ``(column, value, row) -> css class`` for extra cell classes (e.g. a decision).
+    """
+    if columns is None:
+        columns = {c: str(c) for c in frame.columns}
+    elif not isinstance(columns, Mapping):
+        columns = {c: str(c) for c in columns}
+    shown = {c: h for c, h in columns.items() if c in frame.columns}
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(
+        frame[c]) for c in shown]
+    rows = []
+    for _, record in frame.iterrows():
+        cells = []
+        for (col, _header), is_num in zip(shown.items(), numeric, strict=True):
+            value = record[col]
+            places = digits.get(col, 3) if isinstance(digits, Mapping) else digits
+            extra = cell_class(col, value, record) if cell_class else ""
+            cells.append(Cell(number(value, places),
+                              " ".join(c for c in ("num" if is_num else "", extra) if c)))
+        rows.append(cells)
+    return Table(headers=list(shown.values()), rows=rows, caption=caption, id=id, css=css,
+                 numeric=numeric)
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A figure ready for the page: a ``data:`` URI, its alt text and caption."""
+
+    uri: str
+    alt: str
+    caption: str = ""
+    width: int = 0
+    height: int = 0
+
+
+def picture(figure: Figure, *, alt: str, caption: str = "", fmt: str = "svg") -> Picture:
+    """Render a matplotlib figure into a :class:`Picture` (and close it).
+
+    SVG output is made reproducible (no date, fixed element ids); PNG is drawn at
+    :data:`PNG_DPI`.
+    """
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    if fmt not in FIGURE_FORMATS:
+        raise ValueError(f"figure format {fmt!r} is not one of {list(FIGURE_FORMATS)}")
+    buffer = io.BytesIO()
+    try:
+        if fmt == "svg":
+            with matplotlib.rc_context({"svg.hashsalt": "embias-audit",
+                                        "svg.fonttype": "path"}):
+                figure.savefig(buffer, format="svg", metadata={"Date": None})
+            mime = "image/svg+xml"
+        else:
+            figure.savefig(buffer, format="png", dpi=PNG_DPI, metadata={"Software": None})
+            mime = "image/png"
+        # shown at the figure's size in CSS pixels (96 per inch), whatever the format
+        width, height = figure.get_size_inches() * 96
+    finally:
+        plt.close(figure)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return Picture(uri=f"data:{mime};base64,{data}", alt=alt, caption=caption,
+                   width=round(float(width)), height=round(float(height)))
+
+
+@cache
+def environment() -> jinja2.Environment:
+    """The page's Jinja2 environment: the package's templates, HTML autoescaping,
+    undefined names are errors."""
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("embias.audit", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def style_sheet() -> str:
+    """The page's CSS (inlined into the page: no other file or host is needed)."""
+    from importlib import resources
+
+    return (resources.files("embias.audit") / "templates" / "report.css").read_text(
+        encoding="utf-8")

@@ -1,0 +1,280 @@
+"""Where a report's results come from: fits (in memory, saved-fit folders or a folder of
+saved fits), a comparison of embeddings (in memory, its interval table, or the CSV that
+``embias compare`` writes), and the optional tables computed elsewhere.
+
+Everything here is checked before anything is drawn, and a bad input is one error that
+names it: a saved-fit folder that is missing, of an older format or unreadable (the error
+of :func:`embias.load_fit`, passed through), a study with no fitted level among the fits
+given, two fits of one embedding and level, fits of several studies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..report import validate_interval_table
+from ..settings import LEVELS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..bayes.compare import EmbeddingComparison
+    from ..bayes.fit import BiasFit
+
+__all__ = ["ComparisonInput", "FitEntry", "collect_fits", "read_comparison", "read_table",
+           "saved_versions"]
+
+#: The file that marks a saved-fit folder (``embias.bayes.store.SETTINGS_FILE``).
+SETTINGS_FILE = "settings.json"
+
+FitSource = "BiasFit | str | os.PathLike[str]"
+
+
+@dataclass(frozen=True)
+class FitEntry:
+    """One fitted level of the study on one embedding, as the page shows it."""
+
+    label: str
+    fit: BiasFit
+
+    @property
+    def level(self) -> str:
+        return self.fit.level
+
+    @property
+    def source(self) -> str:
+        return str(self.fit.settings.get("embedding") or self.label)
+
+    @property
+    def study(self) -> str:
+        return str(self.fit.settings.get("study") or self.fit.table.attrs.get("study", ""))
+
+    @property
+    def anchor(self) -> str:
+        """A page-unique id of this fit (for links and table ids)."""
+        import re
+
+        return re.sub(r"[^a-z0-9]+", "-", f"{self.label}-{self.level}".lower()).strip("-")
+
+
+def _is_fit(value: Any) -> bool:
+    from ..bayes.fit import BiasFit
+
+    return isinstance(value, BiasFit)
+
+
+def _saved_fits_in(folder: Path) -> list[Path]:
+    """The saved-fit folders directly inside ``folder`` (sorted by name)."""
+    return sorted(p for p in folder.iterdir() if p.is_dir() and (p / SETTINGS_FILE).is_file())
+
+
+def _stored_settings(folder: Path) -> dict[str, Any]:
+    """The ``settings`` record of a saved fit, read without loading the draws; a record
+    that cannot be read is left to :func:`embias.load_fit` to report."""
+    from ..bayes.store import load_fit
+
+    try:
+        record = json.loads((folder / SETTINGS_FILE).read_text(encoding="utf-8"))
+        return dict(record["settings"])
+    except (OSError, ValueError, KeyError, TypeError):
+        load_fit(folder)  # raises the store's own error naming the folder
+        raise
+
+
+def _describe(settings: Mapping[str, Any]) -> str:
+    return (f"{settings.get('study') or '?'}/{settings.get('embedding') or '?'}/"
+            f"{settings.get('level') or '?'}")
+
+
+def collect_fits(
+    fits: Any,
+    *,
+    study: str | None,
+    embeddings: Mapping[str, str] | None,
+    levels: Sequence[str] | None,
+) -> list[FitEntry]:
+    """The fits a report shows, labelled, in page order (embedding, then level).
+
+    Parameters
+    ----------
+    fits
+        A :class:`~embias.BiasFit`, a saved-fit folder, a folder of saved fits (e.g.
+        ``models/``: the fits of ``study`` in it), a sequence of those, or a mapping
+        label → fit or saved-fit folder.
+    study
+        The study the page is about (default: the fits' own, which must then be one).
+    embeddings
+        Label → embedding source: keep only fits of these sources, labelled so.
+    levels
+        Keep only fits of these levels.
+
+    Raises
+    ------
+    ValueError
+        A fit of another study, no fit left for the study (naming what there was), two
+        fits of one embedding and level, fits of several studies.
+    FileNotFoundError, ValueError, OSError
+        A saved-fit folder that cannot be loaded (:func:`embias.load_fit`'s own error).
+    """
+    from ..bayes.store import load_fit
+
+    if isinstance(fits, Mapping):
+        items: list[tuple[str | None, Any]] = list(fits.items())
+    elif _is_fit(fits) or isinstance(fits, str | os.PathLike):
+        items = [(None, fits)]
+    else:
+        items = [(None, f) for f in fits]
+    if not items:
+        raise ValueError(f"no fits given for study {study or '?'!r}: pass saved-fit folders "
+                         "(embias report STUDY --from models/…) or fit now (--embedding)")
+    # expand folders of saved fits into their members (read lazily: settings only)
+    pending: list[tuple[str | None, Any, str]] = []  # (label, fit or folder, where)
+    scanned: list[tuple[Path, list[dict[str, Any]]]] = []
+    for label, item in items:
+        if _is_fit(item):
+            pending.append((label, item, "the fit given"))
+            continue
+        folder = Path(item)
+        if folder.is_dir() and not (folder / SETTINGS_FILE).is_file():
+            members = _saved_fits_in(folder)
+            if members:
+                if label is not None:
+                    raise ValueError(f"fits[{label!r}] = {str(folder)!r} is a folder of "
+                                     f"{len(members)} saved fits; a label names one fit")
+                records = [_stored_settings(m) for m in members]
+                scanned.append((folder, records))
+                for member, record in zip(members, records, strict=True):
+                    if study is None or record.get("study") == study:
+                        pending.append((None, member, str(member)))
+                continue
+        pending.append((label, folder, str(folder)))
+    in_folders = {str(r.get("study")) for _, records in scanned for r in records}
+    if study is None and len(in_folders) > 1:
+        raise ValueError(f"{', '.join(repr(str(f)) for f, _ in scanned)} holds fits of several "
+                         f"studies ({', '.join(sorted(in_folders))}); name the study "
+                         "(embias report STUDY --from …)")
+    loaded = [(label, item if _is_fit(item) else load_fit(item), where)
+              for label, item, where in pending]
+    studies = {str(fit.settings.get("study") or fit.table.attrs.get("study", ""))
+               for _, fit, _ in loaded}
+    if study is None and len(studies) > 1:
+        raise ValueError(f"the fits given are of several studies ({', '.join(sorted(studies))});"
+                         " a report covers one study: name it (embias report STUDY …)")
+    entries: list[FitEntry] = []
+    for label, fit, where in loaded:
+        fit_study = str(fit.settings.get("study") or fit.table.attrs.get("study", ""))
+        if study is not None and fit_study != study:
+            raise ValueError(f"{where} is a fit of study {fit_study!r}, not {study!r}")
+        source = str(fit.settings.get("embedding") or "")
+        if embeddings is not None:
+            names = [name for name, src in embeddings.items() if src == source or name == label]
+            if not names:
+                continue
+            label = names[0]
+        if levels is not None and fit.level not in levels:
+            continue
+        entries.append(FitEntry(label=label or source or "custom", fit=fit))
+    if not entries:
+        wanted = study or "the study"
+        detail = []
+        if embeddings is not None:
+            detail.append(f"embedding {'/'.join(embeddings.values())}")
+        if levels is not None:
+            detail.append(f"level {'/'.join(levels)}")
+        what = f" ({', '.join(detail)})" if detail else ""
+        found = sorted({_describe(r) for _, records in scanned for r in records})
+        seen = f"; the saved fits there are {', '.join(found)}" if found else ""
+        where = ", ".join(repr(str(f)) for f, _ in scanned) or "the fits given"
+        raise ValueError(f"study {wanted!r} has no fitted level{what} in {where}{seen}; fit "
+                         f"it first: embias fit {wanted}")
+    seen_keys: dict[tuple[str, str], FitEntry] = {}
+    for entry in entries:
+        key = (entry.label, entry.level)
+        if key in seen_keys:
+            other = seen_keys[key]
+            first, second = (x.fit.path or "a fit in memory" for x in (other, entry))
+            raise ValueError(f"two fits of {entry.label} at level {entry.level!r}: {first!r} "
+                             f"and {second!r}; give the one to report (embias report --from "
+                             "FOLDER)")
+        seen_keys[key] = entry
+    labels = list(dict.fromkeys(e.label for e in entries))
+    order = {level: i for i, level in enumerate(LEVELS)}
+    return sorted(entries, key=lambda e: (labels.index(e.label), order.get(e.level, 99)))
+
+
+def saved_versions(fit: BiasFit) -> dict[str, str]:
+    """The package versions recorded when a saved fit was made (empty when unknown)."""
+    if not fit.path:
+        return {}
+    try:
+        record = json.loads((Path(fit.path) / SETTINGS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    versions = record.get("versions", {})
+    return {str(k): str(v) for k, v in versions.items()} if isinstance(versions, dict) else {}
+
+
+def read_table(path: str | os.PathLike[str], *, what: str) -> pd.DataFrame:
+    """A table saved as CSV or parquet (text columns: empty cells are ``""``)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} {str(path)!r}: no such file")
+    if path.suffix == ".parquet":
+        frame = pd.read_parquet(path)
+    elif path.suffix in (".csv", ".gz"):
+        frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    else:
+        raise ValueError(f"{what} {str(path)!r}: use a .csv or .parquet file")
+    for col in frame.columns:
+        if not pd.api.types.is_numeric_dtype(frame[col]):
+            frame[col] = frame[col].astype(object).where(frame[col].notna(), "").astype(str)
+    return frame
+
+
+@dataclass(frozen=True)
+class ComparisonInput:
+    """A comparison of embeddings as the page needs it."""
+
+    table: pd.DataFrame
+    diagnostics: pd.DataFrame | None
+    settings: Mapping[str, Any]
+    unmatched: int | None
+    where: str
+
+
+def read_comparison(
+    comparison: EmbeddingComparison | pd.DataFrame | str | os.PathLike[str],
+    *,
+    ci_prob: float,
+    ci_kind: str,
+    rope: float,
+) -> ComparisonInput:
+    """The interval table (and, from a live comparison, diagnostics and seeds) of a
+    comparison of embeddings; a table must hold ``change_*`` rows with an ``embedding``
+    column (:meth:`EmbeddingComparison.to_interval_table`, ``embias compare``'s CSV)."""
+    if isinstance(comparison, pd.DataFrame | str | os.PathLike):
+        if isinstance(comparison, pd.DataFrame):
+            table, where = comparison.copy(), "the comparison table given"
+        else:
+            table = read_table(comparison, what="comparison table")
+            where = str(comparison)
+        validate_interval_table(table)
+        if "embedding" not in table.columns or not table["estimand"].astype(str).str.startswith(
+                "change_").any():
+            raise ValueError(f"{where} is not a comparison of embeddings: it needs change_* "
+                             "rows and an 'embedding' column (EmbeddingComparison."
+                             "to_interval_table(), the CSV of embias compare)")
+        return ComparisonInput(table=table, diagnostics=None, settings={}, unmatched=None,
+                               where=where)
+    if not hasattr(comparison, "change_fits"):
+        raise ValueError(f"comparison must be an EmbeddingComparison, its interval table or "
+                         f"the path of one, got {type(comparison).__name__}")
+    return ComparisonInput(
+        table=comparison.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope),
+        diagnostics=comparison.diagnostics_overview(), settings=dict(comparison.settings),
+        unmatched=len(comparison.unmatched), where="the comparison computed for this page")
