@@ -39,10 +39,11 @@ run time:
 - **nothing leaves the machine**: onnxruntime's own telemetry is switched off
   (``ORT_DISABLE_TELEMETRY=1`` unless the user set that variable) before it initialises.
 
-Why this path: on 2 cores a batched numpy forward pass reached ≈ 150 sentences/s, the
-onnxruntime graph ≈ 250 (``benchmarks/bench_encoder.py`` prints the figures, with the
-agreement against a plain float64 per-sentence forward pass: max pairwise-cosine error
-≈ 5e-7). The int8 ONNX export on PyPI is faster but agrees only to ≈ 1e-2.
+Why this path: on template sentences a batched fp32 numpy forward pass reached ≈ 150
+sentences/s on 2 cores, the onnxruntime graph ≈ 250–350 on 2 busy cores and ≈ 420 on one
+(``benchmarks/bench_encoder.py`` prints the figures, with the agreement against a plain
+float64 per-sentence forward pass: max pairwise-cosine error ≈ 3e-7). The int8 ONNX export
+on PyPI is faster but agrees only to ≈ 1e-2.
 """
 
 from __future__ import annotations
@@ -481,6 +482,10 @@ class MiniLMEncoder:
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
+        # threads that wait sleep instead of spinning: on a shared machine (a test suite on
+        # 2 workers, other jobs) spinning burns the other cores' time (measured ≈ 270
+        # sentences per CPU-second with spinning, ≈ 355 without, in benchmarks/)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if num_threads is not None:
             options.intra_op_num_threads = num_threads
         self._session = ort.InferenceSession(graph, options,
