@@ -63,7 +63,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_choice
-from .tables import TABLE_COLUMNS, _compared_lists, validate_table
+from .tables import _compared_lists, validate_table
 from .wordlists import BUILTIN_STUDIES, Study, load_study
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -574,7 +574,6 @@ def sentence_table(
         "missing": {},
         "self_pairs_dropped": self_pairs,
     }
-    assert list(table.columns[:len(TABLE_COLUMNS)]) == list(TABLE_COLUMNS)
     return validate_table(table, what=f"sentence table of {study.name!r}")
 
 
