@@ -16,8 +16,24 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/embias fit religion
 
-test: $(STAMP)
+test: $(STAMP) chromium
 	$(PY) -m pytest -q -n 2 --dist loadgroup
+
+# The audit report's browser test (tests/test_audit_browser.py) drives headless Chromium:
+# Debian's `chromium` is installed when it is missing and that is possible (root, apt-get);
+# otherwise the test is skipped and says why. Never fatal.
+.PHONY: chromium
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium (Debian) for the audit report's browser test"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 \
+	    || { apt-get update -qq >/dev/null 2>&1 \
+	         && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; } \
+	    || echo "could not install chromium: the browser test will be skipped"; \
+	  else \
+	    echo "chromium not found (apt-get install chromium): the browser test will be skipped"; \
+	  fi; }
 
 bench: $(STAMP)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -27,7 +27,7 @@ fit are read back, so rebuilding a page after a wording change takes seconds.
 
 Parts that need results computed elsewhere take them as optional inputs (a DataFrame, a
 matplotlib figure or a list of them) and say "not computed" with what would compute them
-when absent: ``seat=`` (SEAT on sentence encoders), ``weat=`` (WEAT rows with
+when absent: ``seat=`` (SEAT results; ``encoder=`` computes SEAT here), ``weat=`` (WEAT rows with
 item-resampling intervals, replacing the permutation-only rows computed here),
 ``model_comparison=`` (PSIS-LOO across levels), ``word_influence=`` (which words drive the
 result). Each is also accepted as the path of a CSV or parquet file.
@@ -56,9 +56,9 @@ __all__ = ["OPTIONAL_INPUTS", "audit_report", "check_report_path"]
 #: computes one exists, call it in :func:`audit_report` where ``OPTIONAL_INPUTS`` is read.
 OPTIONAL_INPUTS: Mapping[str, tuple[str, str, str]] = {
     "seat": ("SEAT (WEAT on sentence embeddings)",
-             "sentence encoders are not wired into the report yet",
-             "compute SEAT with embias's sentence encoders and pass the table: "
-             "audit_report(..., seat=TABLE) / embias report … --seat FILE.csv"),
+             "no sentence encoder was given",
+             "embias report … --encoder minilm (audit_report(..., encoder='minilm')), or pass "
+             "SEAT results: audit_report(..., seat=TABLE) / --seat FILE.csv"),
     "model_comparison": ("model comparison across levels (PSIS-LOO)",
                          "no model comparison table was given",
                          "fit several levels (embias report … --level dataset word "
@@ -70,6 +70,10 @@ OPTIONAL_INPUTS: Mapping[str, tuple[str, str, str]] = {
                        "pass the ranking: audit_report(..., word_influence=TABLE) / "
                        "--word-influence FILE.csv"),
 }
+
+#: Names ``encoder=`` / ``--encoder`` accept for the offline all-MiniLM-L6-v2
+#: (:func:`embias.encoders.default_encoder`).
+ENCODER_NAMES: frozenset[str] = frozenset({"minilm", "all-minilm-l6-v2"})
 
 #: Suffixes accepted for the page.
 PAGE_SUFFIXES: tuple[str, ...] = (".html", ".htm")
@@ -115,6 +119,7 @@ def _rebuild_command(
     rope: float,
     figures: str,
     random_seed: int,
+    encoder: str | None = None,
 ) -> str | None:
     """The ``embias report`` command that rebuilds this page from the saved fits (None
     when a fit is not saved)."""
@@ -132,6 +137,8 @@ def _rebuild_command(
         parts += ["--comparison", comparison_path]
     for name, path in files.items():
         parts += [f"--{name.replace('_', '-')}", path]
+    if encoder:
+        parts += ["--encoder", encoder]
     if ci_prob != DEFAULT_CI_PROB:
         parts += ["--ci-prob", f"{ci_prob:g}"]
     if ci_kind != "hdi":
@@ -226,10 +233,12 @@ def audit_report(
         (permutation p-values, no interval).
     seat, model_comparison, word_influence
         Results computed elsewhere (DataFrame, matplotlib figure, a list of them, or a
-        CSV/parquet path); absent: the section says "not computed" and how to compute it.
+        CSV/parquet path); absent: the section says "not computed" and how to compute it
+        (SEAT: unless ``encoder`` is given).
     encoder
-        A sentence encoder for SEAT; computing SEAT here is not wired yet, so this needs
-        ``seat=`` (an error says so otherwise).
+        Compute SEAT (:func:`embias.sentences.seat_test`, every pair of protected classes)
+        with this sentence encoder: ``"minilm"`` (the offline all-MiniLM-L6-v2; needs the
+        ``sentence`` extra) or an encoder object (:func:`embias.encoders.as_encoder`).
     figures
         ``"svg"`` (default) or ``"png"``: how figures are inlined.
     random_seed
@@ -295,10 +304,15 @@ def audit_report(
         if bad or not embeddings:
             raise ValueError(f"embeddings must map non-empty labels to source strings, got "
                              f"{dict(embeddings)!r}")
-    if encoder is not None and seat is None:
-        raise ValueError(f"encoder={encoder!r}: computing SEAT inside the report is not wired "
-                         "yet; compute it with embias's sentence encoders and pass the table "
-                         "as seat= (embias report … --seat FILE.csv)")
+    if encoder is not None and seat is not None:
+        raise ValueError("give either encoder= (SEAT computed here) or seat= (SEAT results), "
+                         "not both")
+    encoder_name = None
+    if isinstance(encoder, str):
+        encoder_name = encoder
+        if encoder.lower() not in ENCODER_NAMES:
+            raise ValueError(f"encoder={encoder!r} is not a known sentence encoder; known: "
+                             f"{sorted(ENCODER_NAMES)} (or pass an encoder object from Python)")
     files = {name: str(value) for name, value in (("weat", weat), ("seat", seat),
                                                   ("model_comparison", model_comparison),
                                                   ("word_influence", word_influence))
@@ -384,17 +398,35 @@ def audit_report(
             why = "one level was fitted: there is nothing to compare"
         optional[name] = content.optional_section(value, what=what, missing=why, command=how,
                                                   fmt=figures, id=name.replace("_", "-"))
+    seat_rows = None
+    if encoder is not None:
+        if st is None:
+            raise ValueError(f"encoder={encoder_name or encoder!r}: SEAT needs the study's "
+                             f"word lists, and {study_name!r} cannot be loaded here")
+        from ..encoders import as_encoder, default_encoder
+
+        try:
+            sentence_encoder = default_encoder() if encoder_name else as_encoder(encoder)
+        except (ImportError, FileNotFoundError) as exc:
+            raise ValueError(f"encoder={encoder_name or encoder!r}: {exc}") from None
+        seat_rows = content.seat_pairs(st, sentence_encoder, random_seed=random_seed,
+                                       ci_prob=ci_prob)
     classic = content.classic_section(entries, weat=weat, seat=optional["seat"],
-                                      random_seed=random_seed, ci_prob=ci_prob)
+                                      random_seed=random_seed, ci_prob=ci_prob,
+                                      seat_rows=seat_rows)
     rebuild = _rebuild_command(study_name, entries, out=out_path,
                                comparison_path=comparison_path, files=files,
                                ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, figures=figures,
-                               random_seed=random_seed)
+                               random_seed=random_seed, encoder=encoder_name)
     commands = []
-    if command:
-        commands.append(("This page was made by", command))
-    if rebuild:
-        commands.append(("Rebuild it from the saved fits (nothing is refitted)", rebuild))
+    if command and rebuild and shlex.split(command) == shlex.split(rebuild):
+        commands.append(("This page was made from the saved fits (nothing was refitted), and "
+                         "is rebuilt, by", rebuild))
+    else:
+        if command:
+            commands.append(("This page was made by", command))
+        if rebuild:
+            commands.append(("Rebuild it from the saved fits (nothing is refitted)", rebuild))
     labels = list(dict.fromkeys(e.label for e in entries))
     context = {
         "title": title or f"Audit report: {study_name}",
@@ -407,7 +439,8 @@ def audit_report(
         "glance": content.glance(entries, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope),
         "caveats": content.caveats(entries, sections={
             OPTIONAL_INPUTS[k][0]: v for k, v in optional.items()
-            if k != "model_comparison" or len({e.level for e in entries}) > 1},
+            if (k != "model_comparison" or len({e.level for e in entries}) > 1)
+            and (k != "seat" or seat_rows is None)},
             comparison=compared, ci_prob=ci_prob),
         "measured": content.measured_section(entries, st),
         "classic": classic,

@@ -23,7 +23,16 @@ from ..report import (
     interval_table,
 )
 from ..settings import DEFAULT_CI_PROB, FitSettings
-from .render import Picture, Table, frame_table, number, picture
+from .render import (
+    Picture,
+    Table,
+    cache_file,
+    frame_table,
+    number,
+    picture,
+    read_cached,
+    write_cached,
+)
 from .sources import FitEntry, saved_versions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -309,6 +318,55 @@ def table_weat_tests(
                           ci_kind=getattr(classic, "ITEM_BOOTSTRAP_CI_KIND", "simulation"))
 
 
+def _weat_table(frame: pd.DataFrame, *, several: bool, id: str, caption: str) -> Table:
+    """WEAT-like rows (WEAT, SEAT): effect size, permutation p-value and how it was
+    computed, the null's range, and the item-resampling interval (or "not computed")."""
+    frame = frame.copy()
+    exact = frame["exact"] if "exact" in frame.columns else [True] * len(frame)
+    counts = frame["n_permutations"] if "n_permutations" in frame.columns else [0] * len(frame)
+    frame["p method"] = ["exact" if e else f"Monte Carlo, {int(n):,} partitions"
+                         for e, n in zip(exact, counts, strict=True)]
+    what = frame["resampled"] if "resampled" in frame.columns else [""] * len(frame)
+    frame["interval"] = [
+        "not computed" if lo != lo else f"{p:.0%} item bootstrap ({r})" if r
+        else interval_label(p, k)
+        for p, k, lo, r in zip(frame["ci_prob"], frame["ci_kind"], frame["lower"], what,
+                               strict=True)]
+    columns = {**({"embedding": "embedding"} if several else {}),
+               "group": "X vs Y (classes)", "estimate": "effect size d",
+               "p_value": "p-value (two-sided)", "p method": "p method",
+               "null_lower": "null lower", "null_upper": "null upper",
+               "lower": "lower", "upper": "upper", "interval": "item-resampling interval"}
+    return frame_table(frame, columns=columns, caption=caption, id=id)
+
+
+def seat_pairs(
+    study: Study,
+    encoder: Any,
+    *,
+    random_seed: int,
+    ci_prob: float = DEFAULT_CI_PROB,
+) -> pd.DataFrame:
+    """SEAT (:func:`embias.sentences.seat_test`) of every pair of protected classes of a
+    study, as WEAT rows (the pairs of :func:`embias.weat_pairs`)."""
+    from ..sentences import seat_test
+
+    parts = []
+    for cx, cy in itertools.combinations(study.protected, 2):
+        pair = study.replace(
+            name=f"{cx} vs {cy}",
+            protected={cx: study.protected[cx], cy: study.protected[cy]},
+            associations={cx: study.associations[cx], cy: study.associations[cy]})
+        result = seat_test(pair, encoder, random_seed=random_seed, name=pair.name)
+        parts.append(result.to_interval_table(ci_prob=ci_prob))
+    if not parts:
+        raise ValueError(f"SEAT needs a study with two protected classes or more; "
+                         f"{study.name!r} has {len(study.protected)}")
+    table = pd.concat(parts, ignore_index=True)
+    table.insert(2, "encoder", getattr(encoder, "name", str(encoder)))
+    return table
+
+
 def classic_section(
     entries: Sequence[FitEntry],
     *,
@@ -316,10 +374,13 @@ def classic_section(
     seat: OptionalSection,
     random_seed: int,
     ci_prob: float = DEFAULT_CI_PROB,
+    seat_rows: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
-    """MAC (per embedding, with Student-t intervals) and WEAT (per pair of classes, with
-    permutation p-values and, when given, item-resampling intervals)."""
+    """MAC (per embedding, with Student-t intervals), WEAT (per pair of classes, with
+    permutation p-values and item-bootstrap intervals) and SEAT (computed here from an
+    encoder, given, or "not computed")."""
     firsts = list({e.label: e for e in entries}.values())
+    several = len(firsts) > 1
     macs, weats = [], []
     for entry in firsts:
         classic = entry.fit.classic
@@ -327,15 +388,17 @@ def classic_section(
         if not mac.empty:
             mac.insert(0, "embedding", entry.label)
             macs.append(_with_interval_label(mac))
-        tests = (table_weat_tests(entry.fit.table, random_seed=random_seed, ci_prob=ci_prob)
-                 if weat is None else weat[weat.get("embedding", entry.label) == entry.label]
-                 if "embedding" in weat.columns else weat)
+        if weat is None:
+            tests = table_weat_tests(entry.fit.table, random_seed=random_seed, ci_prob=ci_prob)
+        elif "embedding" in weat.columns:
+            tests = weat[weat["embedding"] == entry.label]
+        else:
+            tests = weat if entry is firsts[0] else weat.iloc[:0]
         if not tests.empty:
             tests = tests.copy()
             if "embedding" not in tests.columns:
                 tests.insert(0, "embedding", entry.label)
             weats.append(tests)
-    several = len(firsts) > 1
     mac_table = None
     if macs:
         frame = pd.concat(macs, ignore_index=True)
@@ -345,40 +408,26 @@ def classic_section(
                             "upper": "upper", "interval": "interval", "n_S": "S values"},
             caption="MAC: mean cosine distance of protected words to attribute lists",
             id="mac", digits={"n_S": 0})
-    weat_table = None
-    resampled = False
+    weat_table, resampled, seeds = None, False, []
     if weats:
         frame = pd.concat(weats, ignore_index=True)
         resampled = bool(frame["lower"].notna().any())
-        exact = frame["exact"] if "exact" in frame.columns else [True] * len(frame)
-        counts = (frame["n_permutations"] if "n_permutations" in frame.columns
-                  else [0] * len(frame))
-        frame["p method"] = ["exact" if e else f"Monte Carlo, {int(n):,} partitions"
-                             for e, n in zip(exact, counts, strict=True)]
-        what = frame["resampled"] if "resampled" in frame.columns else [""] * len(frame)
-        frame["interval"] = [
-            "not computed" if lo != lo else f"{p:.0%} item bootstrap ({r})" if r
-            else interval_label(p, k)
-            for p, k, lo, r in zip(frame["ci_prob"], frame["ci_kind"], frame["lower"], what,
-                                   strict=True)]
-        columns = {**({"embedding": "embedding"} if several else {}),
-                   "group": "X vs Y (classes)", "estimate": "effect size d",
-                   "p_value": "p-value (two-sided)", "p method": "p method",
-                   "null_lower": "null lower", "null_upper": "null upper",
-                   "lower": "lower", "upper": "upper", "interval": "item-resampling interval"}
-        weat_table = frame_table(frame, columns=columns,
-                                 caption="WEAT of every pair of protected classes", id="weat")
-    seeds = []
-    if weats:
-        frame = pd.concat(weats, ignore_index=True)
+        weat_table = _weat_table(frame, several=several, id="weat",
+                                 caption="WEAT of every pair of protected classes")
         exact = frame["exact"].astype(bool).all() if "exact" in frame.columns else True
         seeds.append("WEAT permutation p-values: exact enumeration (no seed)" if exact else
                      f"WEAT permutation p-values: Monte Carlo, random_seed={random_seed}")
         if "n_boot" in frame.columns and weat is None:
             seeds.append(f"WEAT item bootstrap: {int(frame['n_boot'].max()):,} replicates, "
                          f"random_seed={random_seed}")
+    seat_table = None
+    if seat_rows is not None:
+        encoder = str(seat_rows["encoder"].iloc[0])
+        seat_table = _weat_table(seat_rows, several=False, id="seat",
+                                 caption=f"SEAT of every pair of protected classes ({encoder})")
+        seeds.append(f"SEAT permutations and item bootstrap: random_seed={random_seed}")
     return {"mac": mac_table, "weat": weat_table, "weat_resampled": resampled, "seat": seat,
-            "seeds": seeds}
+            "seat_table": seat_table, "seeds": seeds}
 
 
 # =========================================================================== Bayesian fit
@@ -457,12 +506,22 @@ def bayes_block(
                                "contrasts", cell_class=_decision_class)
     sentences = [contrast_sentence(r) for _, r in table[table["estimand"] == "contrast"].iterrows()]
     title = f"{entry.study} / {entry.label} / {entry.level}"
-    figure = plot_bias_fit(table, classic=fit.classic, title=title)
-    forest = picture(figure, alt=f"Forest plot of the {entry.level} model of {entry.study} on "
-                                 f"{entry.label}: connection means with the classic MAC, "
-                                 "contrasts with the ROPE, WEAT, and word-level coefficients",
-                     caption=f"{title}: {interval_label(ci_prob, ci_kind)}s; shaded: ROPE "
-                             f"±{rope:g}; ◇ classic MAC of the same table", fmt=fmt)
+    alt = (f"Forest plot of the {entry.level} model of {entry.study} on {entry.label}: "
+           "connection means with the classic MAC, contrasts with the ROPE, WEAT, and "
+           "word-level coefficients")
+    caption = (f"{title}: {interval_label(ci_prob, ci_kind)}s; shaded: ROPE ±{rope:g}; "
+               "◇ classic MAC of the same table")
+    where = cache_file(fit.path, "forest", {"ci_prob": ci_prob, "ci_kind": ci_kind,
+                                            "rope": rope, "fmt": fmt, "title": title})
+    kept = read_cached(where)
+    if kept is not None:
+        forest = Picture(uri=kept["uri"], alt=alt, caption=caption, width=kept["width"],
+                         height=kept["height"])
+    else:
+        forest = picture(plot_bias_fit(table, classic=fit.classic, title=title), alt=alt,
+                         caption=caption, fmt=fmt)
+        write_cached(where, {"uri": forest.uri, "width": forest.width,
+                             "height": forest.height})
     words = table[table["estimand"] == "word_coefficient"]
     word_table = word_contrasts = None
     if not words.empty:
@@ -516,14 +575,24 @@ def trust_block(entry: FitEntry, *, fmt: str, random_seed: int) -> dict[str, Any
                               digits={"r_hat": 3, "ess_bulk": 0, "ess_tail": 0},
                               id=f"worst-{entry.anchor}",
                               caption="The five parameters with the largest r̂")
-    check = fit.predictive_check(random_seed=random_seed)
-    ppc = picture(plot_predictive_check(check),
-                  alt=f"Posterior predictive check of {entry.label}, {entry.level} model: "
-                      "observed cosine distances against the model's predictions per connection",
-                  caption="Observed distances (bars) and posterior predictive distances "
-                          "(line), per connection; titles: share of observed rows inside "
-                          "their cell's predictive intervals", fmt=fmt)
-    coverage = frame_table(check.coverage.rename(columns={"inside": "share inside"}),
+    alt = (f"Posterior predictive check of {entry.label}, {entry.level} model: observed "
+           "cosine distances against the model's predictions per connection")
+    caption = ("Observed distances (bars) and posterior predictive distances (line), per "
+               "connection; titles: share of observed rows inside their cell's predictive "
+               "intervals")
+    where = cache_file(fit.path, "ppc", {"random_seed": random_seed, "fmt": fmt})
+    kept = read_cached(where)
+    if kept is not None:
+        ppc = Picture(uri=kept["uri"], alt=alt, caption=caption, width=kept["width"],
+                      height=kept["height"])
+        table = pd.DataFrame(kept["coverage"])
+    else:
+        check = fit.predictive_check(random_seed=random_seed)
+        ppc = picture(plot_predictive_check(check), alt=alt, caption=caption, fmt=fmt)
+        table = check.coverage
+        write_cached(where, {"uri": ppc.uri, "width": ppc.width, "height": ppc.height,
+                             "coverage": table.to_dict(orient="list")})
+    coverage = frame_table(table.rename(columns={"inside": "share inside"}),
                            id=f"coverage-{entry.anchor}",
                            caption="Share of observed distances inside their cell's "
                                    "equal-tailed posterior predictive interval")

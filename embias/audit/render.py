@@ -10,11 +10,15 @@ and the minus sign stays ASCII so that a copied cell is a number again.
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
+import json
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,8 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import jinja2
     from matplotlib.figure import Figure
 
-__all__ = ["FIGURE_FORMATS", "Cell", "Picture", "Table", "environment", "frame_table",
-           "number", "picture"]
+__all__ = ["FIGURE_FORMATS", "Cell", "Picture", "Table", "cache_file", "environment",
+           "frame_table", "number", "picture", "read_cached", "write_cached"]
 
 #: How figures are inlined: SVG (vector, default) or PNG, both as ``data:`` URIs.
 FIGURE_FORMATS: tuple[str, ...] = ("svg", "png")
@@ -159,6 +163,67 @@ def picture(figure: Figure, *, alt: str, caption: str = "", fmt: str = "svg") ->
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return Picture(uri=f"data:{mime};base64,{data}", alt=alt, caption=caption,
                    width=round(float(width)), height=round(float(height)))
+
+
+#: Folder inside a saved fit where the page's figures are kept (redrawn only when the fit,
+#: the options or the drawing code change; removed with the fit when it is refitted).
+CACHE_FOLDER = "report-cache"
+
+
+@cache
+def _code_identity() -> str:
+    """A hash of the code that draws the page's figures (a change redraws them)."""
+    from .. import __version__, plots
+
+    digest = hashlib.sha256(__version__.encode())
+    for module in (plots.__file__, __file__, str(Path(__file__).with_name("content.py"))):
+        digest.update(Path(module).read_bytes())
+    return digest.hexdigest()
+
+
+def cache_file(fit_path: str | None, name: str, key: Mapping[str, Any]) -> Path | None:
+    """Where a saved fit keeps a page part ``name`` drawn with options ``key`` (None for a
+    fit that is not saved). The file's name hashes the options, the fit's draws (size and
+    time of ``posterior.nc``) and the drawing code."""
+    if not fit_path:
+        return None
+    folder = Path(fit_path)
+    try:
+        stat = (folder / "posterior.nc").stat()
+    except OSError:
+        return None
+    ident = json.dumps({"name": name, **key, "code": _code_identity(),
+                        "draws": [stat.st_size, stat.st_mtime_ns]}, sort_keys=True,
+                       default=str)
+    return folder / CACHE_FOLDER / f"{name}-{hashlib.sha256(ident.encode()).hexdigest()[:16]}.json"
+
+
+def read_cached(file: Path | None) -> dict[str, Any] | None:
+    """A cached page part, or None (absent or unreadable: it is drawn again)."""
+    if file is None or not file.is_file():
+        return None
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write_cached(file: Path | None, payload: Mapping[str, Any]) -> None:
+    """Keep a page part (atomically; older versions of the same part are removed). A fit
+    folder that cannot be written to only means the part is drawn again next time."""
+    if file is None:
+        return
+    try:
+        file.parent.mkdir(exist_ok=True)
+        tmp = file.with_name(f".{file.name}.tmp")
+        tmp.write_text(json.dumps(payload), encoding="utf-8")
+        os.replace(tmp, file)
+        prefix = file.name.rsplit("-", 1)[0]
+        for old in file.parent.glob(f"{prefix}-*.json"):
+            if old != file:
+                old.unlink(missing_ok=True)
+    except OSError:
+        return
 
 
 @cache

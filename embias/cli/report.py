@@ -161,8 +161,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     results.add_argument("--word-influence", metavar="FILE", default=None,
                          help="word-influence ranking (which words drive the result)")
     results.add_argument("--encoder", metavar="NAME", default=None,
-                         help="sentence encoder of the SEAT results (computing SEAT here is "
-                              "not wired yet: give --seat)")
+                         help="compute SEAT of every pair of protected classes with this "
+                              "sentence encoder: minilm (the offline all-MiniLM-L6-v2; needs "
+                              "the 'sentence' extra)")
     page = p.add_argument_group("page")
     add_interval_options(page)
     page.add_argument("--figures", choices=("svg", "png"), default="svg",
