@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_CI_PROB",
     "DEFAULT_DRAWS",
     "DEFAULT_ROPE",
+    "DEFAULT_SAMPLER",
     "DEFAULT_TARGET_ACCEPT",
     "DEFAULT_TUNE",
     "LEVELS",
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 #: Model levels (see :mod:`embias.bayes.model`).
-LEVELS: tuple[str, ...] = ("dataset", "word", "hierarchical")
+LEVELS: tuple[str, ...] = ("dataset", "word", "hierarchical", "crossed")
 #: ``data=`` modes: cell sufficient statistics (fast, default) or one term per row.
 DATA_MODES: tuple[str, ...] = ("summary", "raw")
 #: NUTS implementations accepted by ``sampler=`` (``pm.sample(nuts_sampler=...)``).
@@ -49,6 +50,10 @@ SAMPLERS: tuple[str, ...] = ("pymc", "nutpie", "numpyro", "blackjax")
 #: The package each external sampler needs (named in the error when it is missing).
 SAMPLER_PACKAGES: Mapping[str, str] = {"nutpie": "nutpie", "numpyro": "numpyro",
                                        "blackjax": "blackjax"}
+#: Default NUTS implementation: numpyro (JAX), chosen by measurement
+#: (``benchmarks/bench_fit_speed.py``): the fastest cold and warm on the shipped studies,
+#: with the highest ESS per draw; PyMC's own NUTS stays one argument away.
+DEFAULT_SAMPLER = "numpyro"
 #: Default posterior interval probability (McElreath's 89%).
 DEFAULT_CI_PROB = 0.89
 #: Default half-width of the region of practical equivalence for contrasts, in cosine
@@ -72,8 +77,10 @@ class FitSettings:
     Parameters
     ----------
     level
-        ``"hierarchical"`` (default; the authors' published model), ``"word"`` or
-        ``"dataset"`` (see :mod:`embias.bayes.model`).
+        ``"hierarchical"`` (default; the authors' published model), ``"crossed"`` (the
+        hierarchical model with the compared words as a random sample,
+        :mod:`embias.bayes.crossed`), ``"word"`` or ``"dataset"`` (see
+        :mod:`embias.bayes.model`).
     data
         ``"summary"`` (default; fit on the cell sufficient statistics, same posterior in
         time independent of the rows) or ``"raw"`` (one likelihood term per row).
@@ -87,7 +94,7 @@ class FitSettings:
     random_seed
         Sampler seed; ``None`` draws one when the fit runs (recorded in its settings).
     sampler
-        NUTS implementation, one of :data:`SAMPLERS`.
+        NUTS implementation, one of :data:`SAMPLERS` (default :data:`DEFAULT_SAMPLER`).
     target_accept
         NUTS target acceptance rate, in (0, 1).
     centred
@@ -105,7 +112,7 @@ class FitSettings:
     chains: int = DEFAULT_CHAINS
     cores: int | None = None
     random_seed: int | None = None
-    sampler: str = "pymc"
+    sampler: str = DEFAULT_SAMPLER
     target_accept: float = DEFAULT_TARGET_ACCEPT
     centred: str | tuple[str, ...] = "auto"
     prior_location: float = DEFAULT_PRIOR_LOCATION

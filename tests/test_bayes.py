@@ -184,7 +184,7 @@ def test_bad_tables_are_refused_with_a_named_problem(change, message: str) -> No
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        ({"level": "county"}, "level='county' is not one of ['dataset', 'word', 'hierarchical']"),
+        ({"level": "county"}, "level='county' is not one of ['dataset', 'word', 'hierarchical', 'crossed']"),
         ({"data": "means"}, "data='means' is not one of ['summary', 'raw']"),
         ({"sampler": "stan"}, "sampler='stan' is not one of ['pymc', 'nutpie', 'numpyro', "
                               "'blackjax']"),

@@ -148,7 +148,7 @@ def test_refit_replaces_the_saved_fit(tmp_path: Path, monkeypatch: pytest.Monkey
         (lambda d: fit_study_model("weat3", "published:reddit", models_dir=d),
          "the authors published no table for study 'weat3'"),
         (lambda d: fit_religion_model(models_dir=d, level="county"),
-         "level='county' is not one of ['dataset', 'word', 'hierarchical']"),
+         "level='county' is not one of ['dataset', 'word', 'hierarchical', 'crossed']"),
     ],
 )
 def test_bad_calls_write_nothing(tmp_path: Path, call, message: str) -> None:

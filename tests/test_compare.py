@@ -351,7 +351,7 @@ def test_other_bad_options():
                                          r"\['biased', 'hard'\]"):
         compare_embeddings(REDDIT, "religion", reference="soft")
     with pytest.raises(ValueError, match=r"level='cell' is not one of \['dataset', 'word', "
-                                         r"'hierarchical'\]"):
+                                         r"'hierarchical', 'crossed'\]"):
         compare_embeddings(REDDIT, "religion", level="cell")
     with pytest.raises(ValueError, match="draws must be an integer ≥ 1, got 0"):
         compare_embeddings(REDDIT, "religion", draws=0)

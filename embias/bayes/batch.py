@@ -33,6 +33,7 @@ import hashlib
 import logging
 import multiprocessing
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
@@ -193,6 +194,14 @@ def fit_many(
     from tqdm import tqdm
 
     workers = min(max_workers or 1, len(jobs))
+    if executor is None and workers > 1 and _jax_in_use() and any(
+            job.settings.sampler in JAX_SAMPLERS for job in jobs):
+        warnings.warn(f"fit_many(max_workers={max_workers}): this process has started JAX, "
+                      "whose threads do not survive a fork, so the fits with a JAX sampler "
+                      f"({', '.join(JAX_SAMPLERS)}) run here one after another (each with "
+                      "its chains in parallel; the draws are the same)", RuntimeWarning,
+                      stacklevel=2)
+        workers, max_workers = 1, None
     results: list[BiasFit | None] = [None] * len(jobs)
     bar = tqdm(total=len(jobs), desc="fits", unit="fit", disable=not progress)
     try:
@@ -238,6 +247,16 @@ def fit_many(
                               stacklevel=2)
     return fits
 
+
+
+#: Samplers that run in JAX (a forked worker cannot use JAX once its parent started it).
+JAX_SAMPLERS = ("numpyro", "blackjax")
+
+
+def _jax_in_use() -> bool:
+    """Whether this process has initialised a JAX backend (XLA's thread pools)."""
+    xla_bridge = sys.modules.get("jax._src.xla_bridge")
+    return bool(xla_bridge is not None and xla_bridge.backends_are_initialized())
 
 
 def _with_note(func: Any, job: FitJob) -> BiasFit:

@@ -16,7 +16,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-__all__ = ["CompileCacheWarning", "ensure_compile_cache"]
+__all__ = ["JAX_HOST_DEVICES", "CompileCacheWarning", "ensure_compile_cache", "ensure_jax"]
 
 _KEYS = ("base_compiledir", "compiledir")
 
@@ -64,3 +64,64 @@ def ensure_compile_cache() -> Path | None:
                   "base_compiledir=<a writable folder> to keep compiled models)",
                   CompileCacheWarning, stacklevel=2)
     return fallback
+
+
+#: JAX CPU devices embias asks for when it sets up JAX itself: numpyro runs one chain per
+#: device (``chain_method="parallel"``); with fewer devices than chains numpyro draws the
+#: chains one after another, which gives other draws (XLA compiles the loop differently).
+JAX_HOST_DEVICES = 8
+
+_JAX_READY: list[Path | None] = []
+
+
+def _cache_home() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "embias"
+
+
+def ensure_jax() -> Path | None:
+    """Set JAX up for numpyro, once per process: CPU devices for parallel chains and a
+    persistent compilation cache.
+
+    - Devices: unless ``XLA_FLAGS`` already sets ``--xla_force_host_platform_device_count``
+      (or JAX was imported before), embias asks for :data:`JAX_HOST_DEVICES` host devices,
+      so ``chains`` up to that run in parallel (on as many cores as the machine has).
+    - Cache: an existing ``JAX_COMPILATION_CACHE_DIR`` (or ``jax_compilation_cache_dir``
+      set by the user) is respected; otherwise compiled programs are kept in
+      ``$XDG_CACHE_HOME/embias/jax`` (``~/.cache/embias/jax``). An unusable folder falls
+      back to a per-user temporary folder with one :class:`CompileCacheWarning`.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The cache folder embias chose, or None when the user's setting was kept.
+    """
+    if _JAX_READY:
+        return _JAX_READY[0]
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "jax" not in sys.modules and "xla_force_host_platform_device_count" not in flags:
+        os.environ["XLA_FLAGS"] = \
+            f"{flags} --xla_force_host_platform_device_count={JAX_HOST_DEVICES}".strip()
+    import jax
+
+    chosen: Path | None = None
+    if not (os.environ.get("JAX_COMPILATION_CACHE_DIR")
+            or jax.config.jax_compilation_cache_dir):
+        folder = _cache_home() / "jax"
+        reason = _usable(folder)
+        if reason is not None:
+            uid = os.getuid() if hasattr(os, "getuid") else "user"
+            fallback = Path(tempfile.gettempdir()) / f"embias-jax-{uid}"
+            warnings.warn(f"compile cache folder {str(folder)!r} is unusable ({reason}); "
+                          f"compiling in {str(fallback)!r} instead (set "
+                          "JAX_COMPILATION_CACHE_DIR=<a writable folder> to keep compiled "
+                          "models)", CompileCacheWarning, stacklevel=2)
+            folder = fallback
+            folder.mkdir(parents=True, exist_ok=True)
+        jax.config.update("jax_compilation_cache_dir", str(folder))
+        # a fit's programs compile in well under JAX's default 1 s threshold: keep them all
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
+        chosen = folder
+    _JAX_READY.append(chosen)
+    return chosen

@@ -20,7 +20,7 @@ from ..tables import CONNECTIONS, validate_table
 __all__ = ["CENTRED_MIN_ROWS", "cell_statistics", "choose_centring", "initial_values",
            "row_cells"]
 
-Level = Literal["dataset", "word", "hierarchical"]
+Level = Literal["dataset", "word", "hierarchical", "crossed"]
 
 #: Fewest rows per cell (median over the connection's cells) for centred sampling.
 CENTRED_MIN_ROWS = 10
@@ -173,6 +173,7 @@ def initial_values(
     centred: Sequence[str] = (),
     chains: int,
     random_seed: int,
+    word_kinds: Sequence[str] = (),
 ) -> list[dict[str, np.ndarray]]:
     """Starting points of the chains: moment estimates from the cell statistics, each
     moved by about one approximate posterior sd (uniform, seeded) so the chains start
@@ -201,7 +202,7 @@ def initial_values(
         def move(value: np.ndarray | float, sd: np.ndarray | float) -> np.ndarray:
             return np.asarray(value + rng.uniform(-1.0, 1.0, np.shape(value)) * sd, dtype=float)
 
-        if level == "hierarchical":
+        if level in ("hierarchical", "crossed"):
             s2 = moments["s2"].to_numpy()
             tau = np.sqrt(np.maximum(moments["tau2"].to_numpy(), 0.02**2))
             bar = moments["mean_of_means"].to_numpy()
@@ -213,8 +214,13 @@ def initial_values(
                                          / np.sqrt(2.0 * moments["rows"].to_numpy()))
             coef = move(coef, 1.0 / np.sqrt(precision))
             mask = np.array([float(c in centred) for c in cons])
-            points.append({"bar": bar, "tau": tau, "sigma": sigma,
-                           "coef_raw": mask * coef + (1.0 - mask) * (coef - bar) / tau})
+            point = {"bar": bar, "tau": tau, "sigma": sigma,
+                     "coef_raw": mask * coef + (1.0 - mask) * (coef - bar) / tau}
+            if level == "crossed":  # part of the within-cell spread is the words' own
+                point["sigma"] = sigma * np.sqrt(0.5)
+                point["tau_word"] = np.sqrt(0.5 * s2.mean()) * np.exp(
+                    rng.uniform(-0.5, 0.5, len(word_kinds)))
+            points.append(point)
             continue
         con_mean = moments["weighted_mean"].to_numpy()
         co = con_mean - con_mean.mean()

@@ -99,7 +99,7 @@ def fit_bias_model(
     run = FitSettings.build(settings, **options).resolved()
     sampler_available(run.sampler)
     cells = cell_statistics(table)
-    if run.data == "summary":
+    if run.data == "summary" and run.level != "crossed":
         flat = cells[(cells["n"] >= 2) & (cells["ss"] <= 0)]
         if not flat.empty:
             ex = list(zip(flat["protected_word"], flat["connection"], strict=True))[:5]
@@ -107,7 +107,7 @@ def fit_bias_model(
                              "the sufficient-statistics likelihood needs SS > 0 — use "
                              "data='raw'")
     centred_cons: tuple[str, ...] = ()
-    if run.level == "hierarchical":
+    if run.level in ("hierarchical", "crossed"):
         centred_cons = choose_centring(cells) if run.centred == "auto" else tuple(run.centred)
     t_built = time.perf_counter()
     posterior = sample_posterior(cells, run, table=table, centred=centred_cons,
@@ -182,7 +182,8 @@ class BiasFit:
 
     @property
     def level(self) -> str:
-        """The model level (``"hierarchical"``, ``"word"`` or ``"dataset"``)."""
+        """The model level (``"hierarchical"``, ``"crossed"``, ``"word"`` or
+        ``"dataset"``)."""
         return str(self.settings["level"])
 
     @property
@@ -232,7 +233,8 @@ class BiasFit:
         if key not in cache:
             cache[key] = summarize_posterior(self.posterior, self.cells, ci_prob=ci_prob,
                                              ci_kind=ci_kind, rope=rope,
-                                             word_contrasts=self.level == "hierarchical")
+                                             word_contrasts=self.level in ("hierarchical",
+                                                                           "crossed"))
         return cache[key].copy()
 
     @cached_property

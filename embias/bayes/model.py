@@ -13,6 +13,7 @@ import pandas as pd
 
 from .._validation import check_choice, check_number
 from ..settings import DATA_MODES, DEFAULT_PRIOR_LOCATION, LEVELS
+from .crossed import crossed_design
 from .data import choose_centring, row_cells
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["build_model"]
 
-Level = Literal["dataset", "word", "hierarchical"]
+Level = Literal["dataset", "word", "hierarchical", "crossed"]
 DataMode = Literal["summary", "raw"]
 
 
@@ -41,12 +42,16 @@ def build_model(
         Output of :func:`cell_statistics` (defines the coordinates and, with
         ``data="summary"``, the likelihood).
     level
-        ``"dataset"``, ``"word"`` or ``"hierarchical"`` (see the module notes).
+        ``"dataset"``, ``"word"``, ``"hierarchical"`` or ``"crossed"`` (the hierarchical
+        model plus a random effect per compared word, :mod:`embias.bayes.crossed`).
     data
-        ``"summary"``: likelihood of the cell sufficient statistics (ȳ and SS);
-        ``"raw"``: one Normal term per row of ``table``.
+        ``"summary"``: likelihood of the cell sufficient statistics (ȳ and SS) — at the
+        crossed level, the rows' likelihood with the compared words' effects integrated
+        out in closed form; ``"raw"``: one Normal term per row of ``table`` (crossed:
+        with every word's effect sampled).
     table
-        The cosine table the cells come from; required with ``data="raw"``.
+        The cosine table the cells come from; required with ``data="raw"`` and at the
+        crossed level.
     centred
         Hierarchical level only: connections whose coefficients are sampled centred;
         ``"auto"`` uses :func:`~embias.bayes.data.choose_centring`.
@@ -61,7 +66,16 @@ def build_model(
     pymc.Model
         Coordinates ``protected_word`` and ``connection``; deterministic
         ``connection_mean`` (dims ``connection``) at every level and ``coef`` (dims
-        ``protected_word, connection``) at the word and hierarchical levels.
+        ``protected_word, connection``) at the word, hierarchical and crossed levels;
+        at the crossed level also ``tau_word`` (dims ``word_kind``: the sd of the
+        compared words' effects per kind) and, with ``data="raw"``, ``word_effect``
+        (dims ``word_to_compare``).
+
+    Notes
+    -----
+    Priors of the crossed level: those of the hierarchical model, and
+    τ_u[kind] ~ Exponential(2) (mean 0.5, like τ and σ: weakly informative on the scale
+    of cosine distances, which lie in [0, 2]; the measured word sds are 0.03–0.15).
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -76,24 +90,30 @@ def build_model(
     cell_labels = [f"{w}|{c}" for w, c in zip(cells["protected_word"], cells["connection"],
                                               strict=True)]
     coords: dict[str, Any] = {"protected_word": words, "connection": cons, "cell": cell_labels}
-    if level == "hierarchical":
+    hierarchical = level in ("hierarchical", "crossed")
+    if hierarchical:
         chosen = choose_centring(cells) if centred == "auto" else tuple(centred)
         unknown = sorted(set(chosen) - set(cons))
         if unknown:
             raise ValueError(f"centred={list(chosen)} names connections {unknown} that are not "
                              f"in the table ({cons})")
         centred_mask = np.array([float(c in chosen) for c in cons])
-    if data == "raw":
+    if data == "raw" or level == "crossed":
         if table is None:
-            raise ValueError("data='raw' needs the table (table=...)")
+            raise ValueError(f"data={data!r} at level={level!r} needs the table (table=...)")
         row_cell = row_cells(table, cells)
         coords["row"] = np.arange(len(table))
+    if level == "crossed":
+        assert table is not None
+        design = crossed_design(table, cells)
+        coords["word_to_compare"] = design.words
+        coords["word_kind"] = design.kinds
 
     with pm.Model(coords=coords) as model:
         cell_word = pm.Data("cell_word", w_idx, dims="cell")
         cell_connection = pm.Data("cell_connection", c_idx, dims="cell")
         location = pm.Data("prior_location", np.asarray(prior_location, dtype=float))
-        if level == "hierarchical":
+        if hierarchical:
             bar = pm.Normal("bar", mu=location, sigma=0.3, dims="connection")
             tau = pm.Exponential("tau", lam=2.0, dims="connection")
             sigma = pm.Exponential("sigma", lam=2.0, dims="connection")
@@ -126,7 +146,50 @@ def build_model(
                 cell_mu = coef[cell_word, cell_connection]
             cell_sigma = sigma * pt.ones_like(cell_mu)
 
-        if data == "summary":
+        if level == "crossed":
+            tau_word = pm.Exponential("tau_word", lam=2.0, dims="word_kind")
+            word_kind = pm.Data("word_kind_index", design.word_kind, dims="word_to_compare")
+            if data == "raw":
+                row_index = pm.Data("row_cell", row_cell, dims="row")
+                row_word = pm.Data("row_word", design.row_word, dims="row")
+                y = pm.Data("cosine_distance_data", table["cosine_distance"].to_numpy(float),
+                            dims="row")
+                row_mu = cell_mu[row_index]
+                row_sigma = cell_sigma[row_index]
+                offset = pm.Normal("word_offset", 0.0, 1.0, dims="word_to_compare")
+                u = pm.Deterministic("word_effect", tau_word[word_kind] * offset,
+                                     dims="word_to_compare")
+                pm.Normal("cosine_distance", mu=row_mu + u[row_word], sigma=row_sigma,
+                          observed=y, dims="row")
+            else:
+                # u integrated out (module notes of embias.bayes.crossed): the likelihood
+                # of all rows from the cell statistics and the words' counts and sums
+                shape = (len(words), len(cons))
+                n_pc = pm.Data("cell_n", cells["n"].to_numpy(float).reshape(shape),
+                               dims=("protected_word", "connection"))
+                ybar = pm.Data("cell_mean_data", cells["mean"].to_numpy(float).reshape(shape),
+                               dims=("protected_word", "connection"))
+                ss = pm.Data("cell_ss_data", cells["ss"].to_numpy(float).reshape(shape),
+                             dims=("protected_word", "connection"))
+                model.add_coord("count_pattern", np.arange(len(design.patterns)))
+                patterns = pm.Data("pattern_cell_count", design.patterns,
+                                   dims=("count_pattern", "protected_word", "connection"))
+                word_pattern = pm.Data("word_pattern", design.word_pattern,
+                                       dims="word_to_compare")
+                total = pm.Data("word_sum", design.word_sum,
+                                dims=("word_to_compare", "connection"))
+                inv_var = sigma**-2                                      # (connection,)
+                rows_per_con = pt.sum(n_pc, axis=0)
+                within = pt.sum((ss + n_pc * (ybar - coef) ** 2) * inv_var[None, :])
+                fitted = pt.sum(patterns * coef[None, :, :], axis=1)     # (pattern, con)
+                b = pt.sum((total - fitted[word_pattern]) * inv_var[None, :], axis=1)
+                c = (pt.sum(patterns, axis=1) @ inv_var)[word_pattern]
+                t2 = tau_word[word_kind] ** 2
+                denom = 1.0 + t2 * c
+                pm.Potential("cosine_distance_marginal", -0.5 * (
+                    len(table) * np.log(2.0 * np.pi) + pt.sum(rows_per_con * pt.log(sigma**2))
+                    + pt.sum(pt.log(denom)) + within - pt.sum(t2 * b**2 / denom)))
+        elif data == "summary":
             n = cells["n"].to_numpy(dtype=np.int64)
             multi = np.flatnonzero(n >= 2)
             coords_multi = [cell_labels[i] for i in multi]

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..settings import FitSettings
+from .cache import ensure_jax
+from .crossed import crossed_design, draw_word_effects
 from .data import initial_values
 from .model import build_model
 
@@ -36,11 +38,11 @@ _COMPILED: dict[tuple[Any, ...], Any] = {}
 _COMPILE_LOCK = threading.Lock()
 
 
-def _shape_key(cells: pd.DataFrame, level: str) -> tuple[Any, ...]:
-    words = cells["protected_word"].nunique()
-    cons = tuple(dict.fromkeys(cells["connection"]))
-    multi = int((cells["n"].to_numpy() >= 2).sum())
-    return (level, words, cons, multi)
+def _shape_key(model: Any, run: FitSettings) -> tuple[Any, ...]:
+    """What one compiled model serves: the level, the data mode and the shapes of every
+    data container (tables differing only in their values share one compile)."""
+    shapes = tuple(sorted((v.name, tuple(v.get_value().shape)) for v in model.data_vars))
+    return (run.level, run.data, shapes)
 
 
 def compiled_shapes() -> list[tuple[Any, ...]]:
@@ -68,7 +70,7 @@ def _sample_nutpie(cells: pd.DataFrame, run: FitSettings, model: Any,
                    *, progressbar: bool) -> DataTree:
     import nutpie
 
-    key = _shape_key(cells, run.level)
+    key = _shape_key(model, run)
     with _COMPILE_LOCK:
         compiled = _COMPILED.get(key)
         if compiled is None:
@@ -100,15 +102,73 @@ def sample_posterior(
     """
     model = build_model(cells, level=run.level, data=run.data,  # type: ignore[arg-type]
                         table=table, centred=centred, prior_location=run.prior_location)
-    if run.sampler == "nutpie" and run.data == "summary":
-        return _sample_nutpie(cells, run, model, progressbar=progressbar)
+    if run.sampler == "nutpie":
+        tree = _sample_nutpie(cells, run, model, progressbar=progressbar)
+    else:
+        tree = _sample_pymc(cells, run, model, centred=centred, progressbar=progressbar)
+    if run.level == "crossed" and "word_effect" not in tree["posterior"]:
+        tree = _with_word_effects(tree, cells, run, table)
+    return tree
+
+
+def _with_word_effects(tree: DataTree, cells: pd.DataFrame, run: FitSettings,
+                       table: pd.DataFrame | None) -> DataTree:
+    """Add the compared words' effects, drawn from their exact conditional, to the
+    posterior of the crossed model fitted with u integrated out."""
+    import xarray as xr
+
+    assert table is not None
+    design = crossed_design(table, cells)
+    u = draw_word_effects(tree, table, cells, design, random_seed=int(run.random_seed or 0))
+    post = tree["posterior"].to_dataset()
+    post["word_effect"] = xr.DataArray(
+        u, dims=("chain", "draw", "word_to_compare"),
+        coords={"chain": post["chain"], "draw": post["draw"], "word_to_compare": design.words})
+    groups = {name: tree[name].to_dataset() for name in tree.children}
+    groups["posterior"] = post
+    return xr.DataTree.from_dict(groups)
+
+
+def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
+                 centred: Sequence[str], progressbar: bool) -> DataTree:
+    """``pm.sample`` with PyMC's own NUTS or numpyro/blackjax through JAX."""
     import pymc as pm
 
     start: dict[str, Any] = {}
-    if run.sampler == "pymc":  # the external samplers take no per-chain starting points
-        start = {"init": "adapt_diag",
-                 "initvals": initial_values(cells, level=run.level,  # type: ignore[arg-type]
-                                            centred=centred, chains=run.chains,
-                                            random_seed=int(run.random_seed or 0))}
-    return pm.sample(**run.sampling_kwargs(), progressbar=progressbar,
-                     compute_convergence_checks=False, model=model, **start)
+    kinds = list(model.coords.get("word_kind") or ())
+    initvals = initial_values(cells, level=run.level,  # type: ignore[arg-type]
+                              centred=centred, chains=run.chains,
+                              random_seed=int(run.random_seed or 0), word_kinds=kinds)
+    if run.sampler == "pymc":
+        start = {"init": "adapt_diag", "initvals": initvals}
+    elif run.sampler == "numpyro":
+        # one chain per JAX CPU device (ensure_jax): the draws do not depend on ``cores``
+        ensure_jax()
+        start = {"initvals": initvals}
+    kwargs = run.sampling_kwargs()
+    if run.sampler == "numpyro":
+        kwargs["nuts"] = {**kwargs["nuts"], "chain_method": "parallel"}
+        if run.level == "crossed":
+            kwargs["nuts"]["dense_mass"] = True
+    tree = pm.sample(**kwargs, progressbar=progressbar, compute_convergence_checks=False,
+                     model=model, **start)
+    return _as_numpy(tree) if run.sampler in ("numpyro", "blackjax") else tree
+
+
+def _as_numpy(tree: DataTree) -> DataTree:
+    """The JAX samplers leave JAX arrays in the DataTree: make every variable a NumPy
+    array (float64 for floating point), as PyMC's own sampler gives."""
+    import numpy as np
+    import xarray as xr
+
+    def convert(ds: xr.Dataset) -> xr.Dataset:
+        out = ds.copy()
+        for name, var in ds.data_vars.items():
+            values = np.asarray(var.values)
+            if np.issubdtype(values.dtype, np.floating):
+                values = values.astype(np.float64)
+            out[name] = (var.dims, values, var.attrs)
+        return out
+
+    return xr.DataTree.from_dict({name: convert(tree[name].to_dataset())
+                                  for name in tree.children})

@@ -26,6 +26,7 @@ from ..settings import (
     DEFAULT_CI_PROB,
     DEFAULT_DRAWS,
     DEFAULT_ROPE,
+    DEFAULT_SAMPLER,
     DEFAULT_TARGET_ACCEPT,
     DEFAULT_TUNE,
     LEVELS,
@@ -165,7 +166,7 @@ def add_sampler_options(parser: argparse.ArgumentParser, *, seed: int | None = N
                        help=f"number of chains{per} (default %(default)s)")
     group.add_argument("--cores", type=int, default=None, metavar="N",
                        help="chains run in parallel (default: min(chains, CPUs))")
-    group.add_argument("--sampler", choices=SAMPLERS, default="pymc",
+    group.add_argument("--sampler", choices=SAMPLERS, default=DEFAULT_SAMPLER,
                        help="NUTS implementation (default %(default)s)")
     group.add_argument("--target-accept", type=probability("target_accept"),
                        default=DEFAULT_TARGET_ACCEPT, metavar="P",
