@@ -152,8 +152,8 @@ class PredictiveCheck:
 
 
 
-def _cell_location_scale(posterior: DataTree, cells: pd.DataFrame
-                         ) -> tuple[np.ndarray, np.ndarray]:
+def _cell_location_scale(posterior: DataTree, cells: pd.DataFrame, *,
+                         new_words: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Posterior draws (sample × cell) of each cell's mean and residual sd."""
     post = posterior["posterior"].to_dataset()
     words = xr.DataArray(cells["protected_word"].to_numpy(), dims="cell")
@@ -165,6 +165,13 @@ def _cell_location_scale(posterior: DataTree, cells: pd.DataFrame
     sigma = post["sigma"]
     sigma = sigma.sel(connection=cons) if "connection" in sigma.dims else \
         sigma.expand_dims(cell=len(cells))
+    if new_words and "tau_word" in post:
+        # crossed level: a new row comes with a new compared word of the cell's kind
+        from .crossed import WORD_KIND_OF_CONNECTION
+
+        kinds = xr.DataArray([WORD_KIND_OF_CONNECTION[str(c)] for c in cells["connection"]],
+                             dims="cell")
+        sigma = np.sqrt(sigma**2 + post["tau_word"].sel(word_kind=kinds) ** 2)
     mu = mu.stack(sample=("chain", "draw")).transpose("sample", "cell").values
     sigma = sigma.stack(sample=("chain", "draw")).transpose("sample", "cell").values
     return mu, sigma
@@ -183,7 +190,9 @@ def posterior_predictive_check(
     A new distance in cell (pw, con) is drawn as y* ~ Normal(μ_cell, σ_cell) for every
     posterior draw (repeated until there are at least ``min_predictive_draws`` per cell);
     the equal-tailed ``ci_probs`` intervals of y* are compared with every observed row
-    of the cell. A well-calibrated model covers about ``ci_prob`` of the rows.
+    of the cell. A well-calibrated model covers about ``ci_prob`` of the rows. At the
+    crossed level the new row comes with a new compared word of the cell's kind:
+    y* ~ Normal(μ_cell, √(σ² + τ_u²)).
 
     Parameters
     ----------
@@ -206,7 +215,7 @@ def posterior_predictive_check(
         raise ValueError(f"ci_probs must be probabilities in (0, 1), got {list(ci_probs)!r}")
     rng = np.random.default_rng(random_seed)
     cells = fit.cells
-    mu, sigma = _cell_location_scale(fit.posterior, cells)
+    mu, sigma = _cell_location_scale(fit.posterior, cells, new_words=True)
     reps = max(1, math.ceil(min_predictive_draws / mu.shape[0]))
     y_rep = mu[None] + sigma[None] * rng.standard_normal((reps, *mu.shape))
     y_rep = y_rep.reshape(-1, mu.shape[1])

@@ -204,8 +204,11 @@ class BiasFit:
         hierarchical model; m + co[con] or mean_pw m[pw] + co[con] otherwise);
         ``contrast`` per pair of :data:`CONTRASTS` (associated − none, associated −
         different, different − none, human − none); ``word_coefficient`` per protected
-        word × connection (word and hierarchical levels) and ``word_contrast`` per
-        protected word × contrast (hierarchical level).
+        word × connection (word, hierarchical and crossed levels) and ``word_contrast``
+        per protected word × contrast (hierarchical and crossed levels); at the crossed
+        level also ``compared_word_sd`` per word kind (τ_u: attribute, neutral, human)
+        and ``compared_word_effect`` per compared word (u: which words pull the rows of
+        every protected word up or down), with their kind in ``word_kind``.
 
         Parameters
         ----------

@@ -106,7 +106,7 @@ def sample_posterior(
         tree = _sample_nutpie(cells, run, model, progressbar=progressbar)
     else:
         tree = _sample_pymc(cells, run, model, centred=centred, progressbar=progressbar)
-    if run.level == "crossed" and "word_effect" not in tree["posterior"]:
+    if run.level == "crossed":
         tree = _with_word_effects(tree, cells, run, table)
     return tree
 
@@ -114,16 +114,24 @@ def sample_posterior(
 def _with_word_effects(tree: DataTree, cells: pd.DataFrame, run: FitSettings,
                        table: pd.DataFrame | None) -> DataTree:
     """Add the compared words' effects, drawn from their exact conditional, to the
-    posterior of the crossed model fitted with u integrated out."""
+    posterior of the crossed model fitted with u integrated out, and every compared
+    word's kind as a coordinate."""
+    import numpy as np
     import xarray as xr
 
     assert table is not None
     design = crossed_design(table, cells)
-    u = draw_word_effects(tree, table, cells, design, random_seed=int(run.random_seed or 0))
     post = tree["posterior"].to_dataset()
-    post["word_effect"] = xr.DataArray(
-        u, dims=("chain", "draw", "word_to_compare"),
-        coords={"chain": post["chain"], "draw": post["draw"], "word_to_compare": design.words})
+    if "word_effect" not in post:  # u was integrated out: draw it from its conditional
+        u = draw_word_effects(tree, table, cells, design,
+                              random_seed=int(run.random_seed or 0))
+        post["word_effect"] = xr.DataArray(
+            u, dims=("chain", "draw", "word_to_compare"),
+            coords={"chain": post["chain"], "draw": post["draw"],
+                    "word_to_compare": design.words})
+    # each compared word's kind travels with the draws (a coordinate, not a parameter)
+    post = post.assign_coords(compared_word_kind=(
+        "word_to_compare", np.asarray(design.kinds, dtype=object)[design.word_kind]))
     groups = {name: tree[name].to_dataset() for name in tree.children}
     groups["posterior"] = post
     return xr.DataTree.from_dict(groups)

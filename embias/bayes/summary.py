@@ -105,6 +105,9 @@ def summarize_posterior(
             word_contrast = contrast_draws(post["coef"])
             if word_contrast is not None:
                 derived["word_contrast"] = word_contrast
+    if "tau_word" in post:
+        derived["tau_word"] = post["tau_word"]
+        derived["word_effect"] = post["word_effect"]
     ds = xr.Dataset(derived)
     ci = _interval(ds, float(ci_prob), ci_kind)
     mean = ds.mean(("chain", "draw"))
@@ -156,7 +159,22 @@ def summarize_posterior(
                                  "connection": "", "protected_word": word,
                                  "protected_class": class_of.get(word, ""), "contrast": name,
                                  **contrast_extra("word_contrast", sel)})
+    if "tau_word" in post:  # crossed level: the compared words as a sample
+        kinds = [str(k) for k in post["word_kind"].values]
+        kind_of = dict(zip(post["word_to_compare"].values,
+                           post["compared_word_kind"].values, strict=True))
+        for kind in kinds:
+            rows.append({**base("compared_word_sd", kind, "tau_word", {"word_kind": kind}),
+                         "connection": "", "protected_word": "", "protected_class": "",
+                         "contrast": "", "word_kind": kind})
+        for word in post["word_to_compare"].values:
+            rows.append({**base("compared_word_effect", str(word), "word_effect",
+                                {"word_to_compare": word}),
+                         "connection": "", "protected_word": "", "protected_class": "",
+                         "contrast": "", "word_kind": str(kind_of[word])})
     table = interval_table(rows, ci_prob=float(ci_prob), ci_kind=ci_kind)
+    if "word_kind" in table.columns:
+        table["word_kind"] = table["word_kind"].fillna("")
     is_contrast = table["estimand"].isin(["contrast", "word_contrast"]).to_numpy()
     decision = np.where(is_contrast,
                         rope_decision(table["lower"], table["upper"], float(rope)), "")
