@@ -11,12 +11,16 @@ tables
 classic scores
     :func:`weat`, :func:`weat_test`, :func:`weat_pairs`, :func:`weat_effect_size`,
     :func:`mac`, :func:`mac_ttest`, :func:`classic_scores`, :func:`classic_changes`,
-    :func:`weat_overview`
+    :func:`weat_overview`, :func:`weat_item_bootstrap`
 fit
-    :class:`FitSettings`, :func:`fit_bias_model`, :func:`fit_study_model`,
+    :class:`FitSettings`, :func:`fit_bias_model` (levels dataset, word, hierarchical,
+    crossed), :func:`compare_models`, :func:`pointwise_log_likelihood`, :func:`fit_study_model`,
     :func:`fit_religion_model`, :func:`fit_race_model`, :func:`fit_gender_model`,
     :func:`load_fit`, :func:`save_fit`, :class:`FitJob`, :func:`fit_many`,
     :func:`study_jobs`
+sentence encoders
+    :func:`default_encoder` (offline all-MiniLM-L6-v2), :func:`as_encoder`,
+    :func:`sentence_table`, :func:`seat_test`, :func:`seat_overview`
 compare
     :func:`compare_embeddings`, :func:`fit_change_model`
 simulate
@@ -84,8 +88,24 @@ _EXPORTS: dict[str, str] = {
     "plot_forest": "plots", "plot_bias_fit": "plots", "plot_comparison": "plots",
     "plot_predictive_check": "plots", "plot_weat_simulations": "plots",
     "plot_simulated_table": "plots",
+    "compare_models": "bayes.loo",
+    "pointwise_log_likelihood": "bayes.loo",
+    "as_encoder": "encoders",
+    "default_encoder": "encoders",
+    "SentenceEncoder": "encoders",
+    "MiniLMEncoder": "encoders",
+    "sentence_table": "sentences",
+    "seat_test": "sentences",
+    "seat_overview": "sentences",
+    "word_sentences": "sentences",
+    "load_templates": "sentences",
+    "load_word_kinds": "sentences",
+    "weat_item_bootstrap": "classic",
+    "WeatBootstrap": "classic",
+    "simulate_weat_bootstrap_coverage": "simulate",
 }
-_SUBMODULES = ("classifier", "report", "plots", "bayes", "settings", "studies")
+_SUBMODULES = ("classifier", "report", "plots", "bayes", "settings", "studies", "encoders",
+               "sentences")
 
 __all__ = [
     "PUBLISHED_FIGURES",
@@ -97,15 +117,19 @@ __all__ = [
     "FitJob",
     "FitSettings",
     "MacResult",
+    "MiniLMEncoder",
     "MissingWords",
     "MissingWordsError",
     "PredictiveCheck",
+    "SentenceEncoder",
     "Study",
+    "WeatBootstrap",
     "WeatDistribution",
     "WeatResult",
     "WeatSimulation",
     "__version__",
     "align_tables",
+    "as_encoder",
     "bayes",
     "bias_subspace",
     "cell_statistics",
@@ -114,8 +138,11 @@ __all__ = [
     "classifier",
     "combine_interval_tables",
     "compare_embeddings",
+    "compare_models",
     "cosine_table",
+    "default_encoder",
     "difference_table",
+    "encoders",
     "exact_weat_distribution",
     "fit_bias_model",
     "fit_change_model",
@@ -131,6 +158,8 @@ __all__ = [
     "load_fit",
     "load_published_table",
     "load_study",
+    "load_templates",
+    "load_word_kinds",
     "mac",
     "mac_ttest",
     "plot_bias_fit",
@@ -140,11 +169,17 @@ __all__ = [
     "plot_simulated_table",
     "plot_weat_simulations",
     "plots",
+    "pointwise_log_likelihood",
     "report",
     "rope_decision",
     "save_fit",
+    "seat_overview",
+    "seat_test",
+    "sentence_table",
+    "sentences",
     "settings",
     "simulate_weat",
+    "simulate_weat_bootstrap_coverage",
     "simulate_weat_grid",
     "simulated_cosine_table",
     "soft_debias",
@@ -157,9 +192,11 @@ __all__ = [
     "to_markdown",
     "weat",
     "weat_effect_size",
+    "weat_item_bootstrap",
     "weat_overview",
     "weat_pairs",
     "weat_test",
+    "word_sentences",
 ]
 
 
@@ -200,8 +237,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         save_fit,
         study_jobs,
     )
+    from .bayes.loo import compare_models, pointwise_log_likelihood
     from .classic import (
         MacResult,
+        WeatBootstrap,
         WeatResult,
         classic_changes,
         classic_scores,
@@ -209,12 +248,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         mac_ttest,
         weat,
         weat_effect_size,
+        weat_item_bootstrap,
         weat_overview,
         weat_pairs,
         weat_test,
     )
     from .debias import DebiasResult, bias_subspace, hard_debias, soft_debias
     from .embeddings import MissingWords, MissingWordsError, load_embeddings
+    from .encoders import MiniLMEncoder, SentenceEncoder, as_encoder, default_encoder
     from .plots import (
         plot_bias_fit,
         plot_comparison,
@@ -230,6 +271,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         stack_interval_tables,
         to_markdown,
     )
+    from .sentences import (
+        load_templates,
+        load_word_kinds,
+        seat_overview,
+        seat_test,
+        sentence_table,
+        word_sentences,
+    )
     from .settings import FitSettings
     from .simulate import (
         PUBLISHED_FIGURES,
@@ -238,6 +287,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         exact_weat_distribution,
         largest_weat_index,
         simulate_weat,
+        simulate_weat_bootstrap_coverage,
         simulate_weat_grid,
         simulated_cosine_table,
         summarize_simulations,
