@@ -24,6 +24,7 @@ import pytest
 import embias
 from embias.audit import audit_report
 from embias.audit.content import table_weat_tests
+from embias.audit.render import number
 from embias.cli import main
 
 pytestmark = pytest.mark.xdist_group("audit")
@@ -149,7 +150,8 @@ def test_page_numbers_equal_the_fits_interval_table(page, fit):
                  for li in ul.iter("li")]
     for (_, row), sentence in zip(top[top["estimand"] == "contrast"].iterrows(), sentences,
                                   strict=False):
-        assert f"{row['estimate']:.3f} [{row['lower']:.3f}, {row['upper']:.3f}]" in sentence
+        shown = [number(row[c]) for c in ("estimate", "lower", "upper")]
+        assert f"{shown[0]} [{shown[1]}, {shown[2]}]" in sentence
         assert row["rope_decision"] in sentence
 
 
@@ -217,6 +219,32 @@ def test_page_rebuilds_from_the_saved_fit_without_refitting(page, fit, tmp_path,
     (entry,) = collect_fits(Path(fit.path).parent, study="religion", embeddings=None,
                             levels=None)
     assert entry.fit.path == fit.path and entry.label == "glove-6b-50d"
+    (entry,) = collect_fits(Path(fit.path).parent, study="religion",
+                            embeddings={"glove": "glove-6b-50d"}, levels=["hierarchical"])
+    assert entry.label == "glove" and entry.anchor == "glove-hierarchical"
+
+
+def test_report_that_fits_reuses_the_identical_saved_fit(fit, models, tmp_path,
+                                                         monkeypatch, capsys):
+    import embias.bayes.fit as fitting
+
+    def no_sampling(*args, **kwargs):
+        raise AssertionError("the report sampled")
+
+    monkeypatch.setattr(fitting, "sample_posterior", no_sampling)
+    out = tmp_path / "fitted.html"
+    argv = ["report", "religion", "--draws", "300", "--tune", "300", "--chains", "2",
+            "--seed", "11", "--sampler", "pymc", "--models", str(models), "--out", str(out),
+            "--no-progress"]
+    assert main(argv) == 0
+    assert capsys.readouterr().out.strip() == f"audit report: {out}"
+    reproduce = parse(out.read_text(encoding="utf-8")).find(".//section[@id='reproduce']")
+    commands = [text(code) for code in reproduce.iter("code")]
+    # the command as given (options in the parser's order; --chains 2 is the default),
+    # then the rebuild from the saved fit
+    assert commands[0] == ("embias report religion --draws 300 --tune 300 --sampler pymc "
+                           f"--seed 11 --models {models} --out {out} --no-progress")
+    assert commands[1] == f"embias report religion --from {fit.path} --out {out}"
 
 
 def test_several_fits_and_parts_computed_elsewhere(fit):

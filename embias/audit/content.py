@@ -437,8 +437,8 @@ def contrast_sentence(row: pd.Series) -> str:
     est, lo, hi = float(row["estimate"]), float(row["lower"]), float(row["upper"])
     rope = float(row["rope"])
     label = interval_label(float(row["ci_prob"]), str(row["ci_kind"]))
-    head = (f"{a} − {b} = {est:.3f} [{lo:.3f}, {hi:.3f}] ({label}; ROPE ±{rope:g}, "
-            f"P(> 0) = {float(row['prob_gt_0']):.3f}): ")
+    head = (f"{a} − {b} = {number(est)} [{number(lo)}, {number(hi)}] ({label}; ROPE ±{rope:g}, "
+            f"P(> 0) = {number(float(row['prob_gt_0']))}): ")
     what_a, what_b = CONNECTION_MEANING.get(a, f"{a} words"), CONNECTION_MEANING.get(
         b, f"{b} words")
     decision = row["rope_decision"]
@@ -459,11 +459,12 @@ def change_sentence(row: pd.Series) -> str:
     est, lo, hi = float(row["estimate"]), float(row["lower"]), float(row["upper"])
     rope = float(row["rope"]) if "rope" in row and row["rope"] == row["rope"] else 0.0
     label = interval_label(float(row["ci_prob"]), str(row["ci_kind"]))
-    what = ("the mean distance to " + CONNECTION_MEANING.get(str(row["group"]), str(row["group"]))
+    group = str(row["group"])
+    what = (f"mean distance of the {group} rows (to {CONNECTION_MEANING.get(group, group)})"
             if row["estimand"] == "change_connection_mean"
-            else f"the contrast {str(row['group']).replace(' - ', ' − ')}")
-    head = (f"{row['embedding']} − {row['reference']}, {what}: {est:.3f} [{lo:.3f}, {hi:.3f}] "
-            f"({label}; ROPE ±{rope:g}): ")
+            else f"contrast {group.replace(' - ', ' − ')}")
+    head = (f"{row['embedding']} − {row['reference']}, {what}: {number(est)} "
+            f"[{number(lo)}, {number(hi)}] ({label}; ROPE ±{rope:g}): ")
     decision = row["rope_decision"]
     if decision == CREDIBLE_DIFFERENCE:
         return head + f"a credible change ({'up' if est > 0 else 'down'})."
