@@ -181,7 +181,7 @@ RESAMPLE_OPTIONS: tuple[str, ...] = ("targets and attributes", "targets")
 #: effect size's bootstrap distribution (a percentile interval), which is what
 #: :data:`embias.report.CI_KINDS` calls ``"simulation"``; the interval table's
 #: ``resampled`` column says which word lists were resampled.
-ITEM_BOOTSTRAP_CI_KIND = "simulation"
+ITEM_BOOTSTRAP_CI_KIND = "bootstrap"
 #: A replicate whose resampled s values have an sd at most this (times max(1, max |sim|))
 #: has no effect size (0/0); it is redrawn and counted (``WeatBootstrap.n_redrawn``).
 DEGENERATE_SD = 1e-12

@@ -62,6 +62,7 @@ CI_KINDS: Mapping[str, str] = {
     "bernstein": "Bernstein-bound confidence interval (Ethayarajh 2020)",
     "hoeffding": "Hoeffding-bound confidence interval",
     "simulation": "central interval of the statistic's simulated distribution",
+    "bootstrap": "percentile interval of the statistic over resampled items (words)",
     "t": "Student-t confidence interval",
     "normal": "normal-approximation confidence interval",
     "none": "point estimate only (no interval)",
