@@ -323,6 +323,34 @@ def test_the_comparison_across_embeddings(tmp_path):
     assert f"--comparison {csv} --out report.html" in command
 
 
+def test_compared_words_that_move_their_rows(fit):
+    # the crossed level's rows (compared_word_effect, compared_word_sd) added by hand to a
+    # copy of the fit's interval table: every attribute word, then the 5 control words of
+    # each kind with the largest |u|, largest first
+    from embias.audit.content import word_effect_tables
+    from embias.audit.sources import FitEntry
+    from embias.report import interval_table
+
+    words = {"greedy": ("attribute", 0.05), "terrorist": ("attribute", -0.20),
+             **{f"n{i}": ("neutral", (-1) ** i * i / 100) for i in range(1, 9)},
+             "h1": ("human", 0.01)}
+    rows = [{"estimand": "compared_word_effect", "group": w, "estimate": u,
+             "lower": u - 0.01, "upper": u + 0.01, "word_kind": kind}
+            for w, (kind, u) in words.items()]
+    rows.append({"estimand": "compared_word_sd", "group": "neutral", "estimate": 0.1,
+                 "lower": 0.09, "upper": 0.11, "word_kind": "neutral"})
+    crossed = fit.replace(settings={**fit.settings, "level": "crossed"}, path=None)
+    table = pd.concat([fit.to_interval_table(), interval_table(rows, ci_prob=0.89,
+                                                              ci_kind="hdi")],
+                      ignore_index=True)
+    crossed.restore_post_processing(interval_table=table)
+    (shown,) = word_effect_tables([FitEntry("glove", crossed)], ci_prob=0.89, ci_kind="hdi",
+                                  rope=0.02)
+    assert [r[0].text for r in shown.rows] == ["terrorist", "greedy", "n8", "n7", "n6",
+                                               "n5", "n4", "h1"]
+    assert [r[2].text for r in shown.rows][:3] == ["-0.200", "0.050", "0.080"]
+
+
 def test_seat_with_the_offline_encoder(fit):
     pytest.importorskip("onnxruntime", reason="SEAT needs the 'sentence' extra")
     from embias.encoders import default_encoder

@@ -450,6 +450,8 @@ def audit_report(
                   for e in entries],
         "model_comparison": optional["model_comparison"],
         "word_influence": optional["word_influence"],
+        "word_effects": content.word_effect_tables(entries, ci_prob=ci_prob, ci_kind=ci_kind,
+                                                   rope=rope),
         "across": content.across_section(compared, labels=labels, fmt=figures),
         "reproduce": content.reproduce_section(
             entries, comparison=compared, commands=commands,

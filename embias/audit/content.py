@@ -536,11 +536,53 @@ def bayes_block(
                                      id=f"word-contrasts-{entry.anchor}",
                                      caption="Word-level contrasts (estimate [lower, upper] "
                                              "and the ROPE decision)")
+    sds = table[table["estimand"] == "compared_word_sd"]
+    word_sds = (frame_table(_with_interval_label(sds), id=f"word-sd-{entry.anchor}",
+                            columns={"group": "word kind", "estimate": "τ_u", "lower": "lower",
+                                     "upper": "upper", "interval": "interval"},
+                            caption="Spread of the compared words' own offsets u[w] "
+                                    "(cosine distance), per kind of word")
+                if not sds.empty else None)
     return {"anchor": entry.anchor, "label": entry.label, "level": entry.level,
-            "model": LEVEL_MEANING.get(entry.level, entry.level),
+            "model": LEVEL_MEANING.get(entry.level, entry.level), "word_sds": word_sds,
             "data": str(fit.settings.get("data", "")), "table": main,
             "sentences": sentences, "forest": forest, "words": word_table,
             "word_contrasts": word_contrasts}
+
+
+# =========================================================================== words
+def word_effect_tables(
+    entries: Sequence[FitEntry],
+    *,
+    ci_prob: float,
+    ci_kind: str,
+    rope: float,
+    top: int = 5,
+) -> list[Table]:
+    """For every fit of the crossed level: the compared words whose own offset u[w] moves
+    their rows the most — every attribute word, and the ``top`` control words of each kind
+    with the largest |u| (largest first within each kind)."""
+    tables = []
+    for e in entries:
+        table = e.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
+        effects = table[table["estimand"] == "compared_word_effect"]
+        if effects.empty:
+            continue
+        ranked = effects.assign(size=effects["estimate"].abs()).sort_values(
+            "size", ascending=False, kind="stable")
+        kinds = list(dict.fromkeys(["attribute", *ranked["word_kind"]]))
+        ranked = pd.concat([part if kind == "attribute" else part.head(top)
+                            for kind in kinds
+                            for part in [ranked[ranked["word_kind"] == kind]]])
+        tables.append(frame_table(
+            _with_interval_label(ranked), id=f"word-effects-{e.anchor}",
+            columns={"group": "compared word", "word_kind": "kind", "estimate": "u[w]",
+                     "lower": "lower", "upper": "upper", "interval": "interval"},
+            caption=f"{e.label}, {e.level} model: own offsets u[w] of every attribute word "
+                    f"and of the {top} control words of each kind with the largest ones (of "
+                    f"{len(effects)} compared words) — how far each word moves all of its "
+                    "rows (positive: farther from every protected word)"))
+    return tables
 
 
 # =========================================================================== trust
