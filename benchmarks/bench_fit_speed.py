@@ -28,7 +28,11 @@ Configurations:
 * ``blackjax`` — ``pm.sample(nuts_sampler="blackjax")`` (reported as failing when it does);
 * ``embias-nutpie`` — ``embias.fit_bias_model(table, sampler="nutpie")``: nutpie compiled
   once per model shape in the process (``embias.bayes.sampling``), the table's data fed
-  through ``with_data``.
+  through ``with_data``;
+* ``embias-default`` — ``embias.fit_bias_model(table)``: the default sampler (numpyro,
+  parallel chains on JAX CPU devices, persistent compilation cache set up by embias);
+* ``embias-crossed`` — ``embias.fit_bias_model(table, level="crossed")``: the compared words
+  as a random effect, integrated out (dense mass matrix), default sampler.
 
 Then the batch figure: :func:`embias.fit_many` with ``sampler="nutpie"`` on N perturbed
 copies of the religion table (same shape; cold, in a fresh process with fresh caches), every
@@ -60,7 +64,11 @@ import tempfile
 import time
 
 CONFIGS = ("pymc", "nutpie", "nutpie-frozen", "numpyro-parallel", "numpyro-vectorized",
-           "blackjax", "embias-nutpie")
+           "blackjax", "embias-nutpie", "embias-default", "embias-crossed")
+#: embias's own paths: (sampler, level) given to fit_bias_model (None: the default)
+EMBIAS_PATHS = {"embias-nutpie": ("nutpie", "hierarchical"),
+                "embias-default": (None, "hierarchical"),
+                "embias-crossed": (None, "crossed")}
 
 CHILD = r"""
 import json, os, sys, time, warnings
@@ -69,7 +77,7 @@ import logging; logging.disable(logging.WARNING)
 cfg = json.loads(sys.argv[1])
 t0 = time.perf_counter()
 name, draws, tune, seed = cfg["name"], cfg["draws"], cfg["tune"], cfg["seed"]
-if name.startswith(("numpyro", "blackjax", "batch")):
+if name.startswith(("numpyro", "blackjax", "batch")):  # embias's own paths set JAX up
     import jax
     jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
@@ -82,9 +90,11 @@ cells = cell_statistics(table)
 centred = choose_centring(cells)
 t_table = time.perf_counter()
 out = {"name": name}
-if name == "embias-nutpie":
-    fit = embias.fit_bias_model(table, sampler="nutpie", draws=draws, tune=tune,
-                                random_seed=seed, progressbar=False, warn=False)
+if name.startswith("embias-"):
+    sampler, level = cfg["embias_path"]
+    options = {"sampler": sampler} if sampler else {}
+    fit = embias.fit_bias_model(table, level=level, draws=draws, tune=tune,
+                                random_seed=seed, progressbar=False, warn=False, **options)
     post = fit.posterior
     t_end = time.perf_counter()
     import arviz as az
@@ -245,7 +255,8 @@ def bench_samplers(root: str, names: list[str], draws: int, tune: int, seed: int
     for name in names:
         devices = 2 if name in ("numpyro-parallel", "blackjax") else 1
         env = fresh_env(root, name, devices)
-        cfg = {"name": name, "draws": draws, "tune": tune, "seed": seed}
+        cfg = {"name": name, "draws": draws, "tune": tune, "seed": seed,
+               "embias_path": EMBIAS_PATHS.get(name)}
         cold_w, cold_c, cold = run_child(CHILD, cfg, env)
         warm_w, warm_c, warm = run_child(CHILD, cfg, env)
         if isinstance(warm, str) or isinstance(cold, str):

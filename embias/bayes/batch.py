@@ -166,7 +166,8 @@ def fit_many(
         Show a tqdm progress bar over the fits.
     warn
         Emit one :class:`~embias.bayes.ConvergenceWarning` per fit that fails a
-        convergence check (r̂ > 1.01, ESS < 400, divergences).
+        convergence check (r̂ > 1.01, ESS < 400, divergences), naming the fit by its index
+        in ``jobs`` and its label.
 
     Returns
     -------
@@ -240,11 +241,11 @@ def fit_many(
         bar.close()
     fits = [r for r in results if r is not None]
     if warn:
-        for job, fit in zip(jobs, fits, strict=True):
+        for i, (job, fit) in enumerate(zip(jobs, fits, strict=True)):
             problems = fit.problems()
             if problems:
-                warnings.warn(f"fit {job.label!r}: " + "; ".join(problems), ConvergenceWarning,
-                              stacklevel=2)
+                warnings.warn(f"fit {i} ({job.label!r}): " + "; ".join(problems),
+                              ConvergenceWarning, stacklevel=2)
     return fits
 
 
