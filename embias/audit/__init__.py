@@ -300,7 +300,8 @@ def audit_report(
     if isinstance(embeddings, str):
         embeddings = {embeddings: embeddings}
     if embeddings is not None:
-        bad = [k for k, v in embeddings.items() if not k or not isinstance(v, str) or not v]
+        bad = ([k for k, v in embeddings.items() if not k or not isinstance(v, str) or not v]
+               if isinstance(embeddings, Mapping) else [embeddings])
         if bad or not embeddings:
             raise ValueError(f"embeddings must map non-empty labels to source strings, got "
                              f"{dict(embeddings)!r}")

@@ -42,7 +42,7 @@ __all__ = ["OptionalSection", "optional_section", "table_weat_tests"]
 
 #: What each connection compares a protected word with (DESIGN §4).
 CONNECTION_MEANING: Mapping[str, str] = {
-    "associated": "the stereotype words of its own class",
+    "associated": "the stereotype words of their own class",
     "different": "the stereotype words of the other classes",
     "none": "neutral words",
     "human": "human (person) words",
@@ -751,11 +751,12 @@ def glance(
     ci_kind: str,
     rope: float,
 ) -> list[str]:
-    """The headline of every fit: its associated − none contrast in words."""
+    """The headline of every fit: its first contrast in words (associated − none when the
+    study has neutral words, else associated − different)."""
     lines = []
     for e in entries:
         table = e.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
-        hit = table[(table["estimand"] == "contrast") & (table["group"] == "associated - none")]
+        hit = table[table["estimand"] == "contrast"]
         if not hit.empty:
             lines.append(f"{e.label}, {e.level} model — " + contrast_sentence(hit.iloc[0]))
     return lines
