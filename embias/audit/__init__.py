@@ -462,8 +462,8 @@ def audit_report(
         "css": Markup(style_sheet()),  # trusted package data: not escaped
     }
     html = environment().get_template("report.html.j2").render(**context)
-    if out_path is not None:
-        tmp = out_path.with_name(f".{out_path.name}.tmp")
+    if out_path is not None:  # written whole or not at all (one temporary file per process)
+        tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
         try:
             tmp.write_text(html, encoding="utf-8")
             os.replace(tmp, out_path)

@@ -215,7 +215,7 @@ def write_cached(file: Path | None, payload: Mapping[str, Any]) -> None:
         return
     try:
         file.parent.mkdir(exist_ok=True)
-        tmp = file.with_name(f".{file.name}.tmp")
+        tmp = file.with_name(f".{file.stem}.{os.getpid()}.tmp")  # one per process
         tmp.write_text(json.dumps(payload), encoding="utf-8")
         os.replace(tmp, file)
         prefix = file.name.rsplit("-", 1)[0]
