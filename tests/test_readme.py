@@ -63,15 +63,17 @@ def _pct(text: str) -> str:
 def weat_table(cli_output: str) -> str:
     """The README's WEAT/MAC table from ``embias weat all``'s output."""
     lines = [
-        "| test   | effect size |  p-value | p method   |   MAC | Caliskan 840B "
-        "| words missing (per list) |",
-        "|:-------|------------:|---------:|:-----------|------:|--------------:"
-        "|:-------------------------|",
+        "| test   | effect size | 89% interval (words resampled) |  p-value | p method   "
+        "|   MAC | Caliskan 840B | words missing (per list) |",
+        "|:-------|------------:|:-------------------------------|---------:|:-----------"
+        "|------:|--------------:|:-------------------------|",
     ]
     for r in _markdown_rows(cli_output):
         missing = ", ".join(part.replace(":", ": ") for part in r["missing"].split(", "))
+        interval = f"[{_num(r['lower'])}, {_num(r['upper'])}]"
         lines.append(
-            f"| {r['test']:<6} | {_num(r['effect_size']):>11} | {_num(r['p_value']):>8} "
+            f"| {r['test']:<6} | {_num(r['effect_size']):>11} | {interval:<30} "
+            f"| {_num(r['p_value']):>8} "
             f"| {r['p_method']:<10} | {r['mac']:>5} | {float(r['caliskan_840B']):>13.2f} "
             f"| {missing:<24} |")
     return "\n".join(lines)
@@ -145,7 +147,8 @@ def test_item16_readme_weat_table_is_embias_weat_all(weat_all_output):
     expected = weat_table(weat_all_output)
     # known answers that do not depend on this file's formatting: WEAT6, exact over
     # C(16, 8) = 12,870 partitions (two-sided p = 2/12,870 = 1.55e-04)
-    assert "| weat6  |       1.708 | 1.55e-04 | exact      |" in expected
+    assert ("| weat6  |       1.708 | [1.557, 1.831]                 | 1.55e-04 | exact      |"
+            in expected)
     _compare(WEAT_SECTION, expected)
 
 
