@@ -247,27 +247,43 @@ def test_report_that_fits_reuses_the_identical_saved_fit(fit, models, tmp_path,
     assert commands[1] == f"embias report religion --from {fit.path} --out {out}"
 
 
-def test_several_fits_and_parts_computed_elsewhere(fit):
+def test_several_levels_and_parts_computed_elsewhere(fit, monkeypatch):
+    # a second "level" of the same table (the same posterior relabelled): the levels of one
+    # embedding go to embias.compare_models (PSIS-LOO, tested with the models; replaced here
+    # by a stand-in that records its input: the LOO of 4815 rows × 600 draws costs ~10 s)
     coarse = fit.replace(settings={**fit.settings, "level": "word"}, path=None)
+    import embias.bayes.loo
+
+    called = []
+
+    def compare_models(fits, *, by):
+        called.append((dict(fits), by))
+        return pd.DataFrame({"model": list(fits), "rank": [0, 1], "elpd": [2100.0, 2100.0],
+                             "elpd_diff": [0.0, 0.0]})
+
+    monkeypatch.setattr(embias.bayes.loo, "compare_models", compare_models)
     influence = pd.DataFrame({"word": ["greedy", "terrorist"], "influence": [0.031, -0.012]})
-    comparison = pd.DataFrame({"level": ["word", "hierarchical"], "elpd_loo": [1.0, 2.0]})
     import matplotlib.pyplot as plt
 
     figure, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
-    _, html = audit_report(fits={"glove": fit, "glove-b": coarse}, out=None,
-                           return_html=True, word_influence=influence,
-                           model_comparison=[comparison, figure], figures="png")
+    _, html = audit_report(fits=[fit, coarse], out=None, return_html=True,
+                           word_influence=influence, seat=figure, figures="png")
     doc = parse(html)
+    ((given, by),) = called
+    assert given == {"word": coarse, "hierarchical": fit} and by == "row"
+    compared = read_table(doc, "model-comparison-0")
+    assert compared["model"].tolist() == ["word", "hierarchical"]
+    assert set(compared["embedding"]) == {"glove-6b-50d"}
+    assert compared["elpd_diff"].tolist() == ["0.000", "0.000"]
     shown = read_table(doc, "word-influence-0")
     assert list(shown["word"]) == ["greedy", "terrorist"]
     assert list(shown["influence"]) == ["0.031", "-0.012"]
-    assert read_table(doc, "model-comparison-0")["elpd_loo"].tolist() == ["1.000", "2.000"]
     images = [i.get("src") for i in doc.iter("img")]
     assert len(images) == 5 and all(i.startswith("data:image/png;base64,") for i in images)
-    assert "fit-glove-b-word" in html and "fit-glove-hierarchical" in html
+    assert "fit-glove-6b-50d-word" in html and "fit-glove-6b-50d-hierarchical" in html
     # an unsaved fit: the page says so instead of a rebuild command
-    assert "Not saved: glove-b/word" in html
+    assert "Not saved: glove-6b-50d/word" in html
     assert "embias report religion --from" not in html
 
 

@@ -11,8 +11,8 @@ reader needs:
    with its permutation p-value (and item-resampling intervals and SEAT when given);
 3. the Bayesian fit — the interval table, the forest plot, every contrast's ROPE
    decision in plain words, the word-level tables;
-4. how far to trust it — r̂, ESS, divergences, the posterior predictive check, the model
-   comparison table when given;
+4. how far to trust it — r̂, ESS, divergences, the posterior predictive check, and the
+   PSIS-LOO comparison of the levels when several were fitted (:func:`embias.compare_models`);
 5. which words drive the result — the word-influence ranking when given;
 6. across embeddings — the paired change table and figure;
 7. how to reproduce it — versions (now and when each fit was made), settings, seeds, the
@@ -26,11 +26,12 @@ fits refits nothing: the interval tables, diagnostics and classic scores kept wi
 fit are read back, so rebuilding a page after a wording change takes seconds.
 
 Parts that need results computed elsewhere take them as optional inputs (a DataFrame, a
-matplotlib figure or a list of them) and say "not computed" with what would compute them
-when absent: ``seat=`` (SEAT results; ``encoder=`` computes SEAT here), ``weat=`` (WEAT rows with
-item-resampling intervals, replacing the permutation-only rows computed here),
-``model_comparison=`` (PSIS-LOO across levels), ``word_influence=`` (which words drive the
-result). Each is also accepted as the path of a CSV or parquet file.
+matplotlib figure, a list of them, or the path of a CSV or parquet file) and say "not
+computed" with what would compute them when absent: ``seat=`` (SEAT results; ``encoder=``
+computes SEAT here), ``weat=`` (WEAT rows replacing those computed here from the fitted
+tables), ``model_comparison=`` (computed here with :func:`embias.compare_models` when
+several levels of one embedding are reported), ``word_influence=`` (which words drive the
+result; for the crossed level the page also ranks the compared words' own offsets).
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ OPTIONAL_INPUTS: Mapping[str, tuple[str, str, str]] = {
              "SEAT results: audit_report(..., seat=TABLE) / --seat FILE.csv"),
     "model_comparison": ("model comparison across levels (PSIS-LOO)",
                          "no model comparison table was given",
-                         "fit several levels (embias report … --level dataset word "
-                         "hierarchical) and pass the comparison table: "
+                         "report several levels of one embedding (embias report … --level "
+                         "word hierarchical crossed): they are compared with "
+                         "embias.compare_models; or pass a table: "
                          "audit_report(..., model_comparison=TABLE) / --model-comparison "
                          "FILE.csv"),
     "word_influence": ("word influence (which words drive the result)",
@@ -234,7 +236,8 @@ def audit_report(
     seat, model_comparison, word_influence
         Results computed elsewhere (DataFrame, matplotlib figure, a list of them, or a
         CSV/parquet path); absent: the section says "not computed" and how to compute it
-        (SEAT: unless ``encoder`` is given).
+        (SEAT: unless ``encoder`` is given; the model comparison: unless several levels of
+        one embedding are reported, which :func:`embias.compare_models` compares).
     encoder
         Compute SEAT (:func:`embias.sentences.seat_test`, every pair of protected classes)
         with this sentence encoder: ``"minilm"`` (the offline all-MiniLM-L6-v2; needs the
@@ -390,12 +393,14 @@ def audit_report(
     from . import content
     from .render import environment, style_sheet
 
+    several_levels = len({e.level for e in entries}) > 1
+    if model_comparison is None and several_levels:
+        model_comparison = content.level_comparisons(entries)
     optional = {}
     for name, value in (("seat", seat), ("model_comparison", model_comparison),
                         ("word_influence", word_influence)):
         what, why, how = OPTIONAL_INPUTS[name]
-        if name == "model_comparison" and value is None and len(
-                {e.level for e in entries}) < 2:
+        if name == "model_comparison" and value is None and not several_levels:
             why = "one level was fitted: there is nothing to compare"
         optional[name] = content.optional_section(value, what=what, missing=why, command=how,
                                                   fmt=figures, id=name.replace("_", "-"))
@@ -440,7 +445,7 @@ def audit_report(
         "glance": content.glance(entries, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope),
         "caveats": content.caveats(entries, sections={
             OPTIONAL_INPUTS[k][0]: v for k, v in optional.items()
-            if (k != "model_comparison" or len({e.level for e in entries}) > 1)
+            if (k != "model_comparison" or several_levels)
             and (k != "seat" or seat_rows is None)},
             comparison=compared, ci_prob=ci_prob),
         "measured": content.measured_section(entries, st),

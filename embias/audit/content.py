@@ -585,6 +585,47 @@ def word_effect_tables(
     return tables
 
 
+# =========================================================================== model comparison
+def level_comparisons(entries: Sequence[FitEntry]) -> list[pd.DataFrame] | None:
+    """PSIS-LOO comparison (:func:`embias.compare_models`, leave one row out) of the levels
+    fitted to each embedding's table, for every embedding with two levels or more; None
+    when there is none."""
+    from ..bayes.loo import compare_models
+
+    tables = []
+    for label in dict.fromkeys(e.label for e in entries):
+        fits = {e.level: e.fit for e in entries if e.label == label}
+        if len(fits) < 2:
+            continue
+        # PSIS-LOO needs every draw's log-likelihood of every row: costly, so the table is
+        # kept with the first fit (keyed on every fit's draws) when all are saved
+        where = None
+        if all(f.path for f in fits.values()):
+            draws = [[level, f.path, *_draws_stamp(f.path)] for level, f in fits.items()]
+            where = cache_file(next(iter(fits.values())).path, "loo",
+                               {"by": "row", "fits": draws})
+        kept = read_cached(where)
+        if kept is not None:
+            table = pd.DataFrame(kept["table"])
+        else:
+            table = compare_models(fits, by="row")
+            write_cached(where, {"table": table.to_dict(orient="list")})
+        table.insert(0, "embedding", label)
+        tables.append(table)
+    return tables or None
+
+
+def _draws_stamp(path: str) -> list[int]:
+    """Size and modification time of a saved fit's draws (what a kept result depends on)."""
+    from pathlib import Path
+
+    try:
+        stat = (Path(path) / "posterior.nc").stat()
+    except OSError:
+        return [0, 0]
+    return [stat.st_size, stat.st_mtime_ns]
+
+
 # =========================================================================== trust
 def trust_block(entry: FitEntry, *, fmt: str, random_seed: int) -> dict[str, Any]:
     """One fit's convergence overview, its problems, the worst parameters and the
