@@ -157,7 +157,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                               "intervals) replacing those computed from the fitted tables")
     results.add_argument("--seat", metavar="FILE", default=None, help="SEAT results")
     results.add_argument("--model-comparison", metavar="FILE", default=None,
-                         help="model comparison across levels (PSIS-LOO table)")
+                         help="a model comparison table (default: the levels of one "
+                              "embedding reported here are compared by PSIS-LOO)")
     results.add_argument("--word-influence", metavar="FILE", default=None,
                          help="word-influence ranking (which words drive the result)")
     results.add_argument("--encoder", metavar="NAME", default=None,
