@@ -24,13 +24,14 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from . import classifier, compare, debias, fit, report, sentence, simulate, tables
+from . import classifier, compare, debias, fit, models, report, sentence, simulate, tables
 
 __all__ = ["COMMAND_MODULES", "build_parser", "main"]
 
 #: The command modules, in the order ``embias --help`` lists their commands; each has
 #: ``register(subparsers)``.
-COMMAND_MODULES = (tables, sentence, debias, fit, compare, report, simulate, classifier)
+COMMAND_MODULES = (tables, sentence, debias, fit, compare, models, report, simulate,
+                   classifier)
 
 
 def build_parser() -> argparse.ArgumentParser:
