@@ -103,9 +103,10 @@ _EXPORTS: dict[str, str] = {
     "weat_item_bootstrap": "classic",
     "WeatBootstrap": "classic",
     "simulate_weat_bootstrap_coverage": "simulate",
+    "audit_report": "audit",
 }
 _SUBMODULES = ("classifier", "report", "plots", "bayes", "settings", "studies", "encoders",
-               "sentences")
+               "sentences", "audit")
 
 __all__ = [
     "PUBLISHED_FIGURES",
@@ -130,6 +131,8 @@ __all__ = [
     "__version__",
     "align_tables",
     "as_encoder",
+    "audit",
+    "audit_report",
     "bayes",
     "bias_subspace",
     "cell_statistics",
@@ -217,6 +220,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .audit import audit_report
     from .bayes import (
         BiasFit,
         ChangeFit,
