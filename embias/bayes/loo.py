@@ -212,7 +212,7 @@ def compare_models(
     for label, fit in fits.items():
         loos[label] = az.loo(_loo_tree(fit, by), pointwise=True,
                              var_name=LOG_LIKELIHOOD_VARS[by])
-    table = az.compare(loos, method="stacking")
+    table = az.compare(loos, method="stacking", round_to="none")
     out = table.reset_index(names="model")
     out["looic"] = -2.0 * out["elpd"]
     ks = {label: np.asarray(loo.pareto_k) for label, loo in loos.items()}
