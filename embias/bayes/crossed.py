@@ -1,4 +1,4 @@
-"""The crossed level: compared words as a random sample (a random effect per compared word).
+"""The crossed level: compared words (and templates) as random samples.
 
 Every compared word w (an attribute, neutral or human word) appears in a row with every
 protected word, so its own position in the space moves all of those rows together. The
@@ -38,23 +38,73 @@ The sampler never sees the u's; after sampling each draw's u is drawn from its e
 conditional, u | rest ~ Normal(v·b, v) with v = 1/(1/τ² + c) (:func:`draw_word_effects`).
 ``data="raw"`` samples every u (non-centred) instead — the same posterior, kept to check
 the fast one.
+
+Templates (sentence tables)
+---------------------------
+A sentence table (:func:`embias.sentence_table`) has a ``template`` column: each row's
+protected word was put in one template, and the template is a sample of the ways a
+sentence could be worded (May et al. 2019; Seshadri et al. 2022). When the table has that
+column the crossed level adds a template effect::
+
+    y[p, t, w] ~ Normal(coef[p, con] + u[w] + V[t, kind(w)], σ[con])
+    V[t, k]    = v[t] + v×[t, k]
+    v[t]       ~ Normal(0, τ_template)              the template's shift of all its rows
+    v×[t, k]   ~ Normal(0, τ_template×kind)         its departure for one kind of word
+
+Why the second term: on the religion table of all-MiniLM-L6-v2 (May et al.'s templates,
+moment estimates) the templates' shared effect has sd ≈ 0.028, and the template × word
+kind departures sd ≈ 0.015 ("They are {term}." moves attribute rows by −0.05 and neutral
+rows by 0.00). A shared v[t] cancels in every contrast of connections, so with v[t] alone
+the contrasts (associated − none …) would ignore which templates happened to be used; v×
+is what carries the template sample into them. Associated and different share the kind
+*attribute* (one V per template for both), as they share u. The term v× is left out when
+the table has a single kind of compared word (it would be v itself). Priors:
+τ_template, τ_template×kind ~ Exponential(2), like τ_u. Reported: ``template_effect``
+(v[t]) and ``template_kind_effect`` (V[t, k], the template's effect on the rows of a kind).
+
+u is still integrated out: given V, the rows of word w have residual
+r = y − coef[p, con] − V[t, kind(w)], jointly Normal with covariance D + τ_u²·11ᵀ as above,
+so the same closed form holds with the statistics taken per template:
+
+- Σ rᵢ²/dᵢ = Σ_con SS_T[con]/σ²[con] + Σ_k n_k (ȳ_k − coef[p_k, con_k] − V[t_k, kind(con_k)])²
+  / σ²[con_k], over the *template cells* k = (p, con, t) with their n, ȳ and SS, SS_T[con]
+  the sum of the SS of the template cells of con;
+- b = Σ_con (S[w, con] − Σ_p n[w, p, con]·coef[p, con] − Σ_t m[w, t, con]·V[t, kind(con)])
+  / σ²[con], with m[w, t, con] the rows of word w in template t and connection con (the
+  fitted part is linear, so it splits into a protected-word and a template sum);
+- c is unchanged (it does not involve the means).
+
+A word's *count pattern* is then its (n[w, ·, ·], m[w, ·, ·]) pair; the fitted part is
+computed once per pattern. The template effects are sampled (a few dozen templates at
+most); the exact conditional of u adds the V term to b. ``data="raw"`` samples u as well,
+with the same template parametrisation: the two agree within Monte Carlo error
+(tests/test_seat_model.py). Parametrisation of v and v×: centred when the data pin them
+(median rows per template × τ̂²/σ̂² > 1 from moment estimates, and at least
+:data:`~embias.bayes.data.CENTRED_MIN_ROWS` rows), non-centred otherwise; starting values
+are the moment estimates.
+
+Not modelled: the compared words' own templates (``pairing="mean"`` averages a compared
+word over its templates inside the row; with ``pairing="all"`` the ``compared_template``
+column is ignored and its variation is residual), and a protected sentence's own offset
+beyond coef + V (the (p, t, con) interaction, sd ≈ 0.014 on religion/MiniLM, mostly shared
+by the connections of one sentence and so cancelling in the connection contrasts).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from .data import row_cells
+from .data import CENTRED_MIN_ROWS, row_cells
 
 if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
 
-__all__ = ["WORD_KINDS", "WORD_KIND_OF_CONNECTION", "CrossedDesign", "crossed_design",
-           "draw_word_effects"]
+__all__ = ["WORD_KINDS", "WORD_KIND_OF_CONNECTION", "CrossedDesign", "TemplateDesign",
+           "crossed_design", "draw_word_effects", "row_template_effects"]
 
 #: Random-effect class of a compared word, by the connection of its rows.
 WORD_KIND_OF_CONNECTION = {"associated": "attribute", "different": "attribute",
@@ -64,9 +114,57 @@ WORD_KINDS: tuple[str, ...] = ("attribute", "neutral", "human")
 
 
 @dataclass(frozen=True)
+class TemplateDesign:
+    """The template statistics of a sentence table (see the module notes).
+
+    Attributes
+    ----------
+    templates
+        The templates, in order of first appearance.
+    row_template
+        Index into :attr:`templates` of every row.
+    connection_kind
+        Index into the design's kinds of every connection (cells' order).
+    cell_word, cell_connection, cell_template
+        Per template cell (protected word, connection, template): its protected word,
+        connection and template indices.
+    n, mean
+        Rows and mean distance of every template cell.
+    ss_by_connection
+        Σ of the template cells' sums of squared deviations, per connection.
+    word_template_count
+        (compared word, template, connection) → rows.
+    interaction
+        Whether the template × word kind term is in the model (two kinds or more).
+    centred, centred_interaction
+        Whether v and v× are sampled centred.
+    start, start_interaction, start_sd, start_sd_interaction
+        Moment estimates of v, v×, τ_template and τ_template×kind (starting values).
+    """
+
+    templates: list[str]
+    row_template: np.ndarray
+    connection_kind: np.ndarray
+    cell_word: np.ndarray
+    cell_connection: np.ndarray
+    cell_template: np.ndarray
+    n: np.ndarray
+    mean: np.ndarray
+    ss_by_connection: np.ndarray
+    word_template_count: np.ndarray
+    interaction: bool
+    centred: bool
+    centred_interaction: bool
+    start: np.ndarray
+    start_interaction: np.ndarray
+    start_sd: float
+    start_sd_interaction: float
+
+
+@dataclass(frozen=True)
 class CrossedDesign:
     """Indices of the crossed model: every row's cell and compared word, every compared
-    word's kind.
+    word's kind (and, for a sentence table, the template statistics).
 
     Attributes
     ----------
@@ -84,11 +182,12 @@ class CrossedDesign:
         (compared word, protected word, connection) → number of rows.
     word_sum
         (compared word, connection) → sum of the word's cosine distances.
+    template
+        The template statistics when the table has a ``template`` column, else ``None``.
     patterns, word_pattern
-        The distinct (protected word, connection) count patterns of the compared words
-        (every neutral word usually has one row with each protected word: one pattern for
-        all of them), and each word's pattern: the model computes Σ_p n·coef once per
-        pattern, not once per word.
+        The distinct count patterns of the compared words (every neutral word usually has
+        one row with each protected word: one pattern for all of them), and each word's
+        pattern: the model computes the fitted sums once per pattern, not once per word.
     """
 
     row_cell: np.ndarray
@@ -98,6 +197,7 @@ class CrossedDesign:
     kinds: list[str]
     word_cell_count: np.ndarray
     word_sum: np.ndarray
+    template: TemplateDesign | None = None
 
     @property
     def patterns(self) -> np.ndarray:
@@ -105,26 +205,45 @@ class CrossedDesign:
         return self._patterns()[0]
 
     @property
+    def pattern_template_count(self) -> np.ndarray:
+        """(pattern, template, connection) → rows of a word with that pattern (sentence
+        tables only)."""
+        if self.template is None:
+            raise ValueError("the table has no template column")
+        return self._patterns()[2]
+
+    @property
     def word_pattern(self) -> np.ndarray:
         """Index into :attr:`patterns` of every compared word."""
         return self._patterns()[1]
 
-    def _patterns(self) -> tuple[np.ndarray, np.ndarray]:
-        flat = self.word_cell_count.reshape(len(self.words), -1)
+    def _patterns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n_words = len(self.words)
+        flat = self.word_cell_count.reshape(n_words, -1)
+        if self.template is not None:
+            flat = np.concatenate(
+                [flat, self.template.word_template_count.reshape(n_words, -1)], axis=1)
         unique, index = np.unique(flat, axis=0, return_inverse=True)
-        return (unique.reshape(-1, *self.word_cell_count.shape[1:]),
-                np.asarray(index, dtype=np.int64).ravel())
+        size = int(np.prod(self.word_cell_count.shape[1:]))
+        by_cell = unique[:, :size].reshape(-1, *self.word_cell_count.shape[1:])
+        by_template = (unique[:, size:].reshape(-1, *self.template.word_template_count.shape[1:])
+                       if self.template is not None else np.empty((len(unique), 0, 0)))
+        return by_cell, np.asarray(index, dtype=np.int64).ravel(), by_template
 
 
 def crossed_design(table: pd.DataFrame, cells: pd.DataFrame) -> CrossedDesign:
     """The crossed model's indices for a cosine table (checked).
+
+    A ``template`` column (a sentence table) adds the template statistics
+    (:class:`TemplateDesign`).
 
     Raises
     ------
     ValueError
         The table has no ``word_to_compare`` column; a compared word has a single row (its
         own effect cannot be told from the row's noise); a compared word's rows belong to
-        two kinds (e.g. it is both a neutral and a human word).
+        two kinds (e.g. it is both a neutral and a human word); a ``template`` column with
+        missing values.
     """
     if "word_to_compare" not in table.columns:
         raise ValueError("level='crossed' needs the table's word_to_compare column (which "
@@ -159,10 +278,98 @@ def crossed_design(table: pd.DataFrame, cells: pd.DataFrame) -> CrossedDesign:
     np.add.at(count, (codes, row_cell), 1.0)
     total = np.zeros((len(words), n_pw * n_con))
     np.add.at(total, (codes, row_cell), table["cosine_distance"].to_numpy(float))
+    template = (_template_design(table, cells, row_cell, codes, len(words), kinds)
+                if "template" in table.columns else None)
     return CrossedDesign(row_cell=row_cell, row_word=codes.astype(np.int64),
                          words=[str(w) for w in words], word_kind=word_kind, kinds=kinds,
                          word_cell_count=count.reshape(len(words), n_pw, n_con),
-                         word_sum=total.reshape(len(words), n_pw, n_con).sum(axis=1))
+                         word_sum=total.reshape(len(words), n_pw, n_con).sum(axis=1),
+                         template=template)
+
+
+def _template_design(table: pd.DataFrame, cells: pd.DataFrame, row_cell: np.ndarray,
+                     row_word: np.ndarray, n_words: int, kinds: list[str]) -> TemplateDesign:
+    """Template cells, per-word template counts, centring and starting values."""
+    column = table["template"]
+    if column.isna().any():
+        raise ValueError(f"level='crossed': the template column has "
+                         f"{int(column.isna().sum())} missing value(s); every row of a "
+                         "sentence table names its template")
+    row_template, templates = pd.factorize(column.astype(str).to_numpy(), sort=False)
+    n_templates = len(templates)
+    cons = list(dict.fromkeys(cells["connection"]))
+    n_con = len(cons)
+    y = table["cosine_distance"].to_numpy(float)
+    # template cells: (cell, template) pairs that have rows
+    key = row_cell.astype(np.int64) * n_templates + row_template
+    cell_keys, row_tcell = np.unique(key, return_inverse=True)
+    row_tcell = row_tcell.ravel()
+    n = np.bincount(row_tcell).astype(float)
+    mean = np.bincount(row_tcell, weights=y) / n
+    ss = np.bincount(row_tcell, weights=(y - mean[row_tcell]) ** 2)
+    cell = cell_keys // n_templates
+    cell_template = (cell_keys % n_templates).astype(np.int64)
+    cell_word = (cell // n_con).astype(np.int64)
+    cell_connection = (cell % n_con).astype(np.int64)
+    ss_by_connection = np.bincount(cell_connection, weights=ss, minlength=n_con)
+    word_template_count = np.zeros((n_words, n_templates, n_con))
+    np.add.at(word_template_count, (row_word, row_template, row_cell % n_con), 1.0)
+    connection_kind = np.array([kinds.index(WORD_KIND_OF_CONNECTION[c]) for c in cons],
+                               dtype=np.int64)
+    interaction = len(kinds) >= 2
+    # moment estimates (starting values, centring): the template cells' departures from
+    # their (protected word, connection) cell means, averaged per template (and kind)
+    dof = float((n - 1).sum())
+    resid_var = float(ss.sum()) / dof if dof > 0 else float(np.var(y))
+    depart = mean - cells["mean"].to_numpy(float)[cell]
+    tcell_kind = connection_kind[cell_connection]
+
+    def group_means(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+        rows = np.bincount(index, weights=n, minlength=size)
+        sums = np.bincount(index, weights=n * depart, minlength=size)
+        return np.divide(sums, rows, out=np.zeros(size), where=rows > 0), rows
+
+    by_template, rows_t = group_means(cell_template, n_templates)
+    start = by_template - by_template.mean()
+    tau2 = (float(start.var(ddof=1)) - float(np.mean(resid_var / rows_t))
+            if n_templates > 1 else 0.0)
+    centred = bool(n_templates > 1 and np.median(rows_t) >= CENTRED_MIN_ROWS
+                   and tau2 > 0 and np.median(rows_t) * tau2 / resid_var > 1)
+    start_sd = float(np.sqrt(max(tau2, 0.01**2)))
+    n_kinds = len(kinds)
+    by_template_kind, rows_tk = group_means(cell_template * n_kinds + tcell_kind,
+                                            n_templates * n_kinds)
+    present = rows_tk.reshape(n_templates, n_kinds) > 0
+    departure = np.where(present, by_template_kind.reshape(n_templates, n_kinds)
+                         - by_template[:, None], 0.0)
+    start_interaction = departure - departure.mean(axis=0, keepdims=True)
+    centred_interaction = False
+    start_sd_interaction = 0.01
+    if interaction and present.sum() > 1:
+        rows_present = rows_tk[present.ravel()]
+        tau2_k = (float(start_interaction[present].var(ddof=1))
+                  - float(np.mean(resid_var / rows_present)))
+        centred_interaction = bool(n_templates > 1
+                                   and np.median(rows_present) >= CENTRED_MIN_ROWS
+                                   and tau2_k > 0
+                                   and np.median(rows_present) * tau2_k / resid_var > 1)
+        start_sd_interaction = float(np.sqrt(max(tau2_k, 0.01**2)))
+    return TemplateDesign(
+        templates=[str(t) for t in templates], row_template=row_template.astype(np.int64),
+        connection_kind=connection_kind, cell_word=cell_word, cell_connection=cell_connection,
+        cell_template=cell_template, n=n, mean=mean, ss_by_connection=ss_by_connection,
+        word_template_count=word_template_count, interaction=interaction, centred=centred,
+        centred_interaction=centred_interaction, start=start,
+        start_interaction=start_interaction, start_sd=start_sd,
+        start_sd_interaction=start_sd_interaction)
+
+
+def _template_kind_draws(post: Any, template: TemplateDesign, kinds: list[str]) -> np.ndarray:
+    """Draws (sample, template, kind) of V[t, k] in the design's order."""
+    values = post["template_kind_effect"].transpose(
+        "chain", "draw", "template", "word_kind").sel(
+        template=template.templates, word_kind=kinds).values
+    return values.reshape(-1, len(template.templates), len(kinds))
 
 
 def draw_word_effects(
@@ -175,7 +382,8 @@ def draw_word_effects(
     chunk: int = 250,
 ) -> np.ndarray:
     """Draws of every compared word's effect u from its exact conditional posterior
-    (given each posterior draw of coef, σ and τ_u): u ~ Normal(v·b, v), v = 1/(1/τ² + c).
+    (given each posterior draw of coef, σ, τ_u and, for a sentence table, the template
+    effects V): u ~ Normal(v·b, v), v = 1/(1/τ² + c).
 
     Returns
     -------
@@ -196,14 +404,41 @@ def draw_word_effects(
     tau2 = (tau.reshape(chains * draws, len(design.kinds)) ** 2)[:, design.word_kind]
     n_words = len(design.words)
     count = design.word_cell_count
+    template_term = None
+    if design.template is not None:
+        # V[t, kind(con)] per draw, and the words' template counts m[w, t, con]
+        by_kind = _template_kind_draws(post, design.template, design.kinds)[
+            :, :, design.template.connection_kind]
+        template_term = (design.template.word_template_count, by_kind)
     rng = np.random.default_rng([int(random_seed), 104729])
     out = np.empty((chains * draws, n_words))
     for start in range(0, chains * draws, chunk):
         s = slice(start, start + chunk)
         inv_var = sigma[s] ** -2                                        # (draw, con)
         fitted = np.einsum("wpc,dpc->dwc", count, coef[s])              # Σ_p n·coef
+        if template_term is not None:
+            fitted = fitted + np.einsum("wtc,dtc->dwc", template_term[0],
+                                        template_term[1][s])            # Σ_t m·V
         b = np.einsum("dwc,dc->dw", design.word_sum[None] - fitted, inv_var)
         c = inv_var @ count.sum(axis=1).T                               # (draw, word)
         v = 1.0 / (1.0 / tau2[s] + c)
         out[s] = v * b + np.sqrt(v) * rng.standard_normal(v.shape)
     return out.reshape(chains, draws, n_words)
+
+
+def row_template_effects(posterior: DataTree, table: pd.DataFrame,
+                         cells: pd.DataFrame) -> np.ndarray | None:
+    """Each row's template effect V[t, kind(w)] per posterior draw, shape (sample, row)
+    (``chain × draw`` samples, in that order), for a sentence table fitted at the crossed
+    level; ``None`` when the fit has no template effects (a word table, or another
+    level). Adding it to the row's coef (and u) gives the row's mean."""
+    post = posterior["posterior"]
+    if "template_kind_effect" not in post or "template" not in table.columns:
+        return None
+    design = crossed_design(table, cells)
+    template = design.template
+    if template is None:  # pragma: no cover - the table has a template column
+        return None
+    values = _template_kind_draws(post, template, design.kinds)
+    row_kind = template.connection_kind[design.row_cell % len(template.connection_kind)]
+    return values[:, template.row_template, row_kind]

@@ -13,7 +13,7 @@ import pandas as pd
 
 from .._validation import check_choice, check_number
 from ..settings import DATA_MODES, DEFAULT_PRIOR_LOCATION, LEVELS
-from .crossed import crossed_design
+from .crossed import CrossedDesign, crossed_design
 from .data import choose_centring, row_cells
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -104,10 +104,11 @@ def build_model(
         row_cell = row_cells(table, cells)
         coords["row"] = np.arange(len(table))
     if level == "crossed":
-        assert table is not None
         design = crossed_design(table, cells)
         coords["word_to_compare"] = design.words
         coords["word_kind"] = design.kinds
+        if design.template is not None:
+            coords["template"] = design.template.templates
 
     with pm.Model(coords=coords) as model:
         cell_word = pm.Data("cell_word", w_idx, dims="cell")
@@ -149,16 +150,29 @@ def build_model(
         if level == "crossed":
             tau_word = pm.Exponential("tau_word", lam=2.0, dims="word_kind")
             word_kind = pm.Data("word_kind_index", design.word_kind, dims="word_to_compare")
+            template_kind = (None if design.template is None
+                             else _template_effects(design))
             if data == "raw":
                 row_index = pm.Data("row_cell", row_cell, dims="row")
                 row_word = pm.Data("row_word", design.row_word, dims="row")
                 y = pm.Data("cosine_distance_data", table["cosine_distance"].to_numpy(float),
                             dims="row")
                 row_mu = cell_mu[row_index]
+                if template_kind is not None:
+                    template = design.template
+                    row_template = pm.Data("row_template", template.row_template, dims="row")
+                    row_kind = pm.Data("row_word_kind",
+                                       template.connection_kind[row_cell % len(cons)],
+                                       dims="row")
+                    row_mu = row_mu + template_kind[row_template, row_kind]
                 row_sigma = cell_sigma[row_index]
-                offset = pm.Normal("word_offset", 0.0, 1.0, dims="word_to_compare")
-                u = pm.Deterministic("word_effect", tau_word[word_kind] * offset,
-                                     dims="word_to_compare")
+                if template_kind is None:
+                    offset = pm.Normal("word_offset", 0.0, 1.0, dims="word_to_compare")
+                    u = pm.Deterministic("word_effect", tau_word[word_kind] * offset,
+                                         dims="word_to_compare")
+                else:  # a word has rows in every template: its u is pinned (centred)
+                    u = pm.Normal("word_effect", 0.0, tau_word[word_kind],
+                                  dims="word_to_compare")
                 pm.Normal("cosine_distance", mu=row_mu + u[row_word], sigma=row_sigma,
                           observed=y, dims="row")
             else:
@@ -180,8 +194,13 @@ def build_model(
                                 dims=("word_to_compare", "connection"))
                 inv_var = sigma**-2                                      # (connection,)
                 rows_per_con = pt.sum(n_pc, axis=0)
-                within = pt.sum((ss + n_pc * (ybar - coef) ** 2) * inv_var[None, :])
-                fitted = pt.sum(patterns * coef[None, :, :], axis=1)     # (pattern, con)
+                if template_kind is None:
+                    within = pt.sum((ss + n_pc * (ybar - coef) ** 2) * inv_var[None, :])
+                    fitted = pt.sum(patterns * coef[None, :, :], axis=1)  # (pattern, con)
+                else:  # sentence table: per template cell, and Σ_t m·V per pattern
+                    within, fitted_template = _template_statistics(
+                        design, coef, template_kind, inv_var)
+                    fitted = pt.sum(patterns * coef[None, :, :], axis=1) + fitted_template
                 b = pt.sum((total - fitted[word_pattern]) * inv_var[None, :], axis=1)
                 c = (pt.sum(patterns, axis=1) @ inv_var)[word_pattern]
                 t2 = tau_word[word_kind] ** 2
@@ -207,7 +226,6 @@ def build_model(
                                       dims="cell_multi"),
                      dims="cell_multi")
         else:
-            assert table is not None
             row_index = pm.Data("row_cell", row_cell, dims="row")
             pm.Normal("cosine_distance", mu=cell_mu[row_index], sigma=cell_sigma[row_index],
                       observed=pm.Data("cosine_distance_data",
@@ -215,3 +233,66 @@ def build_model(
                       dims="row")
     return model
 
+
+
+def _template_effects(design: CrossedDesign) -> Any:
+    """The template effects of a sentence table (inside the model context): v[t] and, with
+    two kinds of compared words or more, v×[t, kind]; returns V[t, kind] = v + v×
+    (deterministic ``template_kind_effect``, dims ``template, word_kind``).
+
+    Each of v and v× is one raw variable sampled centred or non-centred as the design
+    chose (the choice is data, as for ``coef``); the starting values are the design's
+    moment estimates."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    template = design.template
+    if template is None:  # pragma: no cover - callers check
+        raise ValueError("the table has no template column")
+    tau = pm.Exponential("tau_template", lam=2.0, initval=template.start_sd)
+    centred = pm.Data("template_centred", float(template.centred))
+    start = template.start if template.centred else template.start / template.start_sd
+    raw = pm.Normal("template_raw", mu=0.0, sigma=centred * tau + (1.0 - centred),
+                    dims="template", initval=start)
+    effect = pm.Deterministic("template_effect", (centred + (1.0 - centred) * tau) * raw,
+                              dims="template")
+    by_kind = pt.repeat(effect[:, None], len(design.kinds), axis=1)
+    if template.interaction:
+        tau_k = pm.Exponential("tau_template_kind", lam=2.0,
+                               initval=template.start_sd_interaction)
+        centred_k = pm.Data("template_kind_centred", float(template.centred_interaction))
+        start_k = (template.start_interaction if template.centred_interaction
+                   else template.start_interaction / template.start_sd_interaction)
+        raw_k = pm.Normal("template_kind_raw", mu=0.0,
+                          sigma=centred_k * tau_k + (1.0 - centred_k),
+                          dims=("template", "word_kind"), initval=start_k)
+        by_kind = by_kind + (centred_k + (1.0 - centred_k) * tau_k) * raw_k
+    return pm.Deterministic("template_kind_effect", by_kind, dims=("template", "word_kind"))
+
+
+def _template_statistics(design: CrossedDesign, coef: Any, template_kind: Any,
+                         inv_var: Any) -> tuple[Any, Any]:
+    """Σ rᵢ²/dᵢ over all rows from the template cells, and Σ_t m·V per count pattern
+    (:mod:`embias.bayes.crossed`, "Templates")."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    template = design.template
+    if template is None:  # pragma: no cover - callers check
+        raise ValueError("the table has no template column")
+    cell_word = pm.Data("template_cell_word", template.cell_word)
+    cell_connection = pm.Data("template_cell_connection", template.cell_connection)
+    cell_template = pm.Data("template_cell_template", template.cell_template)
+    cell_n = pm.Data("template_cell_n", template.n)
+    cell_mean = pm.Data("template_cell_mean", template.mean)
+    ss = pm.Data("template_ss", template.ss_by_connection, dims="connection")
+    connection_kind = pm.Data("connection_word_kind", template.connection_kind,
+                              dims="connection")
+    by_connection = template_kind[:, connection_kind]                    # (template, con)
+    resid = (cell_mean - coef[cell_word, cell_connection]
+             - by_connection[cell_template, cell_connection])
+    within = pt.sum(ss * inv_var) + pt.sum(cell_n * resid**2 * inv_var[cell_connection])
+    counts = pm.Data("pattern_template_count", design.pattern_template_count,
+                     dims=("count_pattern", "template", "connection"))
+    fitted = pt.sum(counts * by_connection[None, :, :], axis=1)         # (pattern, con)
+    return within, fitted

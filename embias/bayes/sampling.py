@@ -115,11 +115,16 @@ def _with_word_effects(tree: DataTree, cells: pd.DataFrame, run: FitSettings,
                        table: pd.DataFrame | None) -> DataTree:
     """Add the compared words' effects, drawn from their exact conditional, to the
     posterior of the crossed model fitted with u integrated out, and every compared
-    word's kind as a coordinate."""
+    word's kind as a coordinate.
+
+    For a sentence table the template effects (``template_effect``,
+    ``template_kind_effect``) are sampled with the rest, and the conditional of u takes
+    them into account (:func:`~embias.bayes.crossed.draw_word_effects`)."""
     import numpy as np
     import xarray as xr
 
-    assert table is not None
+    if table is None:  # pragma: no cover - build_model refuses the crossed level first
+        raise ValueError("level='crossed' needs the table (table=...)")
     design = crossed_design(table, cells)
     post = tree["posterior"].to_dataset()
     if "word_effect" not in post:  # u was integrated out: draw it from its conditional

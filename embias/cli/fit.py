@@ -6,7 +6,13 @@ the saved fit::
 
     embias fit religion                                  # GloVe 6B 50d, hierarchical
     embias fit religion --embedding published:reddit --ci-kind eti
+    embias fit religion --encoder minilm                 # sentence table, crossed model
     embias show models/religion_published-reddit_hierarchical_summary_<key>
+
+With ``--encoder`` the study's words are put in templates and encoded
+(:func:`embias.sentence_table`), and the model is the crossed level by default: the report
+adds how much of the variation is the compared words and how much the wording
+(``compared_word_sd`` next to ``template_sd``) and each template's effect.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from ._options import (
+    DEFAULT_EMBEDDING,
     STUDIES,
     add_embedding,
+    add_encoder_options,
     add_interval_options,
     add_sampler_options,
     check_sampler,
@@ -36,6 +44,11 @@ __all__ = ["FOREST_PNG", "cmd_fit", "cmd_show", "describe", "register"]
 FOREST_PNG = "forest.png"
 #: Folder of saved fits (``embias.bayes`` store's default).
 DEFAULT_MODELS_DIR = "models"
+
+
+class _LevelNotGiven(str):
+    """The default of ``--level`` (a plain level name to everything else): tells
+    :func:`cmd_fit` that the user did not choose a level, so ``--encoder`` may choose."""
 
 
 def describe(result: Any, key: str) -> Any:
@@ -74,6 +87,18 @@ def _report(fit: Any, args: argparse.Namespace) -> int:
     print()
     top = table[table["estimand"].isin(["connection_mean", "contrast"])]
     print(embias.to_markdown(top, columns=CLI_SHORT_COLUMNS))
+    spread = table[table["estimand"].isin(["compared_word_sd", "template_sd"])]
+    if not spread.empty:  # crossed level: how much is the words, how much the wording
+        print()
+        print("## spread of the compared words' and the templates' effects (sd)")
+        print(embias.to_markdown(spread, columns=("estimand", "group", "estimate", "lower",
+                                                  "upper")))
+    templates = table[table["estimand"] == "template_effect"]
+    if not templates.empty:
+        print()
+        print("## template effects (shift of all of a template's rows)")
+        print(embias.to_markdown(templates, columns=("estimand", "group", "estimate",
+                                                     "lower", "upper")))
     if args.words:
         words = table[table["estimand"].isin(["word_coefficient", "word_contrast"])]
         if not words.empty:
@@ -110,6 +135,15 @@ def _report(fit: Any, args: argparse.Namespace) -> int:
 def cmd_fit(args: argparse.Namespace) -> int:
     """``embias fit``: fit (or reuse a saved fit), print, plot."""
     # every option is checked here, before anything is loaded or sampled
+    if args.encoder is None and args.templates is not None:
+        raise ValueError("--templates needs --encoder (the templates words are put in for a "
+                         "sentence encoder)")
+    if args.encoder is not None and args.embedding != DEFAULT_EMBEDDING:
+        raise ValueError(f"give either --embedding (word vectors) or --encoder (a sentence "
+                         f"encoder), not both; got --embedding {args.embedding!r} and "
+                         f"--encoder {args.encoder!r}")
+    if isinstance(args.level, _LevelNotGiven):
+        args.level = "crossed" if args.encoder is not None else str(args.level)
     settings = check_sampler(fit_settings(args))
     output_path("--out", args.out, folder=True)
     output_path("--png", args.png)
@@ -119,9 +153,17 @@ def cmd_fit(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         # convergence problems are printed once, by _report
         warnings.simplefilter("ignore", embias.ConvergenceWarning)
-        fit = embias.fit_study_model(args.study, args.embedding, settings=settings,
-                                     models_dir=args.out, refit=args.refit,
-                                     progressbar=not args.no_progress)
+        if args.encoder is not None:
+            from embias.bayes.store import fit_sentence_model
+
+            fit = fit_sentence_model(args.study, args.encoder,
+                                     templates=args.templates or "may2019",
+                                     settings=settings, models_dir=args.out,
+                                     refit=args.refit, progressbar=not args.no_progress)
+        else:
+            fit = embias.fit_study_model(args.study, args.embedding, settings=settings,
+                                         models_dir=args.out, refit=args.refit,
+                                         progressbar=not args.no_progress)
     return _report(fit, args)
 
 
@@ -147,12 +189,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``fit`` and ``show`` to the main parser."""
     p = sub.add_parser(
         "fit", help="fit a Bayesian model to a study's cosine table and report HPDIs",
-        description="Build the study's long-form cosine table, fit a Bayesian model in PyMC "
-                    "(or reuse an identical saved fit), print the interval table and "
-                    "diagnostics, and write the forest plot PNG next to the saved fit.")
+        description="Build the study's long-form cosine table (word vectors, or with "
+                    "--encoder the words put in sentence templates), fit a Bayesian model "
+                    "in PyMC (or reuse an identical saved fit), print the interval table "
+                    "and diagnostics, and write the forest plot PNG next to the saved fit.")
     p.add_argument("study", metavar="STUDY", help=f"study: {STUDIES}")
     add_embedding(p)
+    add_encoder_options(p)
     add_sampler_options(p, seed=None)
+    for action in p._actions:  # the level's default depends on --encoder
+        if action.dest == "level":
+            action.default = _LevelNotGiven(action.default)
+            action.help = "model level (default hierarchical; crossed with --encoder)"
     p.add_argument("--out", metavar="DIR", default=DEFAULT_MODELS_DIR,
                    help="folder of saved fits (default %(default)s/)")
     p.add_argument("--refit", action="store_true",
