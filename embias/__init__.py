@@ -46,7 +46,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 #: Public name → module that defines it (relative to ``embias``).
 _EXPORTS: dict[str, str] = {

@@ -190,5 +190,5 @@ def test_version_matches_pyproject_and_changelog():
 
     root = Path(__file__).resolve().parent.parent
     version = tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
-    assert embias.__version__ == version == "0.2.0"
+    assert embias.__version__ == version == "0.3.0"
     assert f"## [{version}]" in (root / "CHANGELOG.md").read_text(encoding="utf-8")
