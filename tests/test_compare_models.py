@@ -187,6 +187,44 @@ def test_kfold_folds_never_hold_every_word_of_a_pattern(fits):
     assert np.array_equal(folds, _word_folds(table, words, 10, 0))      # seeded
 
 
+def test_protected_word_terms_at_the_dataset_and_word_levels(fits):
+    """Leaving a protected word out (word_influence's PSIS weights): at the dataset level
+    its term is the sum of its rows' terms (loo.pointwise_log_likelihood); at the word
+    level its m ~ N(1, 0.5) is integrated out — Bayes' rule with scipy at a posterior
+    draw of m."""
+    import xarray as xr
+
+    from embias.bayes.influence import protected_word_log_likelihood
+    from embias.bayes.loo import pointwise_log_likelihood
+
+    fit = fits["dataset"]
+    rows = pointwise_log_likelihood(fit)["cosine_distance"]
+    group = xr.DataArray(fit.table["protected_word"].astype(str).to_numpy(), dims="row",
+                         name="protected_word")
+    summed = rows.groupby(group).sum()
+    ll = protected_word_log_likelihood(fit)
+    assert np.allclose(ll, summed.sel(protected_word=ll["protected_word"].values), rtol=0,
+                       atol=1e-8)
+    fit = fits["word"]
+    post = fit.posterior["posterior"]
+    ll = protected_word_log_likelihood(fit)
+    table = fit.table
+    for word in ("quran", "church"):
+        rows = table[table["protected_word"] == word]
+        for chain, draw in ((0, 3), (1, 250)):
+            sel = {"chain": chain, "draw": draw}
+            sigma = float(post["sigma"].isel(sel))
+            m = float(post["m"].isel(sel).sel(protected_word=word))
+            co = post["co"].isel(sel).sel(connection=rows["connection"].to_numpy()).values
+            r = rows["cosine_distance"].to_numpy() - co
+            precision = 1 / 0.25 + len(r) / sigma**2
+            mean = (1.0 / 0.25 + r.sum() / sigma**2) / precision
+            expected = (norm.logpdf(r, m, sigma).sum() + norm.logpdf(m, 1.0, 0.5)
+                        - norm.logpdf(m, mean, precision**-0.5))
+            assert float(ll.sel(protected_word=word).isel(sel)) == pytest.approx(expected,
+                                                                                 abs=1e-7)
+
+
 # --------------------------------------------------------------------------- bad input
 def _without_cache(fit: embias.BiasFit, **changes) -> embias.BiasFit:
     tree = fit.posterior.copy(deep=True)

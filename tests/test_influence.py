@@ -170,6 +170,46 @@ def test_protected_word_likelihood_is_the_marginal_of_its_rows(fit):
                                                                                  abs=1e-8)
 
 
+def test_protected_word_likelihood_at_the_crossed_level_is_on_y_minus_u(fit):
+    """Crossed level: the same marginal on the rows less each compared word's effect u —
+    a crossed posterior made of the hierarchical draws plus made-up effects u, against
+    Bayes' rule on y − u with scipy."""
+    import types
+
+    import xarray as xr
+
+    post = fit.posterior["posterior"].to_dataset()
+    words = list(dict.fromkeys(fit.table["word_to_compare"].astype(str)))
+    rng = np.random.default_rng(5)
+    u = rng.normal(0.0, 0.05, size=(post.sizes["chain"], post.sizes["draw"], len(words)))
+    crossed_post = post.assign(word_effect=(("chain", "draw", "word_to_compare"), u)
+                               ).assign_coords(word_to_compare=words)
+    crossed = types.SimpleNamespace(level="crossed", table=fit.table, cells=fit.cells,
+                                    settings=fit.settings,
+                                    posterior=xr.DataTree.from_dict({"posterior": crossed_post}))
+    ll = protected_word_log_likelihood(crossed)
+    table = fit.table
+    effect = dict(zip(words, range(len(words)), strict=True))
+    for word in ("imam", "church"):
+        rows = table[table["protected_word"] == word]
+        for chain, draw in ((0, 7), (1, 400)):
+            sel = {"chain": chain, "draw": draw}
+            total = 0.0
+            for con, group in rows.groupby("connection"):
+                bar = float(post["bar"].isel(sel).sel(connection=con))
+                tau = float(post["tau"].isel(sel).sel(connection=con))
+                sigma = float(post["sigma"].isel(sel).sel(connection=con))
+                c = float(post["coef"].isel(sel).sel(protected_word=word, connection=con))
+                r = (group["cosine_distance"].to_numpy()
+                     - u[chain, draw, [effect[w] for w in group["word_to_compare"]]])
+                precision = 1 / tau**2 + len(r) / sigma**2
+                mean = (bar / tau**2 + r.sum() / sigma**2) / precision
+                total += (norm.logpdf(r, c, sigma).sum() + norm.logpdf(c, bar, tau)
+                          - norm.logpdf(c, mean, precision**-0.5))
+            assert float(ll.sel(protected_word=word).isel(sel)) == pytest.approx(total,
+                                                                                 abs=1e-8)
+
+
 def test_a_table_is_fitted_first_with_the_settings_given(fit, psis):
     from_table = word_influence(fit.table, settings=fit.fit_settings, refit="never")
     assert np.allclose(from_table["change"], psis["change"], rtol=0, atol=1e-12)

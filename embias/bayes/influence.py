@@ -89,6 +89,7 @@ __all__ = [
     "WORD_ROLES",
     "RefitLoo",
     "compare_loo",
+    "compare_models_refit",
     "plot_word_influence",
     "protected_word_log_likelihood",
     "rank_words",
@@ -710,8 +711,9 @@ def _wrapper_class() -> type:
             self.fits.update(zip(todo, fits, strict=True))
 
         def sel_observations(self, idx: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
-            key = self._key(idx)
-            return key, key
+            # the refit is cached under the sorted units; the held-out units keep ArviZ's
+            # order (its results are matched to the indices it passed)
+            return self._key(idx), tuple(int(i) for i in np.atleast_1d(idx))
 
         def sample(self, modified_observed_data: tuple[int, ...]) -> BiasFit:
             self.prefetch([modified_observed_data])
@@ -723,7 +725,7 @@ def _wrapper_class() -> type:
         def log_likelihood__i(self, excluded_obs: tuple[int, ...], idata__i: BiasFit) -> Any:
             import xarray as xr
 
-            rows = self.fit.table.loc[self._rows(excluded_obs)]
+            rows = self.fit.table.loc[self._rows(self._key(excluded_obs))]
             ll = _held_out_log_likelihood(idata__i, rows, by=self.by)
             post = idata__i.posterior["posterior"]
             chains, draws = post.sizes["chain"], post.sizes["draw"]
@@ -733,7 +735,8 @@ def _wrapper_class() -> type:
                 order = [names.index(self.units[i]) for i in excluded_obs]
                 coords = [self.units[i] for i in excluded_obs]
             else:
-                order = list(range(len(excluded_obs)))
+                held = list(self._key(excluded_obs))     # the rows, in table order
+                order = [held.index(i) for i in excluded_obs]
                 coords = list(excluded_obs)
             return xr.DataArray(ll[:, order].reshape(chains, draws, len(order)),
                                 dims=("chain", "draw", dim), coords={dim: coords})
@@ -861,7 +864,7 @@ def refit_loo(
             if folds > len(words):
                 raise ValueError(f"folds={folds} is more than the {len(words)} compared words")
             word_fold = _word_folds(fit.table, words, folds, check_seed(random_seed))
-            unit_fold = word_fold if by == "word" else word_fold[wrapper.unit_of_row]
+            unit_fold = word_fold if by == "word" else word_fold[_row_words(fit.table)[0]]
             keys = [tuple(int(i) for i in np.flatnonzero(unit_fold == f))
                     for f in range(1, folds + 1)]
             wrapper.prefetch([key for key in keys if key])
