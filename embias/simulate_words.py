@@ -1,0 +1,933 @@
+"""Does treating the compared words as fixed matter? The simulation that shows it.
+
+Every compared word (attribute, neutral or human word) of a cosine table appears in a row
+with every protected word, and its own position in the embedding moves all those rows
+together. The hierarchical model of the published analysis treats the compared words as
+fixed — its connection means are the means of *these* words — while the crossed model
+(:mod:`embias.bayes.crossed`) treats them as a sample from a population of words. This
+module simulates tables with the design of a real one (by default the religion table on
+GloVe 6B 50d: 15 protected words in 3 classes, 11 attribute, 225 neutral and 85 human
+words), with compared-word effects of the size measured on it and **no** true association
+difference, fits both models to every table and reports how often each one claims a bias
+that is not there, and how often its intervals cover the population connection means.
+
+The generating model (the crossed model's, :func:`simulate_word_table`)::
+
+    y[p, w]     = coef[p, con(p, w)] + u[w] + ε,    ε ~ Normal(0, σ[con])
+    coef[p, con] ~ Normal(bar[con], τ[con])          (protected words redrawn per table)
+    u[w]        ~ Normal(0, τ_u[kind(w)])             (compared words redrawn per table)
+
+with kind ∈ {attribute, neutral, human}; an attribute word keeps one u in its associated
+and its different rows. Every simulated table draws new coefficients, new word effects
+and new noise, so the population connection means ``bar`` are the truth an interval has to
+cover when the words are redrawn.
+
+Calibration (:func:`calibrate_word_sampling`) is by the method of moments on the design
+table: least squares with a coefficient per (protected word, connection) cell and an effect
+per compared word (summing to zero within its kind) gives σ[con] from the residual sums of
+squares (unbiased for one residual variance per connection), τ_u[kind] from
+the spread of the estimated word effects minus their sampling variance, and τ[con] from the
+spread of the estimated cell coefficients across protected words minus theirs (exact
+sampling covariances under the fitted σ). :func:`word_effect_shares` is the measure the
+calibration is checked with: per connection, the variance of the compared words' mean
+residuals over the variance of the residuals, residuals taken from the (protected word,
+connection) cell means (religion/GloVe: associated .88, different .67, human .50, none
+.65; the authors' Reddit table .86, .76, .58, .60).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ._validation import check_choice, check_int, check_probability, check_rope, check_seed
+from .bayes.crossed import WORD_KIND_OF_CONNECTION, WORD_KINDS
+from .settings import DEFAULT_CI_PROB, DEFAULT_ROPE, SAMPLERS
+from .tables import CONNECTIONS, validate_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "NULL_CONTRASTS",
+    "PUBLISHED_REFIT_EMBEDDINGS",
+    "PUBLISHED_REFIT_STUDIES",
+    "WORD_SAMPLING_LEVELS",
+    "WordSamplingParameters",
+    "WordSamplingSimulation",
+    "calibrate_word_sampling",
+    "plot_word_sampling",
+    "published_conclusions",
+    "refit_published_tables",
+    "simulate_word_sampling",
+    "simulate_word_table",
+    "summarize_word_sampling",
+    "word_effect_shares",
+]
+
+#: The models compared by default: the published one and the one with compared words as a
+#: random sample.
+WORD_SAMPLING_LEVELS: tuple[str, ...] = ("hierarchical", "crossed")
+#: The contrasts whose truth is 0 under the null of :func:`simulate_word_sampling`: an
+#: interval of one of them that excludes 0 is a false claim of bias.
+NULL_CONTRASTS: tuple[str, ...] = ("associated - none", "associated - different",
+                                   "different - none")
+#: Columns of the design that a simulated table keeps (its values are replaced).
+_DESIGN_COLUMNS = ("protected_word", "protected_class", "word_to_compare", "word_class",
+                   "connection")
+
+
+# =========================================================================== measures
+def word_effect_shares(table: pd.DataFrame) -> pd.Series:
+    """Share of the residual variance that is the compared words' own effect, per connection.
+
+    Residuals are the cosine distances minus their (protected word, connection) cell mean;
+    the share is the variance (ddof=1) of the compared words' mean residuals over the
+    variance (ddof=1) of the residuals, within each connection. 0 when the compared words
+    are exchangeable, near 1 when a word's distance to every protected word is mostly the
+    word itself. On the religion table (GloVe 6B 50d): associated .88, different .67,
+    human .50, none .65.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by connection (in :data:`embias.tables.CONNECTIONS` order).
+    """
+    validate_table(table)
+    distance = table["cosine_distance"].astype(float)
+    keys = [table["protected_word"].astype(str), table["connection"].astype(str)]
+    residual = distance - distance.groupby(keys).transform("mean")
+    frame = pd.DataFrame({"connection": table["connection"].astype(str).to_numpy(),
+                          "word": table["word_to_compare"].astype(str).to_numpy(),
+                          "residual": residual.to_numpy()})
+    shares = {}
+    for con, rows in frame.groupby("connection", sort=False):
+        word_means = rows.groupby("word")["residual"].mean()
+        shares[con] = float(word_means.var(ddof=1) / rows["residual"].var(ddof=1))
+    order = [c for c in CONNECTIONS if c in shares]
+    return pd.Series([shares[c] for c in order], index=pd.Index(order, name="connection"),
+                     name="word_share")
+
+
+# =========================================================================== parameters
+@dataclass(frozen=True)
+class WordSamplingParameters:
+    """Parameters of the crossed model that :func:`simulate_word_table` draws tables from.
+
+    Attributes
+    ----------
+    bar
+        Population mean cosine distance per connection (``bar[con]``).
+    tau
+        Sd of the protected words' coefficients around ``bar`` per connection.
+    sigma
+        Residual sd per connection.
+    tau_word
+        Sd of the compared words' effects per word kind (attribute, neutral, human).
+    """
+
+    bar: Mapping[str, float]
+    tau: Mapping[str, float]
+    sigma: Mapping[str, float]
+    tau_word: Mapping[str, float]
+
+    def __post_init__(self) -> None:
+        for name in ("bar", "tau", "sigma", "tau_word"):
+            values = getattr(self, name)
+            if not isinstance(values, Mapping) or not values:
+                raise ValueError(f"WordSamplingParameters.{name} must be a non-empty mapping, "
+                                 f"got {values!r}")
+            checked = {}
+            for key, value in values.items():
+                number = float(value)
+                if not math.isfinite(number) or (name != "bar" and number < 0):
+                    raise ValueError(f"WordSamplingParameters.{name}[{key!r}] must be a "
+                                     f"finite{'' if name == 'bar' else ' non-negative'} "
+                                     f"number, got {value!r}")
+                checked[str(key)] = number
+            object.__setattr__(self, name, checked)
+        cons = set(self.bar)
+        unknown = sorted(cons - set(CONNECTIONS))
+        if unknown:
+            raise ValueError(f"unknown connection(s) {unknown}; allowed: {list(CONNECTIONS)}")
+        for name in ("tau", "sigma"):
+            if set(getattr(self, name)) != cons:
+                raise ValueError(f"WordSamplingParameters.{name} must name the connections of "
+                                 f"bar {sorted(cons)}, got {sorted(getattr(self, name))}")
+        kinds = {WORD_KIND_OF_CONNECTION[c] for c in cons}
+        if set(self.tau_word) != kinds:
+            raise ValueError(f"WordSamplingParameters.tau_word must name the word kinds "
+                             f"{sorted(kinds)}, got {sorted(self.tau_word)}")
+
+    def without_association(self) -> WordSamplingParameters:
+        """The null of :func:`simulate_word_sampling`: ``bar[associated]`` and
+        ``bar[different]`` set to ``bar[none]`` (an attribute word is, on average over the
+        populations of attribute and protected words, as far from a protected word as a
+        neutral word is, whichever class it belongs to); everything else unchanged."""
+        if "none" not in self.bar:
+            raise ValueError("without_association() needs a 'none' connection to equal, got "
+                             f"{sorted(self.bar)}")
+        bar = dict(self.bar)
+        for con in ("associated", "different"):
+            if con in bar:
+                bar[con] = bar["none"]
+        return WordSamplingParameters(bar=bar, tau=self.tau, sigma=self.sigma,
+                                      tau_word=self.tau_word)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per connection: ``bar``, ``tau``, ``sigma``, its word kind and that
+        kind's ``tau_word``."""
+        rows = [{"connection": c, "bar": self.bar[c], "tau": self.tau[c],
+                 "sigma": self.sigma[c], "word_kind": WORD_KIND_OF_CONNECTION[c],
+                 "tau_word": self.tau_word[WORD_KIND_OF_CONNECTION[c]]}
+                for c in CONNECTIONS if c in self.bar]
+        return pd.DataFrame(rows)
+
+    def contrast_truth(self, contrast: str) -> float:
+        """The true value of a contrast named ``"a - b"``: bar[a] − bar[b]."""
+        a, _, b = contrast.partition(" - ")
+        return self.bar[a] - self.bar[b]
+
+
+def _design_indices(table: pd.DataFrame) -> dict[str, Any]:
+    """Cells, compared words and their kinds of a design table (checked)."""
+    validate_table(table)
+    protected = table["protected_word"].astype(str)
+    connection = table["connection"].astype(str)
+    cell_codes, cells = pd.factorize(pd.MultiIndex.from_arrays([protected, connection]))
+    word_codes, words = pd.factorize(table["word_to_compare"].astype(str))
+    kind_codes = pd.Index(WORD_KINDS).get_indexer(connection.map(WORD_KIND_OF_CONNECTION))
+    lowest = np.full(len(words), len(WORD_KINDS))
+    highest = np.full(len(words), -1)
+    np.minimum.at(lowest, word_codes, kind_codes)
+    np.maximum.at(highest, word_codes, kind_codes)
+    mixed_words = np.flatnonzero(lowest != highest)
+    if mixed_words.size:
+        mixed = [(str(words[w]), sorted({WORD_KINDS[k] for k in kind_codes[word_codes == w]}))
+                 for w in mixed_words[:3]]
+        raise ValueError(f"compared word(s) in rows of two kinds, e.g. {mixed}; a word is "
+                         "an attribute, a neutral or a human word")
+    counts = np.bincount(word_codes, minlength=len(words))
+    if (counts < 2).any():
+        single = [str(w) for w in np.asarray(words)[counts < 2]][:5]
+        raise ValueError(f"compared word(s) {single} have a single row; a word's own effect "
+                         "needs rows with at least 2 protected words")
+    return {"cell_codes": cell_codes, "cells": cells, "word_codes": word_codes,
+            "words": np.asarray(words, dtype=str),
+            "word_kind": np.array(WORD_KINDS, dtype=object)[lowest],
+            "connection": connection.to_numpy()}
+
+
+def calibrate_word_sampling(table: pd.DataFrame) -> WordSamplingParameters:
+    """Method-of-moments estimates of the crossed model's parameters from a cosine table.
+
+    Least squares of the distances on a coefficient per (protected word, connection) cell
+    and an effect per compared word (summing to zero within its kind):
+
+    * σ[con]: from the residual sums of squares per connection, unbiased for a residual
+      variance per connection (their expectations are a linear function of the σ²s through
+      the hat matrix, which is solved for);
+    * τ_u[kind]: the variance (ddof=1) of the kind's estimated word effects minus the mean
+      sampling variance of those estimates (exact, from the fitted σ), floored at 0;
+    * τ[con] likewise from the estimated cell coefficients across protected words;
+    * bar[con]: the mean estimated cell coefficient of the connection (the mean over these
+      protected words, with the compared words' in-sample mean effect).
+
+    Parameters
+    ----------
+    table
+        Long-form cosine table (e.g. ``embias.study_table("religion", "glove-6b-50d")``).
+
+    Returns
+    -------
+    WordSamplingParameters
+    """
+    ix = _design_indices(table)
+    y = table["cosine_distance"].to_numpy(float)
+    n_rows, n_cells, n_words = len(y), len(ix["cells"]), len(ix["words"])
+    kinds = [k for k in WORD_KINDS if k in set(ix["word_kind"])]
+    # columns: one per cell, then one per compared word but the last of each kind (its
+    # effect is the kind's reference, 0); every row has a 1 in its cell's column and one in
+    # its word's column (none for a reference word), so every product below is a gather
+    word_column = np.full(n_words, -1)
+    n_params = n_cells
+    for kind in kinds:
+        members = np.flatnonzero(ix["word_kind"] == kind)
+        word_column[members[:-1]] = n_params + np.arange(len(members) - 1)
+        n_params += len(members) - 1
+    cell_col = np.asarray(ix["cell_codes"], dtype=np.int64)
+    word_col = word_column[ix["word_codes"]]
+    has_word = word_col >= 0
+    word_col_safe = np.where(has_word, word_col, 0)
+
+    def weighted_gram(weights: np.ndarray) -> np.ndarray:
+        """Σ_r weights_r x_r x_rᵀ."""
+        gram = np.zeros((n_params, n_params))
+        np.add.at(gram, (cell_col, cell_col), weights)
+        w, c, k = weights[has_word], cell_col[has_word], word_col[has_word]
+        np.add.at(gram, (c, k), w)
+        np.add.at(gram, (k, c), w)
+        np.add.at(gram, (k, k), w)
+        return gram
+
+    def quadratic(matrix: np.ndarray) -> np.ndarray:
+        """x_rᵀ M x_r of every row."""
+        return (matrix[cell_col, cell_col] + has_word * (
+            2 * matrix[cell_col, word_col_safe] + matrix[word_col_safe, word_col_safe]))
+
+    gram = weighted_gram(np.ones(n_rows))
+    try:
+        gram_inv = np.linalg.inv(gram)
+    except np.linalg.LinAlgError:  # words or cells not connected: least-norm solution
+        gram_inv = np.linalg.pinv(gram, hermitian=True)
+    xty = np.bincount(cell_col, weights=y, minlength=n_params) + np.bincount(
+        word_col[has_word], weights=y[has_word], minlength=n_params)
+    theta = gram_inv @ xty
+    residual = y - theta[cell_col] - has_word * theta[word_col_safe]
+    cons = [c for c in CONNECTIONS if c in set(ix["connection"])]
+    member = np.array([ix["connection"] == c for c in cons])          # (connection, row)
+    # E[SS_e of connection c] = Σ_c' A[c, c'] σ²[c'] with A[c, c'] = Σ_{r ∈ c} Σ_{s ∈ c'}
+    # (I − H)²_rs = Σ_{r ∈ c} (1{c = c'}(1 − 2 h_rr) + x_rᵀ G X_c'ᵀ X_c' G x_r), H the hat
+    # matrix and G = (XᵀX)⁺: unbiased σ² per connection (heteroscedastic), without the
+    # rows × rows hat matrix
+    leverage = quadratic(gram_inv)
+    moments = np.empty((len(cons), len(cons)))
+    for j, rows_j in enumerate(member):
+        quad = quadratic(gram_inv @ weighted_gram(rows_j.astype(float)) @ gram_inv)
+        for i, rows_i in enumerate(member):
+            moments[i, j] = quad[rows_i].sum() + (i == j) * (1 - 2 * leverage[rows_i]).sum()
+    ss = np.array([np.sum(residual[rows] ** 2) for rows in member])
+    try:
+        solved = np.linalg.solve(moments, ss)
+    except np.linalg.LinAlgError:
+        solved = np.full(len(cons), np.nan)
+    if not np.all(np.isfinite(solved) & (solved > 0)):
+        raise ValueError("the table has too few residual degrees of freedom per connection "
+                         "to estimate σ from")
+    sigma2 = dict(zip(cons, solved.tolist(), strict=True))
+    row_var = np.array([sigma2[c] for c in ix["connection"]])
+    cov = gram_inv @ weighted_gram(row_var) @ gram_inv
+    cell_coef, cell_cov = theta[:n_cells], cov[:n_cells, :n_cells]
+    # word effects relative to each kind's reference word (a shift per kind, which neither
+    # their spread nor the cells' spread sees); the cells hold that shift back
+    to_words = np.zeros((n_words, n_params))
+    to_words[np.flatnonzero(word_column >= 0), word_column[word_column >= 0]] = 1.0
+    word_effect = to_words @ theta
+    word_cov = to_words @ cov @ to_words.T
+    kind_shift = {k: float(word_effect[ix["word_kind"] == k].mean()) for k in kinds}
+
+    def spread(values: np.ndarray, covariance: np.ndarray) -> float:
+        n = len(values)
+        if n < 2:
+            raise ValueError("calibration needs at least 2 protected words per connection and "
+                             "2 compared words per kind")
+        centre = np.eye(n) - 1.0 / n
+        noise = float(np.trace(centre @ covariance @ centre)) / (n - 1)
+        return math.sqrt(max(0.0, float(np.var(values, ddof=1)) - noise))
+
+    cell_con = np.asarray(ix["cells"].get_level_values(1), dtype=str)
+    bar, tau = {}, {}
+    for con in cons:
+        members = np.flatnonzero(cell_con == con)
+        bar[con] = float(cell_coef[members].mean()) + kind_shift[WORD_KIND_OF_CONNECTION[con]]
+        tau[con] = spread(cell_coef[members], cell_cov[np.ix_(members, members)])
+    tau_word = {}
+    for kind in kinds:
+        members = np.flatnonzero(ix["word_kind"] == kind)
+        tau_word[kind] = spread(word_effect[members], word_cov[np.ix_(members, members)])
+    return WordSamplingParameters(bar=bar, tau=tau, sigma={c: math.sqrt(v)
+                                                           for c, v in sigma2.items()},
+                                  tau_word=tau_word)
+
+
+# =========================================================================== one table
+def simulate_word_table(
+    design: pd.DataFrame,
+    parameters: WordSamplingParameters,
+    *,
+    random_seed: int | np.random.Generator = 0,
+) -> pd.DataFrame:
+    """One table drawn from the crossed model with the rows of ``design``.
+
+    Every protected word gets new coefficients coef[p, con] ~ Normal(bar[con], τ[con]),
+    every compared word a new effect u[w] ~ Normal(0, τ_u[kind(w)]) (one u for all its
+    rows), every row new noise Normal(0, σ[con]);
+    ``cosine_distance = coef + u + noise``, ``cosine_similarity = 1 − cosine_distance``.
+
+    Parameters
+    ----------
+    design
+        Cosine table whose rows (protected word, compared word, connection, classes) the
+        simulated table keeps; its distances are not used.
+    parameters
+        The model's parameters (e.g. ``calibrate_word_sampling(design)``); must name every
+        connection of the design.
+    random_seed
+        Seed or ``numpy.random.Generator``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns of :data:`embias.tables.TABLE_COLUMNS` (``embedding="simulated"``);
+        ``attrs["truth"]`` holds the drawn ``coef`` (protected word × connection frame) and
+        ``word_effect`` (Series by compared word).
+    """
+    from ._validation import resolve_rng
+
+    rng, _ = resolve_rng(random_seed)
+    ix = _design_indices(design)
+    missing = sorted(set(ix["connection"]) - set(parameters.bar))
+    if missing:
+        raise ValueError(f"parameters have no value for connection(s) {missing} of the design")
+    cells = ix["cells"]
+    cell_con = np.asarray(cells.get_level_values(1), dtype=str)
+    coef = (np.array([parameters.bar[c] for c in cell_con])
+            + np.array([parameters.tau[c] for c in cell_con]) * rng.standard_normal(len(cells)))
+    tau_u = np.array([parameters.tau_word[k] for k in ix["word_kind"]])
+    u = tau_u * rng.standard_normal(len(ix["words"]))
+    sigma = np.array([parameters.sigma[c] for c in ix["connection"]])
+    distance = (coef[ix["cell_codes"]] + u[ix["word_codes"]]
+                + sigma * rng.standard_normal(len(design)))
+    table = design.loc[:, list(_DESIGN_COLUMNS)].astype(str).reset_index(drop=True)
+    table.insert(5, "cosine_similarity", 1.0 - distance)
+    table.insert(6, "cosine_distance", distance)
+    table["embedding"] = "simulated"
+    coef_frame = pd.Series(coef, index=cells).unstack()
+    table.attrs = {
+        "study": f"simulated ({design.attrs.get('study', 'design')})",
+        "truth": {"coef": coef_frame,
+                  "word_effect": pd.Series(u, index=pd.Index(ix["words"],
+                                                             name="word_to_compare"))},
+    }
+    return table
+
+
+# =========================================================================== simulation
+@dataclass(frozen=True)
+class WordSamplingSimulation:
+    """Result of :func:`simulate_word_sampling`.
+
+    Attributes
+    ----------
+    results
+        One row per simulated table × model × estimand: ``table`` (index), ``level``,
+        ``estimand`` (``connection_mean`` or ``contrast``), ``group`` (connection or
+        ``"a - b"``), ``truth``, ``estimate`` (posterior mean), ``lower``/``upper`` (the
+        ``ci_prob`` HDI), ``covered`` (the interval contains the truth), ``excludes_zero``,
+        ``rope_decision``, the fit's diagnostics ``max_r_hat``, ``min_ess_bulk``,
+        ``min_ess_tail``, ``divergences`` (over all of its scalars) and ``problems``
+        (:meth:`embias.BiasFit.problems`, joined by ``"; "``; empty when the fit passed).
+    tables
+        One row per simulated table: ``table``, ``seed``, the word-effect shares
+        (:func:`word_effect_shares`, ``share_<connection>``), the in-sample mean word
+        effect per kind (``mean_u_<kind>``: what a model that treats the words as fixed
+        takes for part of the connection means) and the in-sample mean of the protected
+        words' coefficients per connection (``mean_coef_<connection>``).
+    parameters
+        The parameters the tables were drawn from (the truth).
+    design_shares
+        :func:`word_effect_shares` of the design table (the calibration target).
+    settings
+        Sampler and reporting settings.
+    seconds
+        Wall-clock seconds of the fits.
+    """
+
+    results: pd.DataFrame = field(repr=False)
+    tables: pd.DataFrame = field(repr=False)
+    parameters: WordSamplingParameters
+    design_shares: pd.Series = field(repr=False)
+    settings: Mapping[str, Any]
+    seconds: float
+
+    def summary(self) -> pd.DataFrame:
+        """:func:`summarize_word_sampling` of :attr:`results`."""
+        return summarize_word_sampling(self.results)
+
+    def failures(self) -> pd.DataFrame:
+        """The fits that failed a convergence check: ``table``, ``level``, ``problems``."""
+        fits = self.results.drop_duplicates(["table", "level"])
+        return fits.loc[fits["problems"] != "", ["table", "level", "problems"]].reset_index(
+            drop=True)
+
+    def share_check(self) -> pd.DataFrame:
+        """Word-effect shares of the design table next to their mean (and its Monte Carlo
+        se) over the simulated tables, per connection."""
+        rows = []
+        for con, share in self.design_shares.items():
+            sim = self.tables[f"share_{con}"]
+            rows.append({"connection": con, "design": float(share),
+                         "simulated_mean": float(sim.mean()),
+                         "simulated_se": float(sim.std(ddof=1) / math.sqrt(len(sim)))
+                         if len(sim) > 1 else math.nan})
+        return pd.DataFrame(rows)
+
+
+#: Posterior variables left out of a simulation fit's convergence check: the compared words'
+#: effects of the crossed model are drawn after sampling from their exact conditional given
+#: each draw (:func:`embias.bayes.crossed.draw_word_effects`), so they mix as the sampled
+#: parameters do; checking 321 more scalars per fit would double its cost.
+_UNCHECKED_VARIABLES = ("word_effect",)
+
+
+def _fit_rows(fit: Any, *, index: int, level: str, parameters: WordSamplingParameters,
+              ci_prob: float, rope: float) -> list[dict[str, Any]]:
+    """The connection means and contrasts of one fit against the truth, with the fit's
+    convergence diagnostics (r̂, bulk/tail ESS of every sampled parameter and
+    deterministic but the word effects; divergences)."""
+    import xarray as xr
+
+    from .bayes.diagnostics import (
+        convergence_diagnostics,
+        convergence_problems,
+        diagnostics_overview,
+    )
+    from .bayes.summary import summarize_posterior
+
+    post = fit.posterior["posterior"].to_dataset()
+    checked = post.drop_vars([v for v in _UNCHECKED_VARIABLES if v in post])
+    diagnostics = convergence_diagnostics(xr.DataTree.from_dict({"posterior": checked}))
+    overview = diagnostics_overview(diagnostics, fit.divergences)
+    problems = "; ".join(convergence_problems(diagnostics, fit.divergences))
+    # the shared reporting layer on the connection means only (no per-word rows)
+    summary = summarize_posterior(
+        xr.DataTree.from_dict({"posterior": post[["connection_mean"]]}), fit.cells,
+        ci_prob=ci_prob, ci_kind="hdi", rope=rope, word_contrasts=False)
+    rows = []
+    for r in summary.itertuples(index=False):
+        group = str(r.group)
+        truth = (parameters.bar[group] if r.estimand == "connection_mean"
+                 else parameters.contrast_truth(group))
+        rows.append({
+            "table": index, "level": level, "estimand": str(r.estimand), "group": group,
+            "truth": truth, "estimate": float(r.estimate), "lower": float(r.lower),
+            "upper": float(r.upper), "covered": bool(r.lower <= truth <= r.upper),
+            "excludes_zero": bool(r.lower > 0 or r.upper < 0),
+            "rope_decision": str(r.rope_decision) if r.estimand == "contrast" else "",
+            "max_r_hat": float(overview["max_r_hat"]),
+            "min_ess_bulk": float(overview["min_ess_bulk"]),
+            "min_ess_tail": float(overview["min_ess_tail"]),
+            "divergences": int(overview["divergences"]), "problems": problems,
+        })
+    return rows
+
+
+def simulate_word_sampling(
+    design: pd.DataFrame | None = None,
+    *,
+    n_tables: int = 200,
+    parameters: WordSamplingParameters | None = None,
+    levels: Sequence[str] = WORD_SAMPLING_LEVELS,
+    draws: int = 1000,
+    tune: int = 1000,
+    chains: int = 2,
+    sampler: str = "nutpie",
+    ci_prob: float = DEFAULT_CI_PROB,
+    rope: float = DEFAULT_ROPE,
+    first_table: int = 0,
+    random_seed: int = 0,
+    progress: bool = True,
+) -> WordSamplingSimulation:
+    """False claims of bias and interval coverage when the compared words are a sample.
+
+    Draws ``n_tables`` tables from the crossed model with the design's rows
+    (:func:`simulate_word_table`), fits every model of ``levels`` to each, and records
+    every connection mean's and contrast's ``ci_prob`` HDI against the truth.
+
+    **No true association difference** (the default, ``parameters=None``): the parameters
+    are :func:`calibrate_word_sampling` of the design with
+    ``bar[associated] = bar[different] = bar[none]``
+    (:meth:`WordSamplingParameters.without_association`): averaged over the populations of
+    protected words and of compared words, a stereotype attribute is exactly as far from a
+    protected word as an attribute of another class and as a neutral word. Any single table
+    still differs — its protected words' coefficients scatter around ``bar`` with sd τ, and
+    its few attribute words' effects rarely average to 0 — and that is what a model which
+    takes the words as fixed mistakes for bias. The human words keep their own calibrated
+    mean; the true associated − none, associated − different and different − none are 0,
+    so an interval of theirs that excludes 0 is a false claim; human − none is not 0.
+
+    Parameters
+    ----------
+    design
+        Cosine table whose rows every simulated table keeps; default the religion table on
+        GloVe 6B 50d (``embias.study_table("religion", "glove-6b-50d")``).
+    n_tables
+        Simulated tables (≥ 1).
+    parameters
+        The truth to draw from; default the null above.
+    levels
+        Models to fit (default hierarchical and crossed).
+    draws, tune, chains
+        Sampler settings of every fit.
+    sampler
+        NUTS implementation (default ``"nutpie"``: all tables have the design's shape, so
+        each model compiles once per process and every further fit costs sampling only).
+    ci_prob
+        HDI probability (default 0.89).
+    rope
+        ROPE half-width of the contrasts' decisions.
+    first_table
+        Index of the first table: table i is drawn from seed ``(random_seed, i)`` and
+        fitted with seeds derived from (``random_seed``, i, level), so any slice of a run
+        can be recomputed alone (``first_table=k, n_tables=m`` gives tables k … k+m−1).
+    random_seed
+        Non-negative integer seed of everything.
+    progress
+        Show a progress bar over the tables.
+
+    Returns
+    -------
+    WordSamplingSimulation
+        Per-table rows (:attr:`~WordSamplingSimulation.results`), with
+        :meth:`~WordSamplingSimulation.summary` for the rates and their Monte Carlo
+        standard errors.
+    """
+    from tqdm import tqdm
+
+    from .bayes import FitJob, derived_seed, fit_many
+    from .settings import FitSettings
+
+    n_tables = check_int("n_tables", n_tables, minimum=1)
+    first_table = check_int("first_table", first_table, minimum=0)
+    seed = check_seed(random_seed)
+    ci_prob = check_probability("ci_prob", ci_prob)
+    rope = check_rope(rope)
+    check_choice("sampler", sampler, SAMPLERS)
+    if isinstance(levels, str):
+        levels = (levels,)
+    levels = tuple(check_choice("levels", lv, ("hierarchical", "crossed", "word", "dataset"))
+                   for lv in levels)
+    if not levels:
+        raise ValueError("levels must name at least one model level, got none")
+    if design is None:
+        from .tables import study_table
+
+        design = study_table("religion", "glove-6b-50d")
+    if parameters is None:
+        parameters = calibrate_word_sampling(design).without_association()
+    elif not isinstance(parameters, WordSamplingParameters):
+        raise ValueError(f"parameters must be a WordSamplingParameters, got "
+                         f"{type(parameters).__name__}")
+    settings = {lv: FitSettings(level=lv, sampler=sampler, draws=draws, tune=tune,
+                                chains=chains, random_seed=0) for lv in levels}
+    start = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    table_rows: list[dict[str, Any]] = []
+    indices = range(first_table, first_table + n_tables)
+    for i in tqdm(indices, desc="tables", unit="table", disable=not progress):
+        table = simulate_word_table(design, parameters,
+                                    random_seed=np.random.default_rng([seed, i]))
+        jobs = [FitJob(table, FitSettings.build(settings[lv], random_seed=derived_seed(
+                    seed, str(i), lv)), label=f"table {i} {lv}") for lv in levels]
+        fits = fit_many(jobs, progress=False, warn=False)
+        for lv, fit in zip(levels, fits, strict=True):
+            rows += _fit_rows(fit, index=i, level=lv, parameters=parameters, ci_prob=ci_prob,
+                              rope=rope)
+        shares = word_effect_shares(table)
+        effects = table.attrs["truth"]["word_effect"]
+        kind_of = (table.drop_duplicates("word_to_compare").set_index("word_to_compare")
+                   ["connection"].map(WORD_KIND_OF_CONNECTION))
+        mean_u = effects.groupby(kind_of.reindex(effects.index)).mean()
+        mean_coef = table.attrs["truth"]["coef"].mean(axis=0)
+        table_rows.append({"table": i, "seed": f"({seed}, {i})",
+                           **{f"share_{c}": float(s) for c, s in shares.items()},
+                           **{f"mean_u_{k}": float(mean_u[k]) for k in WORD_KINDS
+                              if k in mean_u.index},
+                           **{f"mean_coef_{c}": float(mean_coef[c]) for c in CONNECTIONS
+                              if c in mean_coef.index}})
+        del fits
+    return WordSamplingSimulation(
+        results=pd.DataFrame(rows), tables=pd.DataFrame(table_rows), parameters=parameters,
+        design_shares=word_effect_shares(design),
+        settings={"levels": list(levels), "draws": draws, "tune": tune, "chains": chains,
+                  "sampler": sampler, "ci_prob": ci_prob, "ci_kind": "hdi", "rope": rope,
+                  "random_seed": seed, "first_table": first_table, "n_tables": n_tables},
+        seconds=time.perf_counter() - start)
+
+
+# =========================================================================== summary
+def _rate(hits: pd.Series) -> tuple[float, float]:
+    n = len(hits)
+    p = float(hits.mean())
+    return p, math.sqrt(p * (1 - p) / n) if n > 1 else math.nan
+
+
+def summarize_word_sampling(results: pd.DataFrame, *, converged_only: bool = False
+                            ) -> pd.DataFrame:
+    """Rates over the simulated tables, with binomial Monte Carlo standard errors.
+
+    Parameters
+    ----------
+    results
+        :attr:`WordSamplingSimulation.results` (or the same frame read back from a CSV).
+    converged_only
+        Count only fits that passed every convergence check (empty ``problems``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model × estimand × group: ``n_tables``, ``truth``, ``mean_estimate``,
+        ``coverage`` and ``coverage_se`` (share of intervals containing the truth),
+        ``excludes_zero`` and ``excludes_zero_se`` (for a contrast whose truth is 0 — see
+        ``null`` — the rate of false claims of bias; nominal 1 − ci_prob),
+        ``credible_difference`` and its se (contrasts: the ROPE decision), ``mean_width``,
+        ``null`` (the truth is 0) and ``failed_fits`` (fits with a convergence problem
+        among those counted).
+    """
+    needed = {"table", "level", "estimand", "group", "truth", "estimate", "lower", "upper",
+              "covered", "excludes_zero", "rope_decision", "problems"}
+    missing = sorted(needed - set(results.columns))
+    if missing:
+        raise ValueError(f"results lack column(s) {missing}; pass "
+                         "WordSamplingSimulation.results")
+    frame = results.copy()
+    frame["problems"] = frame["problems"].fillna("").astype(str)
+    frame["rope_decision"] = frame["rope_decision"].fillna("").astype(str)
+    if converged_only:
+        frame = frame[frame["problems"] == ""]
+    out = []
+    for (level, estimand, group), rows in frame.groupby(["level", "estimand", "group"],
+                                                        sort=False):
+        coverage, coverage_se = _rate(rows["covered"].astype(bool))
+        excl, excl_se = _rate(rows["excludes_zero"].astype(bool))
+        row = {"level": level, "estimand": estimand, "group": group,
+               "n_tables": int(rows["table"].nunique()), "truth": float(rows["truth"].iloc[0]),
+               "mean_estimate": float(rows["estimate"].mean()),
+               "coverage": coverage, "coverage_se": coverage_se,
+               "excludes_zero": excl, "excludes_zero_se": excl_se,
+               "credible_difference": math.nan, "credible_difference_se": math.nan,
+               "mean_width": float((rows["upper"] - rows["lower"]).mean()),
+               "null": bool(abs(float(rows["truth"].iloc[0])) < 1e-12),
+               "failed_fits": int((rows["problems"] != "").sum())}
+        if estimand == "contrast":
+            row["credible_difference"], row["credible_difference_se"] = _rate(
+                rows["rope_decision"] == "credible difference")
+        out.append(row)
+    summary = pd.DataFrame(out)
+    if summary.empty:
+        return pd.DataFrame(columns=["level", "estimand", "group", "n_tables", "truth",
+                                     "mean_estimate", "coverage", "coverage_se",
+                                     "excludes_zero", "excludes_zero_se",
+                                     "credible_difference", "credible_difference_se",
+                                     "mean_width", "null", "failed_fits"])
+    order = {"connection_mean": 0, "contrast": 1}
+    groups = {g: i for i, g in enumerate([*CONNECTIONS, "associated - none",
+                                          "associated - different", "different - none",
+                                          "human - none"])}
+    summary = summary.sort_values(
+        ["estimand", "group", "level"],
+        key=lambda s: s.map(order) if s.name == "estimand" else (
+            s.map(groups) if s.name == "group" else s.map(
+                {lv: i for i, lv in enumerate(WORD_SAMPLING_LEVELS)}).fillna(9)))
+    return summary.reset_index(drop=True)
+
+
+# =========================================================================== published
+#: The authors' released tables refitted by :func:`refit_published_tables` by default.
+PUBLISHED_REFIT_STUDIES: tuple[str, ...] = ("religion", "race", "gender")
+PUBLISHED_REFIT_EMBEDDINGS: tuple[str, ...] = ("reddit", "google", "glove")
+
+
+def refit_published_tables(
+    studies: Sequence[str] = PUBLISHED_REFIT_STUDIES,
+    embeddings: Sequence[str] = PUBLISHED_REFIT_EMBEDDINGS,
+    *,
+    levels: Sequence[str] = WORD_SAMPLING_LEVELS,
+    settings: Any = None,
+    ci_prob: float = DEFAULT_CI_PROB,
+    rope: float = DEFAULT_ROPE,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Fit the authors' published tables with each model and report their connection means
+    and contrasts side by side.
+
+    Parameters
+    ----------
+    studies, embeddings
+        Which of :func:`embias.load_published_table`'s tables (every pair is fitted); the
+        tables are loaded as published (duplicate rows kept, rows coded missing dropped;
+        the counts are in the result).
+    levels
+        Models (default hierarchical — the published one — and crossed).
+    settings
+        :class:`~embias.FitSettings` of every fit (level replaced per model); default
+        ``FitSettings(random_seed=0)`` (the library's sampler and draws). A seed is
+        required.
+    ci_prob, rope
+        HDI probability and ROPE half-width of the decisions.
+    progress
+        Progress bar over the fits.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per study × embedding × model × estimand (``connection_mean``,
+        ``contrast``) × group: ``estimate``, ``lower``, ``upper``, ``prob_gt_0``,
+        ``rope_decision``, ``excludes_zero``, the fit's ``max_r_hat``, ``min_ess_bulk``,
+        ``min_ess_tail``, ``divergences`` and ``problems`` (:meth:`embias.BiasFit.problems`),
+        the table's ``rows``, ``duplicate_rows`` and ``missing_rows``, and the
+        sampler settings.
+    """
+    import warnings
+
+    from .bayes import FitJob, fit_many
+    from .settings import FitSettings
+    from .tables import load_published_table
+
+    ci_prob = check_probability("ci_prob", ci_prob)
+    rope = check_rope(rope)
+    if isinstance(levels, str):
+        levels = (levels,)
+    levels = tuple(check_choice("levels", lv, ("hierarchical", "crossed", "word", "dataset"))
+                   for lv in levels)
+    settings = FitSettings.build(settings) if settings is not None else FitSettings(
+        random_seed=0)
+    if settings.random_seed is None:
+        raise ValueError("refit_published_tables() needs settings with a random_seed "
+                         "(reproducible refits), got None")
+    if isinstance(studies, str):
+        studies = (studies,)
+    if isinstance(embeddings, str):
+        embeddings = (embeddings,)
+    tables, jobs = {}, []
+    for study in studies:
+        for embedding in embeddings:
+            with warnings.catch_warnings():
+                # duplicates and rows coded missing: counted in the result instead
+                warnings.simplefilter("ignore", UserWarning)
+                table = load_published_table(study, embedding)
+            tables[study, embedding] = table
+            jobs += [FitJob(table, FitSettings.build(settings, level=lv),
+                            label=f"{study}/{embedding} {lv}") for lv in levels]
+    if not jobs:
+        raise ValueError("studies and embeddings must name at least one published table")
+    fits = iter(fit_many(jobs, progress=progress, warn=False))
+    rows = []
+    for (study, embedding), table in tables.items():
+        missing = sum(v["coded_missing"] for v in table.attrs.get("missing", {}).values())
+        for level in levels:
+            fit = next(fits)
+            summary = fit.to_interval_table(ci_prob=ci_prob, ci_kind="hdi", rope=rope)
+            summary = summary[summary["estimand"].isin(["connection_mean", "contrast"])]
+            overview = fit.diagnostics_overview().iloc[0]
+            problems = "; ".join(fit.problems())
+            for r in summary.itertuples(index=False):
+                contrast = r.estimand == "contrast"
+                rows.append({
+                    "study": study, "embedding": embedding, "level": level,
+                    "estimand": str(r.estimand), "group": str(r.group),
+                    "estimate": float(r.estimate), "lower": float(r.lower),
+                    "upper": float(r.upper),
+                    "prob_gt_0": float(r.prob_gt_0) if contrast else math.nan,
+                    "rope_decision": str(r.rope_decision) if contrast else "",
+                    "excludes_zero": bool(r.lower > 0 or r.upper < 0),
+                    "max_r_hat": float(overview["max_r_hat"]),
+                    "min_ess_bulk": float(overview["min_ess_bulk"]),
+                    "min_ess_tail": float(overview["min_ess_tail"]),
+                    "divergences": int(overview["divergences"]), "problems": problems,
+                    "rows": len(table), "duplicate_rows": int(table.attrs.get("duplicates", 0)),
+                    "missing_rows": int(missing), "sampler": settings.sampler,
+                    "draws": settings.draws, "tune": settings.tune, "chains": settings.chains,
+                    "random_seed": settings.random_seed, "ci_prob": ci_prob, "rope": rope,
+                })
+    return pd.DataFrame(rows)
+
+
+def published_conclusions(refits: pd.DataFrame, *, reference: str = "hierarchical",
+                          other: str = "crossed") -> pd.DataFrame:
+    """Which conclusions of the published model survive the other model: one row per
+    study × embedding × contrast of :func:`refit_published_tables`.
+
+    Columns: ``study``, ``embedding``, ``contrast``; per model ``<level>`` (posterior mean
+    and HDI as text), ``<level>_excludes_zero`` and ``<level>_decision`` (ROPE decision);
+    ``same_decision`` (the two ROPE decisions agree); and ``verdict``: ``"survives"`` (the
+    reference model's HDI excludes 0 and the other's excludes it on the same side),
+    ``"lost"`` (the reference claims a difference, the other does not), ``"no claim"``
+    (neither claims one) or ``"new claim"`` (only the other).
+    """
+    needed = {"study", "embedding", "level", "estimand", "group", "estimate", "lower",
+              "upper", "rope_decision", "excludes_zero"}
+    missing = sorted(needed - set(refits.columns))
+    if missing:
+        raise ValueError(f"refits lack column(s) {missing}; pass refit_published_tables()'s "
+                         "result")
+    present = set(refits["level"])
+    for name, level in (("reference", reference), ("other", other)):
+        if level not in present:
+            raise ValueError(f"{name}={level!r} is not a model of the refits "
+                             f"({sorted(present)})")
+    contrasts = refits[refits["estimand"] == "contrast"]
+    out = []
+    for (study, embedding, group), rows in contrasts.groupby(
+            ["study", "embedding", "group"], sort=False):
+        by = rows.set_index("level")
+        row: dict[str, Any] = {"study": study, "embedding": embedding, "contrast": group}
+        for level in (reference, other):
+            r = by.loc[level]
+            row[level] = f"{r['estimate']:+.3f} [{r['lower']:+.3f}, {r['upper']:+.3f}]"
+            row[f"{level}_excludes_zero"] = bool(r["excludes_zero"])
+            row[f"{level}_decision"] = str(r["rope_decision"])
+        ref, oth = by.loc[reference], by.loc[other]
+        row["same_decision"] = ref["rope_decision"] == oth["rope_decision"]
+        if ref["excludes_zero"]:
+            same_side = oth["excludes_zero"] and (oth["lower"] > 0) == (ref["lower"] > 0)
+            row["verdict"] = "survives" if same_side else "lost"
+        else:
+            row["verdict"] = "new claim" if oth["excludes_zero"] else "no claim"
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+# =========================================================================== plot
+def plot_word_sampling(
+    summary: pd.DataFrame,
+    *,
+    ci_prob: float = DEFAULT_CI_PROB,
+    ax: Sequence[Axes] | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Two panels from :func:`summarize_word_sampling`: the rate of false claims of bias
+    (intervals of null contrasts excluding 0) and the coverage of the connection means,
+    per model, with ±2 Monte Carlo standard errors and the nominal rates dashed."""
+    import matplotlib.pyplot as plt
+
+    ci_prob = check_probability("ci_prob", ci_prob)
+    if ax is None:
+        fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+    else:
+        axes = list(ax)
+        if len(axes) != 2:
+            raise ValueError(f"ax must be two matplotlib Axes, got {len(axes)}")
+        fig = axes[0].figure
+    levels = [lv for lv in WORD_SAMPLING_LEVELS if lv in set(summary["level"])]
+    levels += sorted(set(summary["level"]) - set(levels))
+    panels = [
+        (summary[(summary["estimand"] == "contrast") & summary["null"]], "excludes_zero",
+         1 - ci_prob, "HDI excludes 0 (false claim of bias)"),
+        (summary[summary["estimand"] == "connection_mean"], "coverage", ci_prob,
+         "HDI covers the population mean"),
+    ]
+    width = 0.8 / max(len(levels), 1)
+    for axis, (rows, column, nominal, label) in zip(axes, panels, strict=True):
+        groups = list(dict.fromkeys(rows["group"]))
+        for j, level in enumerate(levels):
+            sub = rows[rows["level"] == level].set_index("group").reindex(groups)
+            x = np.arange(len(groups)) + (j - (len(levels) - 1) / 2) * width
+            axis.bar(x, sub[column], width=width * 0.9, label=level,
+                     yerr=2 * sub[f"{column}_se"], capsize=3)
+        axis.axhline(nominal, color="0.3", linestyle="--", linewidth=1)
+        axis.set_xticks(np.arange(len(groups)), groups, rotation=15)
+        axis.set_ylim(0, 1)
+        axis.set_ylabel(label)
+    axes[0].legend(title="model", frameon=False)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig

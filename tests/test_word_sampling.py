@@ -1,0 +1,209 @@
+"""embias.simulate_words: the compared words' share of the variance, the calibrated crossed
+model, simulated tables, and a small run of the false-claims simulation pinned against the
+full benchmark (benchmarks/bench_word_sampling.py) within Monte Carlo error."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import embias
+from embias.simulate_words import (
+    WordSamplingParameters,
+    calibrate_word_sampling,
+    published_conclusions,
+    simulate_word_sampling,
+    simulate_word_table,
+    summarize_word_sampling,
+    word_effect_shares,
+)
+
+# the same xdist worker as tests/test_crossed_recovery.py: one nutpie compile per shape
+pytestmark = pytest.mark.xdist_group("nutpie-religion-design")
+
+
+@pytest.fixture(scope="module")
+def religion() -> pd.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the one neutral word GloVe lacks
+        return embias.study_table("religion", "glove-6b-50d")
+
+
+def _table(rows: list[tuple[str, str, str, float]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["protected_word", "word_to_compare", "connection",
+                                       "cosine_distance"])
+
+
+# --------------------------------------------------------------------------- shares
+def test_word_share_by_hand():
+    # residuals from the cell means (p1: .8, p2: .7): p1 .2 0 −.2, p2 .2 .2 −.4;
+    # word means .2 .1 −.3 → variance .07; residual variance .32 / 5 = .064
+    table = _table([("p1", "a", "none", 1.0), ("p1", "b", "none", 0.8),
+                    ("p1", "c", "none", 0.6), ("p2", "a", "none", 0.9),
+                    ("p2", "b", "none", 0.9), ("p2", "c", "none", 0.3)])
+    shares = word_effect_shares(table)
+    assert list(shares.index) == ["none"]
+    assert shares["none"] == pytest.approx(0.07 / 0.064, rel=1e-12)
+
+
+def test_word_shares_of_the_religion_tables_are_the_issue_figures(religion):
+    # issue 13: GloVe 6B 50d .88 / .67 / .50 / .65; the authors' Reddit table .86 / .76 /
+    # .58 / .60 (associated, different, human, none)
+    glove = word_effect_shares(religion)
+    assert glove.round(2).to_dict() == {"associated": 0.88, "different": 0.67,
+                                        "human": 0.50, "none": 0.65}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        reddit = word_effect_shares(embias.load_published_table("religion", "reddit"))
+    assert reddit.round(2).to_dict() == {"associated": 0.86, "different": 0.76,
+                                         "human": 0.58, "none": 0.60}
+
+
+# --------------------------------------------------------------------------- parameters
+PARAMETERS = WordSamplingParameters(
+    bar={"associated": 0.80, "different": 0.86, "human": 0.80, "none": 0.94},
+    tau={"associated": 0.09, "different": 0.08, "human": 0.07, "none": 0.04},
+    sigma={"associated": 0.08, "different": 0.085, "human": 0.087, "none": 0.105},
+    tau_word={"attribute": 0.12, "neutral": 0.13, "human": 0.08})
+
+
+def test_the_null_equals_the_attribute_means_to_the_neutral_one():
+    null = PARAMETERS.without_association()
+    assert null.bar == {"associated": 0.94, "different": 0.94, "human": 0.80, "none": 0.94}
+    assert null.tau == PARAMETERS.tau and null.tau_word == PARAMETERS.tau_word
+    assert null.contrast_truth("associated - none") == 0.0
+    assert PARAMETERS.contrast_truth("human - none") == pytest.approx(-0.14)
+    frame = PARAMETERS.to_frame()
+    assert list(frame["connection"]) == ["associated", "different", "human", "none"]
+    assert list(frame["tau_word"]) == [0.12, 0.12, 0.08, 0.13]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"sigma": {"associated": -0.1, "different": 0.1, "human": 0.1, "none": 0.1}},
+     r"sigma\['associated'\] must be a finite non-negative number, got -0.1"),
+    ({"tau": {"associated": 0.1}}, r"tau must name the connections of bar"),
+    ({"tau_word": {"attribute": 0.1, "neutral": 0.1}}, r"tau_word must name the word kinds"),
+    ({"bar": {"associated": 0.8, "different": 0.8, "human": 0.8, "nothing": 0.9}},
+     r"unknown connection\(s\) \['nothing'\]"),
+    ({"bar": {}}, r"bar must be a non-empty mapping"),
+])
+def test_bad_parameters_are_refused(change, message):
+    fields = {name: getattr(PARAMETERS, name) for name in ("bar", "tau", "sigma", "tau_word")}
+    with pytest.raises(ValueError, match=message):
+        WordSamplingParameters(**{**fields, **change})
+
+
+def test_calibration_of_the_religion_table(religion):
+    # method of moments on the real table (the figures the benchmark prints)
+    p = calibrate_word_sampling(religion)
+    assert p.bar == pytest.approx({"associated": 0.7768, "different": 0.8535,
+                                   "human": 0.7983, "none": 0.9376}, abs=5e-5)
+    assert p.sigma == pytest.approx({"associated": 0.0926, "different": 0.0918,
+                                     "human": 0.0871, "none": 0.1050}, abs=5e-5)
+    assert p.tau_word == pytest.approx({"attribute": 0.1170, "neutral": 0.1342,
+                                        "human": 0.0801}, abs=5e-5)
+    assert p.tau == pytest.approx({"associated": 0.0911, "different": 0.0797,
+                                   "human": 0.0696, "none": 0.0385}, abs=5e-5)
+
+
+def test_calibration_recovers_the_parameters_of_simulated_tables(religion):
+    # the moment estimators are (nearly) unbiased: averaged over 20 tables drawn from known
+    # parameters they land within 3 Monte Carlo se of the truth (se from the 20 estimates)
+    estimates = [calibrate_word_sampling(simulate_word_table(
+        religion, PARAMETERS, random_seed=np.random.default_rng([5, i]))) for i in range(20)]
+    for name in ("sigma", "tau_word", "tau"):
+        truth = getattr(PARAMETERS, name)
+        for key, value in truth.items():
+            draws = np.array([getattr(e, name)[key] for e in estimates])
+            se = draws.std(ddof=1) / math.sqrt(len(draws))
+            assert abs(draws.mean() - value) <= 3 * se + 1e-3, (name, key, draws.mean(),
+                                                                 value, se)
+
+
+# --------------------------------------------------------------------------- one table
+def test_a_simulated_table_is_the_crossed_model_with_the_design_rows(religion):
+    table = simulate_word_table(religion, PARAMETERS, random_seed=3)
+    again = simulate_word_table(religion, PARAMETERS, random_seed=3)
+    pd.testing.assert_frame_equal(table, again)
+    for col in ("protected_word", "protected_class", "word_to_compare", "word_class",
+                "connection"):
+        assert (table[col].to_numpy() == religion[col].astype(str).to_numpy()).all()
+    assert (table["embedding"] == "simulated").all()
+    np.testing.assert_allclose(table["cosine_similarity"], 1 - table["cosine_distance"])
+    coef, u = table.attrs["truth"]["coef"], table.attrs["truth"]["word_effect"]
+    assert coef.shape == (15, 4) and len(u) == 321
+    noise = (table["cosine_distance"]
+             - coef.stack().loc[list(zip(table["protected_word"], table["connection"],
+                                         strict=True))].to_numpy()
+             - u.loc[table["word_to_compare"]].to_numpy())
+    # the noise left after the drawn coefficients and word effects has the sd σ[con]
+    for con, sd in noise.groupby(table["connection"]).std().items():
+        n = (table["connection"] == con).sum()
+        assert sd == pytest.approx(PARAMETERS.sigma[con], rel=4 / math.sqrt(2 * n))
+    # one effect per word, whatever the connection: an attribute word's u is in both
+    attribute = table[table["connection"].isin(["associated", "different"])]
+    assert attribute.groupby("word_to_compare")["connection"].nunique().eq(2).all()
+
+
+def test_a_design_with_a_word_of_two_kinds_is_refused():
+    table = _table([("p1", "a", "none", 1.0), ("p2", "a", "human", 0.8),
+                    ("p1", "b", "none", 0.6), ("p2", "b", "none", 0.9)])
+    with pytest.raises(ValueError, match=r"rows of two kinds, e.g. \[\('a', \['human', "
+                                         r"'neutral'\]\)\]"):
+        calibrate_word_sampling(table)
+
+
+# --------------------------------------------------------------------------- summaries
+def test_summary_rates_and_their_monte_carlo_errors_by_hand():
+    rows = []
+    for table, (lo, hi) in enumerate([(-0.1, 0.1), (0.01, 0.2), (-0.3, -0.05),
+                                      (-0.1, 0.01)]):
+        rows.append({"table": table, "level": "crossed", "estimand": "contrast",
+                     "group": "associated - none", "truth": 0.0, "estimate": (lo + hi) / 2,
+                     "lower": lo, "upper": hi, "covered": lo <= 0 <= hi,
+                     "excludes_zero": lo > 0 or hi < 0,
+                     "rope_decision": embias.rope_decision(lo, hi, 0.02).item(),
+                     "problems": "" if table else "r_hat > 1.01"})
+    summary = summarize_word_sampling(pd.DataFrame(rows))
+    (r,) = summary.itertuples()
+    assert (r.n_tables, r.coverage, r.excludes_zero) == (4, 0.5, 0.5)
+    assert r.coverage_se == pytest.approx(math.sqrt(0.25 / 4))
+    assert r.credible_difference == 0.25  # only (−0.3, −0.05) lies outside ±0.02
+    assert r.mean_width == pytest.approx((0.2 + 0.19 + 0.25 + 0.11) / 4)
+    assert r.null and r.failed_fits == 1
+    (c,) = summarize_word_sampling(pd.DataFrame(rows), converged_only=True).itertuples()
+    assert (c.n_tables, c.excludes_zero) == (3, pytest.approx(2 / 3))
+
+
+def test_published_conclusions_verdicts_by_hand():
+    def row(embedding, level, lo, hi):
+        return {"study": "religion", "embedding": embedding, "level": level,
+                "estimand": "contrast", "group": "associated - none",
+                "estimate": (lo + hi) / 2, "lower": lo, "upper": hi,
+                "rope_decision": embias.rope_decision(lo, hi, 0.02).item(),
+                "excludes_zero": lo > 0 or hi < 0}
+    refits = pd.DataFrame([
+        row("a", "hierarchical", -0.2, -0.05), row("a", "crossed", -0.25, -0.01),
+        row("b", "hierarchical", -0.2, -0.05), row("b", "crossed", -0.25, 0.03),
+        row("c", "hierarchical", -0.1, 0.05), row("c", "crossed", -0.12, 0.06),
+        row("d", "hierarchical", -0.1, 0.05), row("d", "crossed", 0.01, 0.2),
+    ])
+    table = published_conclusions(refits)
+    assert list(table["verdict"]) == ["survives", "lost", "no claim", "new claim"]
+    assert table["hierarchical"].iloc[0] == "-0.125 [-0.200, -0.050]"
+    assert table["crossed_decision"].iloc[0] == "undecided"
+    with pytest.raises(ValueError, match=r"other='word' is not a model of the refits"):
+        published_conclusions(refits, other="word")
+
+
+def test_bad_simulation_options_are_refused(religion):
+    with pytest.raises(ValueError, match="n_tables"):
+        simulate_word_sampling(religion, n_tables=0)
+    with pytest.raises(ValueError, match="levels"):
+        simulate_word_sampling(religion, levels=("county",))
+    with pytest.raises(ValueError, match="parameters must be a WordSamplingParameters"):
+        simulate_word_sampling(religion, parameters={"bar": 1})
