@@ -1,7 +1,7 @@
 """``embias compare-models`` and ``embias sensitivity``: which model level predicts best,
 and which words drive the result::
 
-    embias compare-models religion --embedding published:reddit --by row
+    embias compare-models religion --embedding published:reddit          # by row
     embias compare-models religion --levels hierarchical,crossed --by word --refit reloo
     embias sensitivity religion --embedding published:reddit --png influence.png
 
@@ -207,9 +207,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_sampler_options(p, what="per fit")
     # several levels here: --levels replaces the one --level of the sampler options
     p.add_argument("--levels", "--level", type=_levels, metavar="L1,L2,…",
-                   default=["dataset", "word", "hierarchical"],
+                   default=list(LEVELS),
                    help=f"model levels to compare, two or more of {', '.join(LEVELS)} "
-                        "(default dataset,word,hierarchical)")
+                        "(default: all four)")
     p.add_argument("--by", choices=("row", "word"), default="row",
                    help="leave one row out or one compared word out (default %(default)s)")
     p.add_argument("--refit", choices=("none", "reloo", "kfold"), default="none",
