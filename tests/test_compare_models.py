@@ -285,10 +285,20 @@ def test_bad_input_is_a_value_error_naming_the_problem(fits):
             refit_loo(fit, refit="exact")
         with pytest.raises(ValueError, match="folds=400 is more than the 322"):
             refit_loo(fit, refit="kfold", folds=400)
-        row = refit_loo(fits["dataset"], by="row", refit="none")
+        import arviz as az
+        import xarray as xr
+
+        rng = np.random.default_rng(0)
+        three_points = az.loo(xr.DataTree.from_dict({
+            "posterior": xr.Dataset({"x": (("chain", "draw"), rng.normal(size=(2, 50)))}),
+            "log_likelihood": xr.Dataset({"y": (("chain", "draw", "obs"),
+                                                rng.normal(size=(2, 50, 3)))})}),
+            pointwise=True)
         word = refit_loo(fit, by="word", refit="none")
         with pytest.raises(ValueError, match="same data points"):
-            compare_loo({"a": row, "b": word})
+            compare_loo({"a": three_points, "b": word})
+        with pytest.raises(ValueError, match="at least two"):
+            compare_loo({"b": word})
 
 
 # --------------------------------------------------------------------------- command line
