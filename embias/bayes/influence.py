@@ -298,6 +298,15 @@ def _unit_log_likelihood(fit: BiasFit, units: Sequence[_Unit]) -> xr.DataArray:
                                 "word_role": ("unit", [u.role for u in units])})
 
 
+def _refuse_templates(fit: BiasFit, what: str) -> None:
+    """Template effects (a crossed fit of a sentence table) are not in the leave-one-out
+    log-likelihoods yet."""
+    if "template_kind_effect" in fit.posterior["posterior"]:
+        raise ValueError(f"{what}: the fit has template effects (a crossed model of a sentence "
+                         "table); leaving words out of it is not supported yet — use a cosine "
+                         "table of the word vectors, or level='hierarchical'")
+
+
 def _contrast_draws(fit: BiasFit) -> xr.DataArray:
     contrast = contrast_draws(fit.posterior["posterior"]["connection_mean"])
     if contrast is None:
@@ -405,9 +414,9 @@ def word_influence(
     ------
     ValueError
         Unknown roles, words or ``refit``; a fit without ``word_to_compare`` when compared
-        words are asked for; a word whose removal leaves a table the model cannot fit (an
-        empty cell, a compared word with a single row at the crossed level), before any
-        refit starts.
+        words are asked for; a crossed fit with template effects (a sentence table); a
+        word whose removal leaves a table the model cannot fit (an empty cell, a compared
+        word with a single row at the crossed level), before any refit starts.
 
     Examples
     --------
@@ -429,6 +438,7 @@ def word_influence(
     else:
         raise ValueError(f"word_influence() takes a BiasFit or a cosine table (DataFrame), got "
                          f"{type(fit_or_table).__name__}")
+    _refuse_templates(fit, "word_influence()")
     units = _select_units(fit, roles, words)
     contrast = _contrast_draws(fit)
     full_mean = contrast.mean(("chain", "draw"))
@@ -845,12 +855,20 @@ def refit_loo(
     Returns
     -------
     RefitLoo
+
+    Raises
+    ------
+    ValueError
+        Unknown ``by`` or ``refit``, ``folds`` < 2 or more than the compared words, a
+        crossed fit with template effects, or a refit table the model cannot fit (named,
+        before any refit starts).
     """
     import arviz as az
 
     check_choice("by", by, LOO_UNITS)
     check_choice("refit", refit, LOO_REFITS)
     k_threshold = check_number("k_threshold", k_threshold)
+    _refuse_templates(fit, "refit_loo()")
     var_name = LOG_LIKELIHOOD_VARS[by]
     tree = _loo_tree(fit, by)
     wrapper = _wrapper_class()(fit, tree, by=by, settings=refit_settings, executor=executor,
