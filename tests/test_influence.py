@@ -259,6 +259,16 @@ def test_bad_input_names_the_problem(fit, psis):
     bare = dataclasses.replace(fit, table=fit.table.drop(columns="word_to_compare"))
     with pytest.raises(ValueError, match="no word_to_compare column"):
         word_influence(bare, refit="never")
+    import xarray as xr
+
+    from embias.bayes.influence import refit_loo
+
+    post = fit.posterior["posterior"].to_dataset().assign(
+        template_kind_effect=(("template", "word_kind"), np.zeros((2, 1))))
+    templated = dataclasses.replace(fit, posterior=xr.DataTree.from_dict({"posterior": post}))
+    for call in (word_influence, refit_loo):
+        with pytest.raises(ValueError, match="template effects"):
+            call(templated)
 
 
 def test_sensitivity_command_uses_the_saved_fit(fit, psis, tmp_path):
