@@ -406,8 +406,8 @@ def test_bad_input_is_one_clear_error_naming_it(fit, tmp_path, capsys):
     shutil.copytree(folder, old)
     record = json.loads((old / "settings.json").read_text())
     (old / "settings.json").write_text(json.dumps({**record, "format": 1}))
-    with pytest.raises(ValueError, match=r"'.*old' was saved in fit format 1; this embias "
-                                         r"reads format \d"):
+    with pytest.raises(ValueError, match=r"saved fit '.*old': settings.json says fit format 1; "
+                                         r"this embias reads format \d"):
         audit_report("religion", fits=old, out=out)
     # unreadable: settings.json and posterior.nc truncated (load_fit's error today)
     broken = tmp_path / "broken"

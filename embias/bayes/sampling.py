@@ -77,7 +77,11 @@ def _sample_nutpie(cells: pd.DataFrame, run: FitSettings, model: Any,
             compiled = nutpie.compile_pymc_model(model, backend="numba")
             _COMPILED[key] = compiled
     # everything that differs between tables of one shape is a data container of the model
-    compiled = compiled.with_data(**{v.name: v.get_value() for v in model.data_vars})
+    # (a data container the log density does not use — the cell indices at the crossed
+    # level — is not one of the compiled model's inputs)
+    known = {var.name for var in compiled.shared_var_keys}
+    compiled = compiled.with_data(**{v.name: v.get_value() for v in model.data_vars
+                                     if v.name in known})
     tree = nutpie.sample(compiled, draws=run.draws, tune=run.tune, chains=run.chains,
                          cores=run.cores, seed=run.random_seed, progress_bar=progressbar,
                          save_warmup=False, target_accept=run.target_accept)
