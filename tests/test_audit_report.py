@@ -449,7 +449,7 @@ def test_bad_input_is_one_clear_error_naming_it(fit, tmp_path, capsys):
     # on the command line: one line on stderr, exit 1, nothing written
     for argv, message in (
             (["report", "religion", "--from", str(tmp_path / "nope")], "no such folder"),
-            (["report", "religion", "--from", str(old)], "was saved in fit format 1"),
+            (["report", "religion", "--from", str(old)], "settings.json says fit format 1"),
             (["report", "race", "--from", str(folder.parent)],
              "study 'race' has no fitted level"),
             (["report", "religion", "--from", str(folder), "--out",
