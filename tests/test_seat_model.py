@@ -123,9 +123,9 @@ def test_marginal_likelihood_is_each_words_multivariate_normal_density() -> None
     tau_word = rng.uniform(0.03, 0.12, len(kinds))
     z = rng.standard_normal((len(words), len(cons)))
     tau_t, tau_tk = 0.03, 0.012
-    raw_t = rng.standard_normal(len(t.templates)) * (tau_t if t.centred else 1.0)
-    raw_tk = rng.standard_normal((len(t.templates), len(kinds))) * (
-        tau_tk if t.centred_interaction else 1.0)
+    raw_t = rng.standard_normal(len(t.templates)) * np.where(t.centred, tau_t, 1.0)
+    raw_tk = rng.standard_normal((len(t.templates), len(kinds))) * np.where(
+        t.centred_interaction, tau_tk, 1.0)
     point = {"bar": bar, "tau_log__": np.log(tau), "sigma_log__": np.log(sigma),
              "tau_word_log__": np.log(tau_word), "coef_raw": z,
              "tau_template_log__": np.log(tau_t), "template_raw": raw_t,
@@ -135,8 +135,8 @@ def test_marginal_likelihood_is_each_words_multivariate_normal_density() -> None
                                  on_unused_input="ignore")(point)
     # by hand: V[t, k] = v[t] + v×[t, k], and each compared word's rows
     # ~ MVN(coef + V, diag σ² + τ_u² 11ᵀ)
-    v = raw_t * (1.0 if t.centred else tau_t)
-    v_kind = v[:, None] + raw_tk * (1.0 if t.centred_interaction else tau_tk)
+    v = raw_t * np.where(t.centred, 1.0, tau_t)
+    v_kind = v[:, None] + raw_tk * np.where(t.centred_interaction, 1.0, tau_tk)
     coef = bar[None, :] + tau[None, :] * z
     expected = 0.0
     for w, word in enumerate(design.words):

@@ -59,8 +59,18 @@ the contrasts (associated − none …) would ignore which templates happened to
 is what carries the template sample into them. Associated and different share the kind
 *attribute* (one V per template for both), as they share u. The term v× is left out when
 the table has a single kind of compared word (it would be v itself). Priors:
-τ_template, τ_template×kind ~ Exponential(2), like τ_u. Reported: ``template_effect``
-(v[t]) and ``template_kind_effect`` (V[t, k], the template's effect on the rows of a kind).
+τ_template, τ_template×kind ~ Exponential(10) (mean 0.1, 95% below 0.3: a template shifts
+a sentence's distances by a few hundredths — 0.015–0.05 measured on religion, race and
+gender — and Exponential(2), the prior of τ_u, would put half its mass above 0.3, which
+with few templates, where the data cannot measure the sd, is what the intervals would
+show). Reported: ``template_effect`` (v[t]) and ``template_kind_effect`` (V[t, k], the
+template's effect on the rows of a kind).
+
+Few templates: with one or two templates per kind of protected word the template sd is
+barely measured (its posterior is mostly the prior), and a template used alone by its
+words is told from their coefficients by the priors only; NUTS then reports divergences
+(benchmarks/bench_templates.py: about 1–2% of the draws with one template per kind), which
+a higher ``target_accept`` reduces but does not remove. Use more templates.
 
 u is still integrated out: given V, the rows of word w have residual
 r = y − coef[p, con] − V[t, kind(w)], jointly Normal with covariance D + τ_u²·11ᵀ as above,
@@ -78,10 +88,13 @@ A word's *count pattern* is then its (n[w, ·, ·], m[w, ·, ·]) pair; the fitt
 computed once per pattern. The template effects are sampled (a few dozen templates at
 most); the exact conditional of u adds the V term to b. ``data="raw"`` samples u as well,
 with the same template parametrisation: the two agree within Monte Carlo error
-(tests/test_seat_model.py). Parametrisation of v and v×: centred when the data pin them
-(median rows per template × τ̂²/σ̂² > 1 from moment estimates, and at least
-:data:`~embias.bayes.data.CENTRED_MIN_ROWS` rows), non-centred otherwise; starting values
-are the moment estimates.
+(tests/test_seat_model.py). Parametrisation of v and v×, per template (and kind):
+centred when the data pin it — the template shares protected words with other templates,
+and its rows × τ̂²/σ̂² > 1 (moment estimates) with at least
+:data:`~embias.bayes.data.CENTRED_MIN_ROWS` rows — non-centred otherwise. A template used
+alone by its protected words (e.g. a subset keeping one template per kind of word) is told
+from those words' coefficients by the priors only: centred, it would make a funnel as
+τ_template → 0. Starting values are the moment estimates.
 
 Not modelled: the compared words' own templates (``pairing="mean"`` averages a compared
 word over its templates inside the row; with ``pairing="all"`` the ``compared_template``
@@ -137,7 +150,7 @@ class TemplateDesign:
     interaction
         Whether the template × word kind term is in the model (two kinds or more).
     centred, centred_interaction
-        Whether v and v× are sampled centred.
+        Per template (and kind): whether v (v×) is sampled centred.
     start, start_interaction, start_sd, start_sd_interaction
         Moment estimates of v, v×, τ_template and τ_template×kind (starting values).
     """
@@ -153,8 +166,8 @@ class TemplateDesign:
     ss_by_connection: np.ndarray
     word_template_count: np.ndarray
     interaction: bool
-    centred: bool
-    centred_interaction: bool
+    centred: np.ndarray
+    centred_interaction: np.ndarray
     start: np.ndarray
     start_interaction: np.ndarray
     start_sd: float
@@ -317,42 +330,58 @@ def _template_design(table: pd.DataFrame, cells: pd.DataFrame, row_cell: np.ndar
     connection_kind = np.array([kinds.index(WORD_KIND_OF_CONNECTION[c]) for c in cons],
                                dtype=np.int64)
     interaction = len(kinds) >= 2
-    # moment estimates (starting values, centring): the template cells' departures from
-    # their (protected word, connection) cell means, averaged per template (and kind)
+    # moment estimates (starting values, centring) from the template cells' departures
+    # from their (protected word, connection) cell means. Only a template that shares
+    # protected words with other templates is pinned by the data (relative to them); one
+    # used alone by its words (May et al.'s mass-noun templates when the nouns keep theirs)
+    # is told from those words' coefficients by the priors only, and is sampled
+    # non-centred, as is every template when few rows inform it.
     dof = float((n - 1).sum())
     resid_var = float(ss.sum()) / dof if dof > 0 else float(np.var(y))
     depart = mean - cells["mean"].to_numpy(float)[cell]
     tcell_kind = connection_kind[cell_connection]
+    n_words_p = int(cell_word.max()) + 1
+    pairs = np.unique(cell_word * n_templates + cell_template)
+    templates_per_word = np.bincount(pairs // n_templates, minlength=n_words_p)
+    informative = n * (templates_per_word[cell_word] >= 2)   # rows of crossed words
 
     def group_means(index: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-        rows = np.bincount(index, weights=n, minlength=size)
-        sums = np.bincount(index, weights=n * depart, minlength=size)
+        rows = np.bincount(index, weights=informative, minlength=size)
+        sums = np.bincount(index, weights=informative * depart, minlength=size)
         return np.divide(sums, rows, out=np.zeros(size), where=rows > 0), rows
 
+    def spread(values: np.ndarray, rows: np.ndarray) -> float:
+        """Method-of-moments variance of the effects behind ``values`` (means of
+        ``rows`` rows each), ≤ 0 when the noise explains them."""
+        if values.size < 2:
+            return 0.0
+        return float(values.var(ddof=1)) - float(np.mean(resid_var / rows))
+
+    def pinned(rows: np.ndarray, tau2: float) -> np.ndarray:
+        return (rows >= CENTRED_MIN_ROWS) & (tau2 > 0) & (rows * tau2 / resid_var > 1)
+
     by_template, rows_t = group_means(cell_template, n_templates)
-    start = by_template - by_template.mean()
-    tau2 = (float(start.var(ddof=1)) - float(np.mean(resid_var / rows_t))
-            if n_templates > 1 else 0.0)
-    centred = bool(n_templates > 1 and np.median(rows_t) >= CENTRED_MIN_ROWS
-                   and tau2 > 0 and np.median(rows_t) * tau2 / resid_var > 1)
+    crossed = rows_t > 0
+    start = np.where(crossed, by_template - (by_template[crossed].mean() if crossed.any()
+                                             else 0.0), 0.0)
+    tau2 = spread(start[crossed], rows_t[crossed])
+    centred = pinned(rows_t, tau2)
     start_sd = float(np.sqrt(max(tau2, 0.01**2)))
     n_kinds = len(kinds)
     by_template_kind, rows_tk = group_means(cell_template * n_kinds + tcell_kind,
                                             n_templates * n_kinds)
-    present = rows_tk.reshape(n_templates, n_kinds) > 0
+    rows_tk = rows_tk.reshape(n_templates, n_kinds)
+    present = rows_tk > 0
     departure = np.where(present, by_template_kind.reshape(n_templates, n_kinds)
                          - by_template[:, None], 0.0)
-    start_interaction = departure - departure.mean(axis=0, keepdims=True)
-    centred_interaction = False
+    column_mean = np.divide(departure.sum(axis=0), present.sum(axis=0),
+                            out=np.zeros(n_kinds), where=present.sum(axis=0) > 0)
+    start_interaction = np.where(present, departure - column_mean, 0.0)
+    centred_interaction = np.zeros((n_templates, n_kinds), dtype=bool)
     start_sd_interaction = 0.01
-    if interaction and present.sum() > 1:
-        rows_present = rows_tk[present.ravel()]
-        tau2_k = (float(start_interaction[present].var(ddof=1))
-                  - float(np.mean(resid_var / rows_present)))
-        centred_interaction = bool(n_templates > 1
-                                   and np.median(rows_present) >= CENTRED_MIN_ROWS
-                                   and tau2_k > 0
-                                   and np.median(rows_present) * tau2_k / resid_var > 1)
+    if interaction:
+        tau2_k = spread(start_interaction[present], rows_tk[present])
+        centred_interaction = pinned(rows_tk, tau2_k)
         start_sd_interaction = float(np.sqrt(max(tau2_k, 0.01**2)))
     return TemplateDesign(
         templates=[str(t) for t in templates], row_template=row_template.astype(np.int64),
