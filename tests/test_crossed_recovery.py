@@ -132,4 +132,7 @@ def test_sigma_and_word_sd_posterior_means_recover_the_truth(recovery, kind):
     se = math.sqrt((rows["sd"] ** 2).mean() / N_TABLES)
     assert abs(rows["estimate"].mean() - truth) <= 3 * se + 0.002, (rows["estimate"].mean(),
                                                                       truth, se)
-    assert (abs(rows["estimate"] - truth) <= 0.3 * truth).all()
+    # each dataset's estimate near the truth too — except the attribute words' sd, which 11
+    # words pin down only to about ±40% (its posterior sd), so only its mean is checked
+    if kind != "tau_u[attribute]":
+        assert (abs(rows["estimate"] - truth) <= 0.3 * truth).all()
