@@ -111,10 +111,10 @@ def test_calibration_of_the_religion_table(religion):
 
 
 def test_calibration_recovers_the_parameters_of_simulated_tables(religion):
-    # the moment estimators are (nearly) unbiased: averaged over 20 tables drawn from known
-    # parameters they land within 3 Monte Carlo se of the truth (se from the 20 estimates)
+    # the moment estimators are (nearly) unbiased: averaged over 12 tables drawn from known
+    # parameters they land within 3 Monte Carlo se of the truth (se from the 12 estimates)
     estimates = [calibrate_word_sampling(simulate_word_table(
-        religion, PARAMETERS, random_seed=np.random.default_rng([5, i]))) for i in range(20)]
+        religion, PARAMETERS, random_seed=np.random.default_rng([5, i]))) for i in range(12)]
     for name in ("sigma", "tau_word", "tau"):
         truth = getattr(PARAMETERS, name)
         for key, value in truth.items():
@@ -207,3 +207,84 @@ def test_bad_simulation_options_are_refused(religion):
         simulate_word_sampling(religion, levels=("county",))
     with pytest.raises(ValueError, match="parameters must be a WordSamplingParameters"):
         simulate_word_sampling(religion, parameters={"bar": 1})
+
+
+# --------------------------------------------------------------------------- the simulation
+#: benchmarks/bench_word_sampling.py --tables 200 --draws 3000 --tune 1000 --seed 0 (tables
+#: 0–199): (rate, Monte Carlo se) per model and figure — HDI of a null contrast excluding 0,
+#: coverage of a connection mean's HDI.
+BENCHMARK = {
+    ("hierarchical", "associated - none", "excludes_zero"): (0.315, 0.033),
+    ("crossed", "associated - none", "excludes_zero"): (0.105, 0.022),
+    ("hierarchical", "associated - different", "excludes_zero"): (0.080, 0.019),
+    ("crossed", "associated - different", "excludes_zero"): (0.115, 0.023),
+    ("hierarchical", "different - none", "excludes_zero"): (0.340, 0.033),
+    ("crossed", "different - none", "excludes_zero"): (0.100, 0.021),
+    ("hierarchical", "associated", "coverage"): (0.675, 0.033),
+    ("crossed", "associated", "coverage"): (0.870, 0.024),
+    ("hierarchical", "different", "coverage"): (0.590, 0.035),
+    ("crossed", "different", "coverage"): (0.905, 0.021),
+    ("hierarchical", "human", "coverage"): (0.875, 0.023),
+    ("crossed", "human", "coverage"): (0.925, 0.019),
+    ("hierarchical", "none", "coverage"): (0.830, 0.027),
+    ("crossed", "none", "coverage"): (0.915, 0.020),
+}
+SMALL_TABLES = 20
+
+
+@pytest.fixture(scope="module")
+def small_run(religion):
+    # 20 further tables of the benchmark's stream (tables 1000–1019, independent of its
+    # 200), 2 × (300 + 500) draws: one nutpie compile per model (~12 s CPU each), then
+    # ~1 s per fit
+    return simulate_word_sampling(religion, n_tables=SMALL_TABLES, first_table=1000,
+                                  draws=500, tune=300, random_seed=0, progress=False)
+
+
+def test_small_run_structure(small_run, religion):
+    results = small_run.results
+    assert len(results) == SMALL_TABLES * 2 * 8
+    assert sorted(results["table"].unique()) == list(range(1000, 1000 + SMALL_TABLES))
+    assert small_run.parameters == calibrate_word_sampling(religion).without_association()
+    assert (results.loc[results["group"] == "associated - none", "truth"] == 0).all()
+    fits = results.drop_duplicates(["table", "level"])
+    assert fits["divergences"].sum() == 0
+    assert fits["max_r_hat"].max() < 1.05  # 2 × 500 draws: some fits miss the 1.01 bar
+
+
+def _per_table_errors(results: pd.DataFrame, level: str) -> pd.Series:
+    """False claims among associated − none and different − none plus connection means
+    missed, per table (0–6)."""
+    rows = results[results["level"] == level]
+    claims = rows[rows["group"].isin(["associated - none", "different - none"])]
+    missed = rows[rows["estimand"] == "connection_mean"]
+    return (claims.groupby("table")["excludes_zero"].sum()
+            + (~missed["covered"]).groupby(missed["table"]).sum())
+
+
+def test_crossed_false_claims_are_at_the_nominal_rate(small_run):
+    rows = small_run.results
+    rows = rows[(rows["level"] == "crossed") & rows["group"].isin(
+        ["associated - none", "associated - different", "different - none"])]
+    per_table = rows.groupby("table")["excludes_zero"].mean()
+    se = max(per_table.std(ddof=1) / math.sqrt(SMALL_TABLES),
+             math.sqrt(0.11 * 0.89 / len(rows)))
+    assert abs(per_table.mean() - 0.11) <= 3 * se, (per_table.mean(), se)
+
+
+def test_hierarchical_model_errs_more_on_the_same_tables(small_run):
+    # paired over the same tables: (false claims against the neutral words + connection
+    # means missed) of the hierarchical model minus the crossed model's, > 3 se
+    difference = (_per_table_errors(small_run.results, "hierarchical")
+                  - _per_table_errors(small_run.results, "crossed"))
+    se = difference.std(ddof=1) / math.sqrt(SMALL_TABLES)
+    assert difference.mean() > 3 * se, (difference.mean(), se)
+
+
+def test_small_run_agrees_with_the_benchmark_within_monte_carlo_error(small_run):
+    summary = small_run.summary().set_index(["level", "group"])
+    for (level, group, column), (rate, se_full) in BENCHMARK.items():
+        row = summary.loc[(level, group)]
+        se_small = math.sqrt(max(rate * (1 - rate), 0.05) / SMALL_TABLES)
+        assert abs(row[column] - rate) <= 3 * math.hypot(se_small, se_full), (
+            level, group, column, row[column], rate)
