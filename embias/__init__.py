@@ -104,6 +104,20 @@ _EXPORTS: dict[str, str] = {
     "WeatBootstrap": "classic",
     "simulate_weat_bootstrap_coverage": "simulate",
     "audit_report": "audit",
+    "word_effect_shares": "simulate_words",
+    "calibrate_word_sampling": "simulate_words",
+    "simulate_word_table": "simulate_words",
+    "simulate_word_sampling": "simulate_words",
+    "summarize_word_sampling": "simulate_words",
+    "refit_published_tables": "simulate_words",
+    "published_conclusions": "simulate_words",
+    "plot_word_sampling": "simulate_words",
+    "plot_published_refits": "simulate_words",
+    "WordSamplingParameters": "simulate_words",
+    "WordSamplingSimulation": "simulate_words",
+    "word_influence": "bayes.influence",
+    "rank_words": "bayes.influence",
+    "plot_word_influence": "bayes.influence",
 }
 _SUBMODULES = ("classifier", "report", "plots", "bayes", "settings", "studies", "encoders",
                "sentences", "audit")
@@ -128,6 +142,8 @@ __all__ = [
     "WeatDistribution",
     "WeatResult",
     "WeatSimulation",
+    "WordSamplingParameters",
+    "WordSamplingSimulation",
     "__version__",
     "align_tables",
     "as_encoder",
@@ -135,6 +151,7 @@ __all__ = [
     "audit_report",
     "bayes",
     "bias_subspace",
+    "calibrate_word_sampling",
     "cell_statistics",
     "classic_changes",
     "classic_scores",
@@ -169,10 +186,16 @@ __all__ = [
     "plot_comparison",
     "plot_forest",
     "plot_predictive_check",
+    "plot_published_refits",
     "plot_simulated_table",
     "plot_weat_simulations",
+    "plot_word_influence",
+    "plot_word_sampling",
     "plots",
     "pointwise_log_likelihood",
+    "published_conclusions",
+    "rank_words",
+    "refit_published_tables",
     "report",
     "rope_decision",
     "save_fit",
@@ -184,6 +207,8 @@ __all__ = [
     "simulate_weat",
     "simulate_weat_bootstrap_coverage",
     "simulate_weat_grid",
+    "simulate_word_sampling",
+    "simulate_word_table",
     "simulated_cosine_table",
     "soft_debias",
     "stack_interval_tables",
@@ -192,6 +217,7 @@ __all__ = [
     "study_table",
     "summarize_simulations",
     "summarize_table",
+    "summarize_word_sampling",
     "to_markdown",
     "weat",
     "weat_effect_size",
@@ -199,6 +225,8 @@ __all__ = [
     "weat_overview",
     "weat_pairs",
     "weat_test",
+    "word_effect_shares",
+    "word_influence",
     "word_sentences",
 ]
 
@@ -241,6 +269,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         save_fit,
         study_jobs,
     )
+    from .bayes.influence import plot_word_influence, rank_words, word_influence
     from .bayes.loo import compare_models, pointwise_log_likelihood
     from .classic import (
         MacResult,
@@ -295,6 +324,19 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         simulate_weat_grid,
         simulated_cosine_table,
         summarize_simulations,
+    )
+    from .simulate_words import (
+        WordSamplingParameters,
+        WordSamplingSimulation,
+        calibrate_word_sampling,
+        plot_published_refits,
+        plot_word_sampling,
+        published_conclusions,
+        refit_published_tables,
+        simulate_word_sampling,
+        simulate_word_table,
+        summarize_word_sampling,
+        word_effect_shares,
     )
     from .tables import (
         align_tables,
