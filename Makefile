@@ -54,4 +54,4 @@ readme: $(STAMP)
 # a committed output differs from what the code prints today).
 .PHONY: notebooks
 notebooks: $(STAMP)
-	MPLBACKEND=Agg $(PY) tests/test_notebooks.py --write notebooks/*.ipynb
+	$(PY) tests/test_notebooks.py --write notebooks/*.ipynb

@@ -33,7 +33,8 @@ pytestmark = pytest.mark.xdist_group("audit")
 SECTIONS = ("glance", "measured", "classic", "bayes", "trust", "words", "across", "reproduce")
 #: Printed precision of the page's numbers.
 HALF_LAST_DIGIT = 0.0005 + 1e-12
-SMALL = {"draws": 300, "tune": 300, "chains": 2, "random_seed": 11, "sampler": "pymc"}
+SMALL = {"draws": 300, "tune": 300, "chains": 2, "random_seed": 11, "sampler": "pymc",
+         "level": "hierarchical"}
 
 
 @pytest.fixture(scope="module")
@@ -234,16 +235,17 @@ def test_report_that_fits_reuses_the_identical_saved_fit(fit, models, tmp_path,
     monkeypatch.setattr(fitting, "sample_posterior", no_sampling)
     out = tmp_path / "fitted.html"
     argv = ["report", "religion", "--draws", "300", "--tune", "300", "--chains", "2",
-            "--seed", "11", "--sampler", "pymc", "--models", str(models), "--out", str(out),
-            "--no-progress"]
+            "--seed", "11", "--sampler", "pymc", "--level", "hierarchical", "--models",
+            str(models), "--out", str(out), "--no-progress"]
     assert main(argv) == 0
     assert capsys.readouterr().out.strip() == f"audit report: {out}"
     reproduce = parse(out.read_text(encoding="utf-8")).find(".//section[@id='reproduce']")
     commands = [text(code) for code in reproduce.iter("code")]
     # the command as given (options in the parser's order; --chains 2 is the default),
     # then the rebuild from the saved fit
-    assert commands[0] == ("embias report religion --draws 300 --tune 300 --sampler pymc "
-                           f"--seed 11 --models {models} --out {out} --no-progress")
+    assert commands[0] == ("embias report religion --level hierarchical --draws 300 --tune "
+                           f"300 --sampler pymc --seed 11 --models {models} --out {out} "
+                           "--no-progress")
     assert commands[1] == f"embias report religion --from {fit.path} --out {out}"
 
 

@@ -53,8 +53,8 @@ def religion_reddit() -> pd.DataFrame:
 def replication_fit(religion_reddit: pd.DataFrame) -> BiasFit:
     # the smallest draws that reproduce the published figures reliably: over 8 seeds the
     # worst interval end was 0.008 off (tolerance 0.015), the worst mean 0.004 (0.01)
-    return fit_bias_model(religion_reddit, draws=500, tune=500, random_seed=20240601,
-                          progressbar=False, warn=False)
+    return fit_bias_model(religion_reddit, level="hierarchical", draws=500, tune=500,
+                          random_seed=20240601, progressbar=False, warn=False)
 
 
 def _tiny_table() -> pd.DataFrame:
@@ -184,7 +184,8 @@ def test_bad_tables_are_refused_with_a_named_problem(change, message: str) -> No
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        ({"level": "county"}, "level='county' is not one of ['dataset', 'word', 'hierarchical', 'crossed']"),
+        ({"level": "county"},
+         "level='county' is not one of ['dataset', 'word', 'hierarchical', 'crossed']"),
         ({"data": "means"}, "data='means' is not one of ['summary', 'raw']"),
         ({"sampler": "stan"}, "sampler='stan' is not one of ['pymc', 'nutpie', 'numpyro', "
                               "'blackjax']"),
@@ -204,7 +205,7 @@ def test_constant_cells_need_the_raw_path() -> None:
     table = _tiny_table()
     table.loc[table["protected_word"] == "a", "cosine_distance"] = 0.5
     with pytest.raises(ValueError, match=r"identical cosine distances \(SS = 0\).*data='raw'"):
-        fit_bias_model(table, progressbar=False)
+        fit_bias_model(table, level="hierarchical", progressbar=False)
 
 
 # =========================================================================== replication
@@ -257,10 +258,10 @@ def _posterior_stats(fit: BiasFit) -> tuple:
 def test_fast_path_and_raw_path_agree_within_monte_carlo_error(
     religion_reddit: pd.DataFrame,
 ) -> None:
-    fast = fit_bias_model(religion_reddit, data="summary", draws=1000, tune=1000,
-                          random_seed=3, progressbar=False, warn=False)
-    raw = fit_bias_model(religion_reddit, data="raw", draws=1000, tune=1000, random_seed=4,
-                         progressbar=False, warn=False)
+    fast = fit_bias_model(religion_reddit, level="hierarchical", data="summary", draws=1000,
+                          tune=1000, random_seed=3, progressbar=False, warn=False)
+    raw = fit_bias_model(religion_reddit, level="hierarchical", data="raw", draws=1000,
+                         tune=1000, random_seed=4, progressbar=False, warn=False)
     assert raw.posterior["observed_data"]["cosine_distance"].size == 4830
     assert fast.posterior["observed_data"]["cell_mean"].size == 60
     a, b = _posterior_stats(fast), _posterior_stats(raw)

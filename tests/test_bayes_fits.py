@@ -47,7 +47,7 @@ def glove_fit(models_dir: Path) -> BiasFit:
 def test_religion_fit_on_glove_is_saved(glove_fit: BiasFit, models_dir: Path) -> None:
     path = Path(glove_fit.path)
     assert path.parent == models_dir
-    assert path.name.startswith("religion_glove-6b-50d_hierarchical_summary_")
+    assert path.name.startswith("religion_glove-6b-50d_crossed_summary_")  # the default level
     assert sorted(p.name for p in path.iterdir()) == [
         "classic.parquet", "diagnostics.parquet", "intervals.parquet", "posterior.nc",
         "settings.json", "table.parquet"]

@@ -21,7 +21,8 @@ pytestmark = pytest.mark.xdist_group("compare")
 def test_compare_command(tmp_path, capsys):
     argv = ["compare", "religion", "--embedding", "biased=published:reddit", "--embedding",
             "hard=published:reddit-debiased", "--draws", "100", "--tune", "200", "--seed",
-            "3", "--out", str(tmp_path), "--no-progress", "--workers", "1"]
+            "3", "--out", str(tmp_path), "--no-progress", "--workers", "1",
+            "--level", "hierarchical"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", embias.ConvergenceWarning)
         assert main(argv) == 0

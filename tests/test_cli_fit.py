@@ -29,7 +29,8 @@ def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
         warnings.simplefilter("error", embias.ConvergenceWarning)  # reported on stderr instead
         assert main(argv) == 0
     out, err = capsys.readouterr()
-    assert "# religion / published:reddit: hierarchical model, data=summary, 2 chains × 150 " \
+    # the default level is the crossed model
+    assert "# religion / published:reddit: crossed model, data=summary, 2 chains × 150 " \
            "draws, seed 5" in out
     assert "| connection_mean | associated " in out
     assert "| contrast        | associated - none " in out

@@ -34,8 +34,8 @@ def reddit():
 
 
 def test_nutpie_replicates_the_published_fit(reddit):
-    fit = embias.fit_bias_model(reddit, sampler="nutpie", random_seed=20240501,
-                                progressbar=False)
+    fit = embias.fit_bias_model(reddit, level="hierarchical", sampler="nutpie",
+                                random_seed=20240501, progressbar=False)
     means = fit.to_interval_table(ci_kind="eti").query("estimand == 'connection_mean'")
     for _, row in means.iterrows():  # same tolerances as the PyMC replication test
         mean, low, high = PUBLISHED[row["group"]]
@@ -50,7 +50,8 @@ def test_many_fits_compile_once_and_equal_single_fits(reddit):
     neutral = sorted(reddit.loc[reddit["connection"] == "none", "word_to_compare"].unique())
     tables = [reddit[reddit["word_to_compare"] != w].reset_index(drop=True)
               for w in neutral[:3]]
-    settings = embias.FitSettings(sampler="nutpie", draws=500, tune=500)
+    settings = embias.FitSettings(level="hierarchical", sampler="nutpie", draws=500,
+                                  tune=500)
     jobs = [embias.FitJob(t, dataclasses.replace(settings, random_seed=11 + i),
                           label=f"without {w}")
             for i, (t, w) in enumerate(zip(tables, neutral, strict=False))]
@@ -61,8 +62,9 @@ def test_many_fits_compile_once_and_equal_single_fits(reddit):
     # one compiled model per level, data mode and data shapes (15 words × 4 connections)
     assert any(key[:2] == ("hierarchical", "summary") and ("cell_n", (60,)) in key[2]
                for key in shapes), shapes
-    alone = embias.fit_bias_model(tables[1], sampler="nutpie", draws=500, tune=500,
-                                  random_seed=12, progressbar=False, warn=False)
+    alone = embias.fit_bias_model(tables[1], level="hierarchical", sampler="nutpie",
+                                  draws=500, tune=500, random_seed=12, progressbar=False,
+                                  warn=False)
     for name in ("coef", "connection_mean", "sigma", "tau"):
         np.testing.assert_array_equal(alone.posterior["posterior"][name].values,
                                       fits[1].posterior["posterior"][name].values)

@@ -281,7 +281,7 @@ def test_sensitivity_command_uses_the_saved_fit(fit, psis, tmp_path):
         [str(EMBIAS), "sensitivity", "religion", "--embedding", "published:reddit",
          "--draws", "500", "--tune", "500", "--seed", "2", "--out", str(models),
          "--refit", "never", "--top", "5", "--png", str(png), "--csv", str(csv),
-         "--no-progress"],
+         "--no-progress", "--level", "hierarchical"],
         capture_output=True, text=True, cwd=ROOT, timeout=600,
         env={**os.environ, "PYTHONWARNINGS": "ignore::DeprecationWarning"})
     assert done.returncode == 0, done.stderr

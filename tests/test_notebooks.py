@@ -54,7 +54,9 @@ def execute(path: Path, workdir: Path) -> tuple[Any, Any, BaseException | None]:
     nb = copy.deepcopy(committed)
     error = None
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("MPLBACKEND", "Agg")
+        # the inline backend: figures are kept in the notebook (a reader sees them), and it
+        # needs no display
+        mp.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
         try:
             NotebookClient(nb, timeout=EXECUTE_TIMEOUT, kernel_name="python3",
                            resources={"metadata": {"path": str(workdir)}}).execute()

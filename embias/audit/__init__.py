@@ -214,7 +214,8 @@ def audit_report(
         ``models_dir``; default GloVe 6B 50d). With ``fits``: keep the fits of these
         sources and label them so.
     levels
-        Model levels. Without ``fits``: the levels to fit (default ``"hierarchical"``).
+        Model levels. Without ``fits``: the levels to fit (default: the level of
+        ``settings``, ``"crossed"`` unless set).
         With ``fits``: keep only these levels (default all).
     settings
         Model and sampler settings of the fits made here (:class:`~embias.FitSettings`).
@@ -362,7 +363,7 @@ def audit_report(
         sources = embeddings or {"glove-6b-50d": "glove-6b-50d"}
         entries = []
         for label, source in sources.items():
-            for level in levels or ["hierarchical"]:
+            for level in levels or [run.level]:
                 fit = fit_study_model(st or study_name, source, settings=run, level=level,
                                       models_dir=models_dir, progressbar=progressbar)
                 entries.append(FitEntry(label=label, fit=fit))
@@ -370,7 +371,7 @@ def audit_report(
             from ..bayes.compare import compare_embeddings
             from ..cli._options import writable
 
-            level = (levels or ["hierarchical"])[0]
+            level = (levels or [run.level])[0]
             comparison = compare_embeddings(dict(sources), st or study_name, settings=run,
                                             level=level, progress=progressbar)
             stem = "_".join(["compare", *(_slug(x) for x in (study_name, *sources))])

@@ -28,7 +28,7 @@ word, ``con`` = connection (associated, different, human, none).
 ``level="word"``
     y ~ Normal(m[pw] + co[con], σ); m[pw] ~ N(1, 0.5); co ~ ZeroSumNormal(0.5);
     σ ~ HalfCauchy(1).
-``level="hierarchical"`` (default; the authors' published model)
+``level="hierarchical"`` (the authors' published model)
     y ~ Normal(coef[pw, con], σ[con]); coef[pw, con] ~ N(bar[con], τ[con]);
     bar ~ N(1, 0.3); τ ~ Exponential(2); σ ~ Exponential(2).
 

@@ -67,7 +67,8 @@ def fit_bias_model(
         ``word_to_compare``, ``connection`` and ``cosine_distance``).
     settings
         The model and sampler settings (:class:`~embias.FitSettings`); default
-        ``FitSettings()``: the hierarchical model on the cell sufficient statistics,
+        ``FitSettings()``: the crossed model (compared words as a sample) on the cell
+        statistics,
         2 chains × (1000 tuning + 3000) draws.
     progressbar
         Show PyMC's progress bar.

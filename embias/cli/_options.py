@@ -25,6 +25,7 @@ from ..settings import (
     DEFAULT_CHAINS,
     DEFAULT_CI_PROB,
     DEFAULT_DRAWS,
+    DEFAULT_LEVEL,
     DEFAULT_ROPE,
     DEFAULT_SAMPLER,
     DEFAULT_TARGET_ACCEPT,
@@ -174,8 +175,9 @@ def add_sampler_options(parser: argparse.ArgumentParser, *, seed: int | None = N
     the parsed arguments by :func:`fit_settings`)."""
     group = parser.add_argument_group("model and sampler")
     per = f" {what}" if what else ""
-    group.add_argument("--level", choices=LEVELS, default="hierarchical",
-                       help="model level (default %(default)s)")
+    group.add_argument("--level", choices=LEVELS, default=DEFAULT_LEVEL,
+                       help="model level (default %(default)s; hierarchical is the "
+                            "authors' published model)")
     group.add_argument("--data", choices=DATA_MODES, default="summary",
                        help="fit on cell sufficient statistics (fast, default) or raw rows")
     group.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N",

@@ -46,11 +46,6 @@ FOREST_PNG = "forest.png"
 DEFAULT_MODELS_DIR = "models"
 
 
-class _LevelNotGiven(str):
-    """The default of ``--level`` (a plain level name to everything else): tells
-    :func:`cmd_fit` that the user did not choose a level, so ``--encoder`` may choose."""
-
-
 def describe(result: Any, key: str) -> Any:
     """``key`` of a result's settings (a mapping or a :class:`FitSettings`), else of the
     result itself, else ``None``."""
@@ -142,8 +137,6 @@ def cmd_fit(args: argparse.Namespace) -> int:
         raise ValueError(f"give either --embedding (word vectors) or --encoder (a sentence "
                          f"encoder), not both; got --embedding {args.embedding!r} and "
                          f"--encoder {args.encoder!r}")
-    if isinstance(args.level, _LevelNotGiven):
-        args.level = "crossed" if args.encoder is not None else str(args.level)
     settings = check_sampler(fit_settings(args))
     output_path("--out", args.out, folder=True)
     output_path("--png", args.png)
@@ -197,10 +190,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_embedding(p)
     add_encoder_options(p)
     add_sampler_options(p, seed=None)
-    for action in p._actions:  # the level's default depends on --encoder
-        if action.dest == "level":
-            action.default = _LevelNotGiven(action.default)
-            action.help = "model level (default hierarchical; crossed with --encoder)"
     p.add_argument("--out", metavar="DIR", default=DEFAULT_MODELS_DIR,
                    help="folder of saved fits (default %(default)s/)")
     p.add_argument("--refit", action="store_true",

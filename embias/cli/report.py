@@ -19,6 +19,7 @@ import argparse
 import shlex
 from typing import Any
 
+from ..settings import DEFAULT_LEVEL
 from ._options import (
     PUBLISHED_SOURCES,
     STUDIES,
@@ -80,7 +81,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ..settings import FitSettings
 
     levels = args.level
-    first = argparse.Namespace(**{**vars(args), "level": (levels or ["hierarchical"])[0]})
+    first = argparse.Namespace(**{**vars(args), "level": (levels or [DEFAULT_LEVEL])[0]})
     settings = check_sampler(fit_settings(first))
     if args.fits:
         fitting = [f"--{name.replace('_', '-')}" for name in FitSettings.field_names()
@@ -138,9 +139,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         if action.dest == "level":
             action.nargs = "+"
             action.default = None
-            action.help = ("model level(s) to fit, e.g. --level word hierarchical (default "
-                           "hierarchical); with --from: keep the saved fits of these levels "
-                           "(default all)")
+            action.help = ("model level(s) to fit, e.g. --level hierarchical crossed "
+                           f"(default {DEFAULT_LEVEL}); with --from: keep the saved fits of "
+                           "these levels (default all)")
     p.add_argument("--models", metavar="DIR", default=DEFAULT_MODELS_DIR,
                    help="folder where fits made here are saved (default %(default)s/)")
     p.add_argument("--no-compare", action="store_true",
