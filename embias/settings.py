@@ -40,6 +40,7 @@ __all__ = [
     "LEVELS",
     "SAMPLERS",
     "FitSettings",
+    "sampler_available",
 ]
 
 #: Model levels (see :mod:`embias.bayes.model`).
@@ -75,6 +76,19 @@ DEFAULT_TARGET_ACCEPT = 0.9
 #: Default location of the priors of the connection means (bar ~ N(1, 0.3), m ~ N(1, .5)):
 #: cosine distances centre on 1. The paired change model uses 0.
 DEFAULT_PRIOR_LOCATION = 1.0
+
+
+def sampler_available(sampler: str) -> None:
+    """Raise ``ValueError`` naming the package to install when ``sampler`` needs one that
+    is not installed (checked before any work starts, without importing it)."""
+    package = SAMPLER_PACKAGES.get(sampler)
+    if package is None:
+        return
+    import importlib.util
+
+    if importlib.util.find_spec(package) is None:
+        raise ValueError(f"sampler={sampler!r} needs the {package!r} package, which is not "
+                         f"installed: pip install {package}")
 
 
 @dataclass(frozen=True)

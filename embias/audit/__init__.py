@@ -353,9 +353,8 @@ def audit_report(
         if study_name is None:
             raise ValueError("audit_report() needs a study to fit (e.g. 'religion') or the "
                              "fits to report (fits=)")
-        from ..bayes.fit import sampler_available
         from ..bayes.store import fit_study_model
-        from ..settings import FitSettings
+        from ..settings import FitSettings, sampler_available
         from .sources import FitEntry
 
         run = FitSettings.build(settings)

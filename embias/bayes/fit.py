@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 
 from ..classic import classic_scores
-from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, SAMPLER_PACKAGES, FitSettings
+from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, FitSettings, sampler_available
 from .data import cell_statistics, choose_centring
 from .diagnostics import (
     ConvergenceWarning,
@@ -34,19 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["BiasFit", "fit_bias_model", "sampler_available"]
 
 CiKind = Literal["hdi", "eti"]
-
-
-def sampler_available(sampler: str) -> None:
-    """Raise ``ValueError`` naming the package to install when ``sampler`` needs one that
-    is not installed (checked before any work starts)."""
-    package = SAMPLER_PACKAGES.get(sampler)
-    if package is None:
-        return
-    import importlib.util
-
-    if importlib.util.find_spec(package) is None:
-        raise ValueError(f"sampler={sampler!r} needs the {package!r} package, which is not "
-                         f"installed: pip install {package}")
 
 
 def fit_bias_model(

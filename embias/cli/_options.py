@@ -31,9 +31,9 @@ from ..settings import (
     DEFAULT_TARGET_ACCEPT,
     DEFAULT_TUNE,
     LEVELS,
-    SAMPLER_PACKAGES,
     SAMPLERS,
     FitSettings,
+    sampler_available,
 )
 from ..wordlists import BUILTIN_STUDIES
 
@@ -206,12 +206,9 @@ def fit_settings(args: argparse.Namespace) -> FitSettings:
 
 def check_sampler(settings: FitSettings) -> FitSettings:
     """``settings`` if its sampler's package is installed, else the one-line ValueError of
-    :func:`embias.bayes.fit.sampler_available` naming the package to install — checked
-    before anything is loaded."""
-    if settings.sampler in SAMPLER_PACKAGES:  # the default, pymc, needs no check
-        from ..bayes.fit import sampler_available
-
-        sampler_available(settings.sampler)
+    :func:`embias.settings.sampler_available` naming the package to install — checked
+    before anything is loaded (the check imports nothing)."""
+    sampler_available(settings.sampler)
     return settings
 
 
