@@ -27,7 +27,7 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # the authors' Reddit religion table, hierarchical model, tiny chains: the page is
+    # the authors' Reddit religion table, the default (crossed) model, tiny chains: the page is
     # checked, not the posterior
     table = embias.load_published_table("religion", "reddit")
     with warnings.catch_warnings():
