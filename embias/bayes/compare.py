@@ -81,7 +81,7 @@ from .._validation import check_seed, check_share
 from ..classic import classic_changes
 from ..embeddings import is_keyed_vectors, load_embeddings
 from ..report import rope_decision, stack_interval_tables, validate_interval_table
-from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, FitSettings
+from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, FitSettings, sampler_available
 from ..tables import (
     DEFAULT_MIN_SHARED,
     align_tables,
@@ -94,7 +94,7 @@ from ..tables import (
 from ..wordlists import Study, load_study
 from .batch import FitJob, derived_seed, fit_many
 from .diagnostics import diagnostics_overview
-from .fit import BiasFit, sampler_available
+from .fit import BiasFit
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure

@@ -50,11 +50,11 @@ import pandas as pd
 from .._validation import check_choice, check_output
 from ..classic import classic_scores
 from ..embeddings import BUILTIN_EMBEDDINGS
-from ..settings import FitSettings
+from ..settings import FitSettings, sampler_available
 from ..tables import published_name, study_table
 from ..wordlists import Study, load_study
 from .data import cell_statistics
-from .fit import BiasFit, fit_bias_model, sampler_available
+from .fit import BiasFit, fit_bias_model
 
 if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
@@ -324,6 +324,18 @@ def _study_table(study: str | Study, embedding: str) -> pd.DataFrame:
 
 
 
+def _saved_fit_target(models_dir: Path, study_name: str, source: str, run: FitSettings,
+                      identity: dict[str, Any]) -> tuple[Path, str]:
+    """A fit's saved-fit folder ``<study>_<source>_<level>_<data>_<key>`` in ``models_dir``
+    and its key: the first 12 hex digits of the SHA-256 of ``identity`` (what the table is
+    made of) and the settings that change the draws (:meth:`FitSettings.key_fields`)."""
+    key_source = {**identity, **run.key_fields()}
+    key = hashlib.sha256(json.dumps(key_source, sort_keys=True, default=_json_default)
+                         .encode()).hexdigest()[:12]
+    folder = f"{_slug(study_name, 'study')}_{_slug(source)}_{run.level}_{run.data}_{key}"
+    return models_dir / folder, key
+
+
 def fit_study_model(
     study: str | Study,
     embedding: str = "glove-6b-50d",
@@ -384,12 +396,9 @@ def fit_study_model(
     sampler_available(run.sampler)
     st = _check_source(study, embedding)
     models_dir = check_output("models_dir", models_dir, folder=True)
-    key_source = {"study": st.name, "study_lists": _study_identity(st),
-                  "embedding": _embedding_identity(embedding), **run.key_fields()}
-    key = hashlib.sha256(json.dumps(key_source, sort_keys=True, default=_json_default)
-                         .encode()).hexdigest()[:12]
-    target = models_dir / (f"{_slug(st.name, 'study')}_{_slug(embedding)}_{run.level}_"
-                           f"{run.data}_{key}")
+    target, key = _saved_fit_target(models_dir, st.name, embedding, run, {
+        "study": st.name, "study_lists": _study_identity(st),
+        "embedding": _embedding_identity(embedding)})
     saved = _load_saved(target, refit=refit)
     if saved is not None:
         return saved
@@ -439,7 +448,7 @@ def fit_sentence_model(
     """Build a study's sentence table on a sentence encoder, fit, save and return the fit.
 
     The table is :func:`embias.sentence_table` (each word put in its templates, one row
-    per protected word, template and compared word); the model defaults to
+    per protected word, template and compared word); the model is the default
     ``level="crossed"``, where compared words and templates are random samples
     (:mod:`embias.bayes.crossed`), so the intervals carry both and the interval table
     reports the template sd next to the compared words' sds.
@@ -456,8 +465,8 @@ def fit_sentence_model(
         ``"may2019"`` (default: May et al.'s set for each word's kind), a list of templates
         or a mapping kind → templates (:func:`embias.word_sentences`).
     settings, **options
-        Model and sampler settings, as for :func:`fit_study_model`; ``level`` defaults to
-        ``"crossed"`` when neither gives it.
+        Model and sampler settings, as for :func:`fit_study_model` (the default level,
+        ``"crossed"``, is the one with templates as a random effect).
     models_dir, refit, progressbar
         As for :func:`fit_study_model`. The saved fit's folder is
         ``<study>_<encoder>_<level>_<data>_<key>``; the key hashes the study's word lists,
@@ -485,20 +494,15 @@ def fit_sentence_model(
     >>> fit = fit_sentence_model("religion")            # all-MiniLM-L6-v2, crossed
     >>> fit.summary().query("estimand == 'template_sd'")
     """
-    if settings is None and "level" not in options:
-        options = {**options, "level": "crossed"}
     run = FitSettings.build(settings, **options)
     sampler_available(run.sampler)
     st = load_study(study)
     encoder_key = _encoder_identity(encoder)
     templates_key = _templates_identity(templates)
     models_dir = check_output("models_dir", models_dir, folder=True)
-    key_source = {"study": st.name, "study_lists": _study_identity(st), "table": "sentences",
-                  "encoder": encoder_key, "templates": templates_key, **run.key_fields()}
-    key = hashlib.sha256(json.dumps(key_source, sort_keys=True, default=_json_default)
-                         .encode()).hexdigest()[:12]
-    target = models_dir / (f"{_slug(st.name, 'study')}_{_slug(encoder)}_{run.level}_"
-                           f"{run.data}_{key}")
+    target, key = _saved_fit_target(models_dir, st.name, encoder, run, {
+        "study": st.name, "study_lists": _study_identity(st), "table": "sentences",
+        "encoder": encoder_key, "templates": templates_key})
     saved = _load_saved(target, refit=refit)
     if saved is not None:
         return saved
@@ -525,7 +529,7 @@ def fit_religion_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasF
 
     Examples
     --------
-    >>> fit = fit_religion_model()                       # GloVe 6B 50d, hierarchical
+    >>> fit = fit_religion_model()                       # GloVe 6B 50d, crossed
     >>> fit = fit_religion_model("published:reddit")     # the authors' Reddit table
     >>> fit.summary()
     """
