@@ -74,6 +74,18 @@ def _held_out_elpd(refit: embias.BiasFit, rows: pd.DataFrame) -> float:
     return float(logsumexp(total) - np.log(total.size))
 
 
+def _exact_word_elpd(fit: embias.BiasFit, word: str) -> float:
+    """The exact leave-one-compared-word-out elpd of ``word``: refit the table without its
+    rows with the fit's settings, then :func:`_held_out_elpd` of those rows."""
+    table = fit.table
+    held = table["word_to_compare"] == word
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        refit = embias.fit_bias_model(table.loc[~held], settings=fit.fit_settings,
+                                      progressbar=False)
+    return _held_out_elpd(refit, table.loc[held])
+
+
 # --------------------------------------------------------------------------- the table
 def test_levels_rank_as_the_authors_waic_with_looic_on_the_deviance_scale(fits, by_word):
     """The authors' WAIC (deviance scale, lower is better): baseline −2283, per-word
@@ -123,13 +135,7 @@ def test_psis_of_a_low_k_word_matches_an_exact_refit_without_it(fits):
     p_loo = loo.p_loo_i.to_series() if getattr(loo, "p_loo_i", None) is not None else None
     candidates = k[k < 0.5].index
     word = (p_loo[candidates].idxmax() if p_loo is not None else candidates[0])
-    table = fit.table
-    held = table["word_to_compare"] == word
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        refit = embias.fit_bias_model(table.loc[~held], settings=fit.fit_settings,
-                                      progressbar=False)
-    exact = _held_out_elpd(refit, table.loc[held])
+    exact = _exact_word_elpd(fit, word)
     psis = float(loo.elpd_i.sel(word_to_compare=word))
     assert abs(psis - exact) < 0.25, (word, psis, exact)
 
@@ -153,13 +159,7 @@ def test_reloo_refits_the_high_k_word_exactly(fits):
     threshold = (k_top + float(k.iloc[1])) / 2.0   # only the top word is refitted
     result = refit_loo(fit, by="word", refit="reloo", k_threshold=threshold)
     assert result.refits == 1 and result.method == "reloo" and result.seconds > 0
-    table = fit.table
-    held = table["word_to_compare"] == word
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        refit = embias.fit_bias_model(table.loc[~held], settings=fit.fit_settings,
-                                      progressbar=False)
-    exact = _held_out_elpd(refit, table.loc[held])
+    exact = _exact_word_elpd(fit, word)
     elpd_i = result.elpd.elpd_i.to_series()
     assert elpd_i[word] == pytest.approx(exact, abs=1e-9)
     assert float(result.elpd.pareto_k.sel(word_to_compare=word)) == 0.0

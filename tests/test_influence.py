@@ -155,19 +155,25 @@ def test_protected_word_likelihood_is_the_marginal_of_its_rows(fit):
         rows = table[table["protected_word"] == word]
         for chain, draw in ((0, 0), (1, 123), (0, 499)):
             sel = {"chain": chain, "draw": draw}
-            total = 0.0
-            for con, group in rows.groupby("connection"):
-                bar = float(post["bar"].isel(sel).sel(connection=con))
-                tau = float(post["tau"].isel(sel).sel(connection=con))
-                sigma = float(post["sigma"].isel(sel).sel(connection=con))
-                c = float(post["coef"].isel(sel).sel(protected_word=word, connection=con))
-                y = group["cosine_distance"].to_numpy()
-                precision = 1 / tau**2 + len(y) / sigma**2
-                mean = (bar / tau**2 + y.sum() / sigma**2) / precision
-                total += (norm.logpdf(y, c, sigma).sum() + norm.logpdf(c, bar, tau)
-                          - norm.logpdf(c, mean, precision**-0.5))
+            total = sum(_marginal_by_bayes_rule(post, sel, word, con,
+                                                group["cosine_distance"].to_numpy())
+                        for con, group in rows.groupby("connection"))
             assert float(ll.sel(protected_word=word).isel(sel)) == pytest.approx(total,
                                                                                  abs=1e-8)
+
+
+def _marginal_by_bayes_rule(post, sel, word, con, y) -> float:
+    """log p(y | bar, τ, σ) of one protected word's rows of one connection with its
+    coefficient c integrated out, by Bayes' rule at the draw's c:
+    log p(y | c) + log p(c) − log p(c | y), each a Normal density from scipy."""
+    bar = float(post["bar"].isel(sel).sel(connection=con))
+    tau = float(post["tau"].isel(sel).sel(connection=con))
+    sigma = float(post["sigma"].isel(sel).sel(connection=con))
+    c = float(post["coef"].isel(sel).sel(protected_word=word, connection=con))
+    precision = 1 / tau**2 + len(y) / sigma**2
+    mean = (bar / tau**2 + y.sum() / sigma**2) / precision
+    return float(norm.logpdf(y, c, sigma).sum() + norm.logpdf(c, bar, tau)
+                 - norm.logpdf(c, mean, precision**-0.5))
 
 
 def test_protected_word_likelihood_at_the_crossed_level_is_on_y_minus_u(fit):
@@ -194,18 +200,10 @@ def test_protected_word_likelihood_at_the_crossed_level_is_on_y_minus_u(fit):
         rows = table[table["protected_word"] == word]
         for chain, draw in ((0, 7), (1, 400)):
             sel = {"chain": chain, "draw": draw}
-            total = 0.0
-            for con, group in rows.groupby("connection"):
-                bar = float(post["bar"].isel(sel).sel(connection=con))
-                tau = float(post["tau"].isel(sel).sel(connection=con))
-                sigma = float(post["sigma"].isel(sel).sel(connection=con))
-                c = float(post["coef"].isel(sel).sel(protected_word=word, connection=con))
-                r = (group["cosine_distance"].to_numpy()
-                     - u[chain, draw, [effect[w] for w in group["word_to_compare"]]])
-                precision = 1 / tau**2 + len(r) / sigma**2
-                mean = (bar / tau**2 + r.sum() / sigma**2) / precision
-                total += (norm.logpdf(r, c, sigma).sum() + norm.logpdf(c, bar, tau)
-                          - norm.logpdf(c, mean, precision**-0.5))
+            total = sum(_marginal_by_bayes_rule(
+                post, sel, word, con, group["cosine_distance"].to_numpy()
+                - u[chain, draw, [effect[w] for w in group["word_to_compare"]]])
+                for con, group in rows.groupby("connection"))
             assert float(ll.sel(protected_word=word).isel(sel)) == pytest.approx(total,
                                                                                  abs=1e-8)
 
