@@ -8,7 +8,7 @@ posterior scalar, divergences, and the connection means. The bar (issue 12): r̂
 ESS ≥ 1000 for every reported quantity, 0 divergences.
 
 Usage: ``.venv/bin/python benchmarks/bench_published_fits.py [--levels a,b] [--sampler S]
-[--draws N] [--only-published]``.
+[--draws N] [--tune N] [--only-published]``.
 """
 
 from __future__ import annotations
@@ -29,10 +29,12 @@ def main() -> None:
     ap.add_argument("--levels", default=",".join(LEVELS))
     ap.add_argument("--sampler", default=None)
     ap.add_argument("--draws", type=int, default=None)
+    ap.add_argument("--tune", type=int, default=None)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only-published", action="store_true")
     args = ap.parse_args()
-    options = {k: v for k, v in (("sampler", args.sampler), ("draws", args.draws)) if v}
+    options = {k: v for k, v in (("sampler", args.sampler), ("draws", args.draws),
+                                 ("tune", args.tune)) if v}
     settings = embias.FitSettings.build(random_seed=args.seed, **options)
     tables = []
     for study in STUDIES:

@@ -351,6 +351,65 @@ def test_diagnostics_cover_every_posterior_scalar(replication_fit: BiasFit) -> N
     assert overview["min_ess_bulk"] == diagnostics["ess_bulk"].min()
 
 
+def _arviz_diagnostics(dataset) -> tuple:
+    """ArviZ's own r̂ (rank), bulk and tail ESS of every scalar, flattened in variable
+    order — the independent reference for embias's vectorised computation."""
+    import arviz as az
+
+    out = []
+    for values in (az.rhat(dataset), az.ess(dataset, method="bulk"),
+                   az.ess(dataset, method="tail")):
+        out.append(np.concatenate([np.ravel(values[v].values) for v in dataset.data_vars]))
+    return tuple(out)
+
+
+def test_diagnostics_equal_arviz_on_a_real_posterior(replication_fit: BiasFit) -> None:
+    from embias.bayes.diagnostics import convergence_diagnostics
+
+    ours = convergence_diagnostics(replication_fit.posterior)
+    reference = _arviz_diagnostics(replication_fit.posterior["posterior"].to_dataset())
+    for column, expected in zip(("r_hat", "ess_bulk", "ess_tail"), reference, strict=True):
+        np.testing.assert_allclose(ours[column].to_numpy(), expected, rtol=1e-9)
+
+
+def _ar1(rng, chains: int, draws: int, scalars: int, phi: float) -> np.ndarray:
+    x = np.zeros((chains, draws, scalars))
+    noise = rng.normal(size=x.shape)
+    for i in range(1, draws):
+        x[:, i] = phi * x[:, i - 1] + noise[:, i]
+    return x
+
+
+@pytest.mark.parametrize("case", ["ar0.9", "ar0.99", "odd draws", "ties", "one chain",
+                                  "chains apart", "constant", "nan"])
+def test_vectorised_diagnostics_equal_arviz_scalar_by_scalar(case: str) -> None:
+    import xarray as xr
+
+    from embias.bayes.diagnostics import rank_normalized_diagnostics
+
+    rng = np.random.default_rng(7)
+    x = {"ar0.9": lambda: _ar1(rng, 2, 1000, 12, 0.9),
+         "ar0.99": lambda: _ar1(rng, 4, 500, 6, 0.99),
+         "odd draws": lambda: rng.normal(size=(3, 201, 5)),
+         "ties": lambda: rng.integers(0, 3, size=(2, 100, 6)).astype(float),
+         "one chain": lambda: _ar1(rng, 1, 300, 4, 0.5),
+         "chains apart": lambda: _ar1(rng, 2, 400, 4, 0.3) + np.array([0.0, 3.0])[:, None, None],
+         "constant": lambda: np.where(np.arange(3) == 1, 2.0, rng.normal(size=(2, 100, 3))),
+         "nan": lambda: np.where((np.arange(50)[:, None] == 3) & (np.arange(3) == 2),
+                                 np.nan, rng.normal(size=(2, 50, 3))),
+         }[case]()
+    reference = _arviz_diagnostics(xr.Dataset({"v": (("chain", "draw", "k"), x)}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # ArviZ's r̂ of a constant: 0/0
+        ours = rank_normalized_diagnostics(x)
+    for got, expected in zip(ours, reference, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-9, equal_nan=True)
+    if case == "constant":  # ArviZ: the draw count for ESS, NaN r̂
+        assert ours[1][1] == ours[2][1] == 200 and np.isnan(ours[0][1])
+    if case == "nan":
+        assert [np.isnan(v[2]) for v in ours] == [True, True, True]
+
+
 def test_convergence_problems_are_named() -> None:
     diagnostics = pd.DataFrame({"parameter": ["a", "b"], "variable": ["a", "b"],
                                 "r_hat": [1.002, 1.05], "ess_bulk": [1500.0, 120.0],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ESS_MIN", "RHAT_MAX", "ConvergenceWarning", "PredictiveCheck",
            "convergence_diagnostics", "convergence_problems", "count_divergences",
-           "diagnostics_overview", "posterior_predictive_check"]
+           "diagnostics_overview", "posterior_predictive_check", "rank_normalized_diagnostics"]
 
 #: Convergence thresholds: warn when r̂ exceeds RHAT_MAX, when bulk or tail ESS is below
 #: ESS_MIN, or on any divergent transition.
@@ -37,6 +38,13 @@ class ConvergenceWarning(UserWarning):
 def convergence_diagnostics(posterior: DataTree) -> pd.DataFrame:
     """r̂ (rank-normalised), bulk and tail ESS of every scalar in the posterior.
 
+    The same numbers as ArviZ's ``rhat(method="rank")``, ``ess(method="bulk")`` and
+    ``ess(method="tail")`` (Vehtari et al. 2021; the tail quantiles are ArviZ's
+    ``stats.ci_prob`` and 1 − it, 0.11/0.89 by default), computed for all scalars at once
+    (:func:`rank_normalized_diagnostics`) instead of one scalar at a time: on the religion
+    crossed fit (460 scalars × 6,000 draws) 0.25 s instead of 3.5 s; tests/test_diagnostics.py
+    checks them against ArviZ's to 1e-9.
+
     Returns
     -------
     pandas.DataFrame
@@ -44,29 +52,176 @@ def convergence_diagnostics(posterior: DataTree) -> pd.DataFrame:
         ``ess_bulk``, ``ess_tail``; one row per scalar of every posterior variable (raw
         parameters and the deterministic ``connection_mean``/``coef``).
     """
-    import arviz as az
-
     post = posterior["posterior"].to_dataset()
-    rhat = az.rhat(post)
-    ess_bulk = az.ess(post, method="bulk")
-    ess_tail = az.ess(post, method="tail")
-    frames = []
-    for var in post.data_vars:
-        da = rhat[var]
-        if da.ndim == 0:
-            labels = [str(var)]
+    labels: list[str] = []
+    variables: list[str] = []
+    columns = []
+    for var, da in post.data_vars.items():
+        da = da.transpose("chain", "draw", ...)
+        dims = da.dims[2:]
+        if not dims:
+            names = [str(var)]
         else:
-            index = da.stack(_flat=da.dims)["_flat"].values
-            keys = [ix if isinstance(ix, tuple) else (ix,) for ix in index]
-            labels = [f"{var}[{', '.join(str(v) for v in key)}]" for key in keys]
-        frames.append(pd.DataFrame({
-            "parameter": labels,
-            "variable": str(var),
-            "r_hat": np.ravel(rhat[var].values),
-            "ess_bulk": np.ravel(ess_bulk[var].values),
-            "ess_tail": np.ravel(ess_tail[var].values),
-        }))
-    return pd.concat(frames, ignore_index=True)
+            axes = [da[d].values if d in da.coords else range(da.sizes[d]) for d in dims]
+            names = [f"{var}[{', '.join(str(v) for v in key)}]"
+                     for key in itertools.product(*axes)]
+        labels += names
+        variables += [str(var)] * len(names)
+        columns.append(np.asarray(da.values, dtype=float).reshape(
+            da.sizes["chain"], da.sizes["draw"], -1))
+    if not columns:
+        return pd.DataFrame({"parameter": [], "variable": [], "r_hat": [], "ess_bulk": [],
+                             "ess_tail": []})
+    r_hat, ess_bulk, ess_tail = rank_normalized_diagnostics(np.concatenate(columns, axis=2))
+    return pd.DataFrame({"parameter": labels, "variable": variables, "r_hat": r_hat,
+                         "ess_bulk": ess_bulk, "ess_tail": ess_tail})
+
+
+def rank_normalized_diagnostics(
+    draws: np.ndarray, *, tail_prob: float | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rank-normalised split r̂, bulk ESS and tail ESS of many scalars at once.
+
+    Vehtari, Gelman, Simpson, Carpenter & Bürkner (2021), as ArviZ 1.x computes them
+    (``arviz_stats``: same split, ranks, Blom offset, FFT autocovariance, Geyer's initial
+    positive and monotone sequences), vectorised over the scalars.
+
+    Parameters
+    ----------
+    draws
+        Array ``(chain, draw, scalar)``.
+    tail_prob
+        Tail ESS is the smaller ESS of the indicators ``x ≤ q(p)`` and ``x ≤ q(1 − p)``
+        with ``p = min(tail_prob, 1 − tail_prob)``; default ArviZ's ``stats.ci_prob``
+        (0.89 unless the user changed it).
+
+    Returns
+    -------
+    (r_hat, ess_bulk, ess_tail)
+        One value per scalar; NaN for a scalar with a NaN draw, or with fewer than 4 draws
+        (r̂: or fewer than 2 chains), as ArviZ gives.
+    """
+    x = np.asarray(draws, dtype=float)
+    if x.ndim != 3:
+        raise ValueError(f"draws must have shape (chain, draw, scalar), got {x.shape}")
+    n_chain, n_draw, n_scalar = x.shape
+    nan = np.full(n_scalar, np.nan)
+    if n_draw < 4 or n_chain < 1:
+        return nan, nan.copy(), nan.copy()
+    if tail_prob is None:
+        from arviz_base import rcParams
+
+        tail_prob = float(rcParams["stats.ci_prob"])
+    # scalars first, each scalar's draws contiguous: (scalar, chain, draw)
+    x = np.ascontiguousarray(np.moveaxis(x, 2, 0))
+    bad = np.isnan(x).any(axis=(1, 2))
+    x[bad] = 0.0
+    split = _split_chains(x)
+    z_split = _z_scale(split)
+    if n_chain >= 2:
+        flat = split.reshape(n_scalar, -1)
+        folded = np.abs(split - np.median(flat, axis=1)[:, None, None])
+        r_hat = np.maximum(_rhat(z_split), _rhat(_z_scale(folded)))
+    else:
+        r_hat = nan.copy()
+    ess_bulk = _ess(z_split)
+    low, high = sorted((tail_prob, 1.0 - tail_prob))
+    q = np.quantile(x.reshape(n_scalar, -1), [low, high], axis=1)
+    ess_tail = np.minimum(_ess(_split_chains((x <= q[0][:, None, None]).astype(float))),
+                          _ess(_split_chains((x <= q[1][:, None, None]).astype(float))))
+    for values in (r_hat, ess_bulk, ess_tail):
+        values[bad] = np.nan
+    return r_hat, ess_bulk, ess_tail
+
+
+def _split_chains(x: np.ndarray) -> np.ndarray:
+    """``(scalar, chain, draw)``: each chain's first and last halves as two chains (the
+    middle draw of an odd count is dropped)."""
+    half = x.shape[2] // 2
+    return np.concatenate((x[:, :, :half], x[:, :, x.shape[2] - half:]), axis=1)
+
+
+def _z_scale(x: np.ndarray) -> np.ndarray:
+    """Normal scores of the ranks over all chains and draws (average ranks for ties,
+    Blom's offset 3/8), per scalar; ``x`` is ``(scalar, chain, draw)``."""
+    from scipy.special import ndtri
+    from scipy.stats import rankdata
+
+    n_scalar, n_chain, n_draw = x.shape
+    size = n_chain * n_draw
+    values = x.reshape(n_scalar, size)
+    # without ties a rank is the position in sorted order (any sort gives it); rows with
+    # ties get scipy's average ranks
+    order = np.argsort(values, axis=1)
+    rank = np.empty((n_scalar, size))
+    np.put_along_axis(rank, order, np.arange(1.0, size + 1.0)[None, :], axis=1)
+    tied = (np.diff(np.take_along_axis(values, order, axis=1), axis=1) == 0).any(axis=1)
+    if tied.any():
+        rank[tied] = rankdata(values[tied], method="average", axis=1)
+    return ndtri((rank - 3 / 8) / (size - 2 * 3 / 8 + 1)).reshape(x.shape)
+
+
+def _rhat(x: np.ndarray) -> np.ndarray:
+    """Potential scale reduction factor of ``(scalar, chain, draw)``."""
+    n = x.shape[2]
+    between = n * np.var(x.mean(axis=2), axis=1, ddof=1)
+    within = np.mean(np.var(x, axis=2, ddof=1), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sqrt((between / within + n - 1) / n)
+
+
+def _ess(x: np.ndarray) -> np.ndarray:
+    """Effective sample size of ``(scalar, chain, draw)`` (chains already split): Geyer's
+    initial positive then initial monotone sequence of the autocorrelations."""
+    from scipy.fft import next_fast_len
+
+    n_scalar, n_chain, n_draw = x.shape
+    centred = x - x.mean(axis=2, keepdims=True)
+    m = next_fast_len(2 * n_draw)
+    spectrum = np.fft.rfft(centred, n=m, axis=2)
+    spectrum *= np.conjugate(spectrum)
+    acov = np.fft.irfft(spectrum, n=m, axis=2)[:, :, :n_draw] / n_draw
+    mean_var = acov[:, :, 0].mean(axis=1) * n_draw / (n_draw - 1.0)
+    var_plus = mean_var * (n_draw - 1.0) / n_draw
+    if n_chain > 1:
+        var_plus = var_plus + np.var(x.mean(axis=2), axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # (lag, scalar): one row per lag, the sequences below run over lags
+        rho = (1.0 - (mean_var[:, None] - acov.mean(axis=1)) / var_plus[:, None]).T
+    kept = np.zeros((n_draw, n_scalar))
+    kept[0] = 1.0
+    kept[1] = rho[1]
+    even, odd = np.ones(n_scalar), rho[1].copy()
+    t = np.ones(n_scalar, dtype=int)
+    active = np.ones(n_scalar, dtype=bool)
+    for lag in range(1, n_draw - 3, 2):  # the initial positive sequence
+        active &= (even + odd) > 0.0
+        if not active.any():
+            break
+        e, o = rho[lag + 1], rho[lag + 2]
+        even, odd = np.where(active, e, even), np.where(active, o, odd)
+        keep = active & (e + o >= 0.0)
+        kept[lag + 1] = np.where(keep, e, kept[lag + 1])
+        kept[lag + 2] = np.where(keep, o, kept[lag + 2])
+        t = np.where(active, lag + 2, t)
+    max_t = t - 2
+    columns = np.arange(n_scalar)
+    kept[max_t + 1, columns] = np.where(even > 0, even, kept[max_t + 1, columns])
+    for lag in range(1, int(max_t.max(initial=0)) - 1, 2):  # the initial monotone sequence
+        before = kept[lag - 1] + kept[lag]
+        fix = (lag <= max_t - 2) & (kept[lag + 1] + kept[lag + 2] > before)
+        kept[lag + 1] = np.where(fix, before / 2.0, kept[lag + 1])
+        kept[lag + 2] = np.where(fix, before / 2.0, kept[lag + 2])
+    lags = np.arange(n_draw)[:, None]
+    tau = (-1.0 + 2.0 * np.where(lags < max_t + 1, kept, 0.0).sum(axis=0)
+           + kept[max_t + 1, columns])
+    size = n_chain * n_draw
+    tau = np.maximum(tau, 1.0 / np.log10(size))
+    ess = size / tau
+    ess[np.isnan(kept).any(axis=0)] = np.nan
+    constant = (x.max(axis=(1, 2)) - x.min(axis=(1, 2))) < np.finfo(float).resolution
+    ess[constant] = size
+    return ess
 
 
 

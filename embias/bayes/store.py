@@ -127,14 +127,19 @@ def _json_default(value: Any) -> Any:
 
 
 def _versions() -> dict[str, str]:
-    import arviz
-    import pymc
-    import pytensor
+    """The versions a saved fit records (read from the installed distributions: nothing
+    is imported for them)."""
+    from importlib.metadata import PackageNotFoundError, version
 
     from .. import __version__
 
-    return {"embias": __version__, "pymc": pymc.__version__, "pytensor": pytensor.__version__,
-            "arviz": arviz.__version__}
+    out = {"embias": __version__}
+    for name in ("pymc", "pytensor", "arviz"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:  # pragma: no cover - all three are dependencies
+            out[name] = "not installed"
+    return out
 
 
 
