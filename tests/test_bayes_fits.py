@@ -160,7 +160,7 @@ def test_bad_calls_write_nothing(tmp_path: Path, call, message: str) -> None:
 
 
 def test_bad_table_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def table_with_a_gap(study: str, embedding: str) -> pd.DataFrame:
+    def table_with_a_gap(study: str, embedding: str, identity: dict) -> pd.DataFrame:
         table = embias.load_published_table("religion", "reddit")
         table.loc[7, "cosine_distance"] = np.nan
         return table
@@ -180,3 +180,33 @@ def test_save_fit_anywhere_and_unknown_folders(glove_fit: BiasFit, tmp_path: Pat
                                                 r"missing"):
         load_fit(tmp_path)
 
+
+
+def test_study_table_is_built_once_and_its_warnings_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refit does not load the vocabulary again: the table comes from the per-user cache
+    (keyed by word lists and source), equal to a fresh build, and the missing-word warning
+    of the build is given again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    study = embias.load_study("religion")
+    identity = {"study": "religion", "study_lists": fits_module._study_identity(study),
+                "embedding": fits_module._embedding_identity("glove-6b-50d")}
+    with pytest.warns(UserWarning, match="literaly") as first:
+        built = fits_module._study_table(study, "glove-6b-50d", identity)
+    cached = list((tmp_path / "cache" / "embias" / "tables").glob("religion_*.parquet"))
+    assert len(cached) == 1
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the table was built again")
+
+    monkeypatch.setattr(fits_module, "study_table", refuse)
+    with pytest.warns(UserWarning, match="literaly") as second:
+        again = fits_module._study_table(study, "glove-6b-50d", identity)
+    assert [str(w.message) for w in second] == [str(w.message) for w in first]
+    pd.testing.assert_frame_equal(again, built)
+    assert json.loads(json.dumps(built.attrs)) == again.attrs
+    assert again.attrs["missing"]["neutral"]["missing"] == ["literaly"]
+    # other word lists are another table
+    other = {**identity, "study_lists": "another"}
+    with pytest.raises(AssertionError, match="built again"):
+        fits_module._study_table(study, "glove-6b-50d", other)

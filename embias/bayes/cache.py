@@ -16,7 +16,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
-__all__ = ["JAX_HOST_DEVICES", "CompileCacheWarning", "ensure_compile_cache", "ensure_jax"]
+__all__ = ["JAX_HOST_DEVICES", "CompileCacheWarning", "cache_home", "ensure_compile_cache",
+           "ensure_jax"]
 
 _KEYS = ("base_compiledir", "compiledir")
 
@@ -74,7 +75,8 @@ JAX_HOST_DEVICES = 8
 _JAX_READY: list[Path | None] = []
 
 
-def _cache_home() -> Path:
+def cache_home() -> Path:
+    """embias's per-user cache folder: ``$XDG_CACHE_HOME/embias`` (``~/.cache/embias``)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base).expanduser() / "embias"
 
@@ -107,7 +109,7 @@ def ensure_jax() -> Path | None:
     chosen: Path | None = None
     if not (os.environ.get("JAX_COMPILATION_CACHE_DIR")
             or jax.config.jax_compilation_cache_dir):
-        folder = _cache_home() / "jax"
+        folder = cache_home() / "jax"
         reason = _usable(folder)
         if reason is not None:
             uid = os.getuid() if hasattr(os, "getuid") else "user"

