@@ -331,9 +331,9 @@ def _study_table(study: Study, embedding: str, identity: dict[str, Any]) -> pd.D
     (``$XDG_CACHE_HOME/embias/tables``), keyed by ``identity`` (the word lists and the
     embedding source, as in the saved-fit key), the embias version, the code that builds
     tables and the embedded vectors' package version: a refit of the same study does not
-    load the 400,000-word vocabulary (and gensim) again. The warnings building it gave (missing words by list,
-    with counts) are kept with it and given again on every use. A cache folder that cannot
-    be written only means the table is built every time."""
+    load the 400,000-word vocabulary (and gensim) again. The warnings building it gave
+    (missing words by list, with counts) are kept with it and given again on every use. A
+    cache folder that cannot be written only means the table is built every time."""
     if embedding.startswith("published:"):  # shipped files: read in milliseconds
         return study_table(study, embedding, duplicates="drop")
     from importlib.metadata import PackageNotFoundError, version
