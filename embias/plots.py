@@ -459,14 +459,20 @@ def plot_predictive_check(check: PredictiveCheck) -> Figure:
 
     cons = [c for c in dict.fromkeys(check.coverage["connection"]) if c != "all"]
     fig, axes = plt.subplots(1, len(cons), figsize=(3.2 * len(cons), 3.2), squeeze=False)
+    observed = check.observed["cosine_distance"].to_numpy(dtype=float)
+    observed_con = check.observed["connection"].to_numpy()
+    predictive = check.predictive["cosine_distance"].to_numpy(dtype=float)
+    predictive_con = check.predictive["connection"].to_numpy()
     for ax, con in zip(axes[0], cons, strict=True):
-        obs = check.observed.loc[check.observed["connection"] == con, "cosine_distance"]
-        pred = check.predictive.loc[check.predictive["connection"] == con, "cosine_distance"]
-        bins = np.linspace(min(obs.min(), pred.quantile(0.001)),
-                           max(obs.max(), pred.quantile(0.999)), 30)
-        ax.hist(obs, bins=bins, density=True, alpha=0.5, label="observed")
-        ax.hist(pred, bins=bins, density=True, histtype="step", lw=1.5, color="black",
-                label="posterior predictive")
+        obs = observed[observed_con == con]
+        pred = predictive[predictive_con == con]
+        bins = np.linspace(min(obs.min(), np.quantile(pred, 0.001)),
+                           max(obs.max(), np.quantile(pred, 0.999)), 30)
+        # one step patch per histogram (not a bar per bin): the same picture, drawn faster
+        ax.stairs(np.histogram(obs, bins=bins, density=True)[0], bins, fill=True, alpha=0.5,
+                  label="observed")
+        ax.stairs(np.histogram(pred, bins=bins, density=True)[0], bins, lw=1.5,
+                  color="black", label="posterior predictive")
         cov = check.coverage[check.coverage["connection"] == con]
         text = ", ".join(f"{p:.0%} PI: {v:.0%}" for p, v in zip(cov["ci_prob"], cov["inside"],
                                                                  strict=True))

@@ -463,3 +463,39 @@ def test_bad_input_is_one_clear_error_naming_it(fit, tmp_path, capsys):
         assert err.startswith("embias: error: ") and message in err, (argv, err)
         assert len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_figures_drawn_by_worker_processes_equal_those_drawn_here(fit, tmp_path):
+    """The first page of a saved fit draws its figures in forked workers (render.FigureJobs,
+    used where no JAX is loaded: a fresh ``embias report`` process) while the tables are
+    made; the page is byte for byte the one drawn in one process (EMBIAS_FIGURE_WORKERS=0)
+    but for the time it was made."""
+    import os
+    import subprocess
+    import sys
+
+    pages = {}
+    for workers in ("2", "0"):
+        copy = Path(shutil.copytree(fit.path, tmp_path / f"fit{workers}"))
+        shutil.rmtree(copy / "report-cache", ignore_errors=True)  # figures to draw
+        out = tmp_path / f"page{workers}.html"
+        script = ("import sys, embias.audit as a, embias.audit.render as r\n"
+                  "made = []\n"
+                  "submit = r.FigureJobs.submit\n"
+                  "def counted(self, key, draw, *args):\n"
+                  "    made.append(self._pool is not None)\n"
+                  "    return submit(self, key, draw, *args)\n"
+                  "r.FigureJobs.submit = counted\n"
+                  f"a.audit_report('religion', fits={str(copy)!r}, out={str(out)!r})\n"
+                  "print(made)\n")
+        env = {**os.environ, "EMBIAS_FIGURE_WORKERS": workers}
+        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, timeout=300, check=True)
+        # two figures (forest, predictive check); in workers only when asked and possible
+        in_workers = workers == "2" and (os.cpu_count() or 1) >= 2
+        assert run.stdout.strip() == str([in_workers, in_workers])
+        html = out.read_text(encoding="utf-8")
+        html = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "TIME", html)
+        pages[workers] = html.replace(str(copy), "FIT").replace(str(out), "OUT")
+    assert pages["2"].count("data:image/svg+xml;base64,") == 2
+    assert pages["2"] == pages["0"]

@@ -25,6 +25,8 @@ from embias.bayes import (
     load_fit,
     save_fit,
 )
+from embias.bayes.fit import DeferredDraws
+from embias.bayes.store import UnreadableFitError
 
 matplotlib.use("Agg")
 
@@ -49,6 +51,7 @@ def test_religion_fit_on_glove_is_saved(glove_fit: BiasFit, models_dir: Path) ->
     assert path.parent == models_dir
     assert path.name.startswith("religion_glove-6b-50d_crossed_summary_")  # the default level
     assert sorted(p.name for p in path.iterdir()) == [
+        "check_cells.parquet", "check_coverage.parquet", "check_predictive.parquet",
         "classic.parquet", "diagnostics.parquet", "intervals.parquet", "posterior.nc",
         "settings.json", "table.parquet"]
     # nothing else in models_dir: no temporary folders left behind
@@ -89,14 +92,43 @@ def test_reloaded_fit_reads_its_post_processing_back(glove_fit: BiasFit,
 
     monkeypatch.setattr(fit_module, "convergence_diagnostics", refuse)
     monkeypatch.setattr(fit_module, "summarize_posterior", refuse)
+    monkeypatch.setattr(fit_module, "posterior_predictive_check", refuse)
+    monkeypatch.setattr(fit_module, "count_divergences", refuse)
     monkeypatch.setattr(store_module, "classic_scores", refuse)
     loaded = load_fit(glove_fit.path)
     pd.testing.assert_frame_equal(loaded.diagnostics(), glove_fit.diagnostics())
     pd.testing.assert_frame_equal(loaded.to_interval_table(), glove_fit.to_interval_table())
     assert loaded.problems() == glove_fit.problems()
-    # another interval probability is computed (once) from the draws
+    assert loaded.divergences == glove_fit.divergences
+    # the default predictive check was saved: the same numbers as computing it again
+    check, fresh = loaded.predictive_check(), glove_fit.predictive_check()
+    for part in ("coverage", "cell_intervals", "predictive", "observed"):
+        pd.testing.assert_frame_equal(getattr(check, part), getattr(fresh, part),
+                                      check_dtype=False)
+    # none of that read the draws: posterior.nc is read when the draws are used
+    assert isinstance(loaded.__dict__["_posterior"], DeferredDraws)
+    assert isinstance(loaded.replace(path="elsewhere").__dict__["_posterior"], DeferredDraws)
+    assert loaded.posterior["posterior"].sizes["draw"] == glove_fit.settings["draws"]
+    assert not isinstance(loaded.__dict__["_posterior"], DeferredDraws)
+    # another interval probability (or check) is computed (once) from the draws
     with pytest.raises(AssertionError, match="recomputed"):
         loaded.to_interval_table(ci_prob=0.5)
+    with pytest.raises(AssertionError, match="recomputed"):
+        loaded.predictive_check(random_seed=1)
+
+
+def test_deferred_draws_of_a_damaged_file_name_it(glove_fit: BiasFit, tmp_path: Path) -> None:
+    """The draws are read when first used: a posterior.nc that is damaged by then gives the
+    error load_fit gives for a damaged file, naming the folder and the file."""
+    import shutil
+
+    copy = Path(shutil.copytree(glove_fit.path, tmp_path / "copy"))
+    loaded = load_fit(copy)  # a whole file: loads
+    (copy / "posterior.nc").write_bytes(b"\x89HDF\r\n\x1a\n" + bytes(4096))  # then damaged
+    with pytest.raises(UnreadableFitError) as info:
+        loaded.posterior  # noqa: B018 - the read under test
+    assert (info.value.folder, info.value.file) == (str(copy), "posterior.nc")
+    assert "cannot be read, it is damaged or cut short" in str(info.value)
 
 
 def test_identical_call_reuses_the_saved_fit(glove_fit: BiasFit, models_dir: Path,

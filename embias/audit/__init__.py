@@ -391,9 +391,49 @@ def audit_report(
 
     from .. import __version__
     from . import content
-    from .render import environment, style_sheet
+    from .render import FigureJobs, environment, style_sheet
 
     several_levels = len({e.level for e in entries}) > 1
+    # the figures the saved fits do not keep are drawn in other processes while this one
+    # makes the tables (render.FigureJobs); each block collects its own
+    with FigureJobs() as jobs:
+        content.submit_figures(entries, jobs, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
+                               fmt=figures, random_seed=random_seed)
+        context = _sections(
+            entries, st=st, jobs=jobs, title=title, study_name=study_name, ci_prob=ci_prob,
+            ci_kind=ci_kind, rope=rope, figures=figures, random_seed=random_seed,
+            several_levels=several_levels, model_comparison=model_comparison, seat=seat,
+            word_influence=word_influence, encoder=encoder, encoder_name=encoder_name,
+            weat=weat, compared=compared, comparison_path=comparison_path, files=files,
+            command=command, out_path=out_path)
+    context["version"] = __version__
+    context["css"] = Markup(style_sheet())  # trusted package data: not escaped
+    html = environment().get_template("report.html.j2").render(**context)
+    if out_path is not None:  # written whole or not at all (one temporary file per process)
+        tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(html, encoding="utf-8")
+            os.replace(tmp, out_path)
+        finally:
+            tmp.unlink(missing_ok=True)
+    return (out_path, html) if return_html else out_path  # type: ignore[return-value]
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()
+
+
+def _sections(entries: list[Any], *, st: Study | None, jobs: Any, title: str | None,
+              study_name: str, ci_prob: float, ci_kind: str, rope: float, figures: str,
+              random_seed: int, several_levels: bool, model_comparison: Any, seat: Any,
+              word_influence: Any, encoder: Any, encoder_name: str | None, weat: Any,
+              compared: Any, comparison_path: str | None, files: Any, command: str | None,
+              out_path: Path | None) -> dict[str, Any]:
+    """The page's sections: the template's context without the style sheet and version."""
+    from . import content
+
     if model_comparison is None and several_levels:
         model_comparison = content.level_comparisons(entries)
     optional = {}
@@ -450,10 +490,10 @@ def audit_report(
             comparison=compared, ci_prob=ci_prob),
         "measured": content.measured_section(entries, st),
         "classic": classic,
-        "bayes": [content.bayes_block(e, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
-                                      fmt=figures) for e in entries],
-        "trust": [content.trust_block(e, fmt=figures, random_seed=random_seed)
+        "trust": [content.trust_block(e, fmt=figures, random_seed=random_seed, jobs=jobs)
                   for e in entries],
+        "bayes": [content.bayes_block(e, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
+                                      fmt=figures, jobs=jobs) for e in entries],
         "model_comparison": optional["model_comparison"],
         "word_influence": optional["word_influence"],
         "word_effects": content.word_effect_tables(entries, ci_prob=ci_prob, ci_kind=ci_kind,
@@ -463,21 +503,5 @@ def audit_report(
             entries, comparison=compared, commands=commands,
             python=_python_call(study_name, entries, out_path), random_seed=random_seed,
             classic_seeds=classic["seeds"]),
-        "version": __version__,
-        "css": Markup(style_sheet()),  # trusted package data: not escaped
     }
-    html = environment().get_template("report.html.j2").render(**context)
-    if out_path is not None:  # written whole or not at all (one temporary file per process)
-        tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(html, encoding="utf-8")
-            os.replace(tmp, out_path)
-        finally:
-            tmp.unlink(missing_ok=True)
-    return (out_path, html) if return_html else out_path  # type: ignore[return-value]
-
-
-def _slug(text: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()
+    return context

@@ -24,6 +24,7 @@ from ..report import (
 )
 from ..settings import DEFAULT_CI_PROB, FitSettings
 from .render import (
+    FigureJobs,
     Picture,
     Table,
     cache_file,
@@ -488,6 +489,86 @@ def _pivot_words(words: pd.DataFrame, column: str) -> pd.DataFrame:
                                               "protected_word": "protected word"}).fillna("")
 
 
+@dataclass(frozen=True)
+class FigureSpec:
+    """What a page figure is: where a saved fit keeps it, its alt text and caption."""
+
+    where: Any
+    alt: str
+    caption: str
+    fmt: str
+    title: str = ""
+
+
+def forest_spec(entry: FitEntry, *, ci_prob: float, ci_kind: str, rope: float,
+                fmt: str) -> FigureSpec:
+    """The forest plot of one fit (:func:`embias.plots.plot_bias_fit`)."""
+    title = f"{entry.study} / {entry.label} / {entry.level}"
+    alt = (f"Forest plot of the {entry.level} model of {entry.study} on {entry.label}: "
+           "connection means with the classic MAC, contrasts with the ROPE, WEAT, and "
+           "word-level coefficients")
+    caption = (f"{title}: {interval_label(ci_prob, ci_kind)}s; shaded: ROPE ±{rope:g}; "
+               "◇ classic MAC of the same table")
+    where = cache_file(entry.fit.path, "forest", {"ci_prob": ci_prob, "ci_kind": ci_kind,
+                                                  "rope": rope, "fmt": fmt, "title": title})
+    return FigureSpec(where=where, alt=alt, caption=caption, fmt=fmt, title=title)
+
+
+def check_spec(entry: FitEntry, *, fmt: str, random_seed: int) -> FigureSpec:
+    """The posterior predictive check of one fit (:func:`embias.plots.plot_predictive_check`)."""
+    alt = (f"Posterior predictive check of {entry.label}, {entry.level} model: observed "
+           "cosine distances against the model's predictions per connection")
+    caption = ("Observed distances (bars) and posterior predictive distances (line), per "
+               "connection; titles: share of observed rows inside their cell's predictive "
+               "intervals")
+    where = cache_file(entry.fit.path, "ppc", {"random_seed": random_seed, "fmt": fmt})
+    return FigureSpec(where=where, alt=alt, caption=caption, fmt=fmt)
+
+
+def kept_picture(spec: FigureSpec) -> Picture | None:
+    """The figure as the saved fit keeps it (None when it must be drawn)."""
+    kept = read_cached(spec.where)
+    if kept is None:
+        return None
+    return Picture(uri=kept["uri"], alt=spec.alt, caption=spec.caption, width=kept["width"],
+                   height=kept["height"])
+
+
+def draw_forest(table: pd.DataFrame, classic: pd.DataFrame, spec: FigureSpec) -> Picture:
+    """Draw a fit's forest plot for the page (here or in a :class:`FigureJobs` worker)."""
+    from ..plots import plot_bias_fit
+
+    return picture(plot_bias_fit(table, classic=classic, title=spec.title), alt=spec.alt,
+                   caption=spec.caption, fmt=spec.fmt)
+
+
+def draw_check(check: Any, spec: FigureSpec) -> Picture:
+    """Draw a fit's posterior predictive check for the page."""
+    from ..plots import plot_predictive_check
+
+    return picture(plot_predictive_check(check), alt=spec.alt, caption=spec.caption,
+                   fmt=spec.fmt)
+
+
+def submit_figures(entries: Sequence[FitEntry], jobs: FigureJobs, *, ci_prob: float,
+                   ci_kind: str, rope: float, fmt: str, random_seed: int) -> int:
+    """Hand every figure of the fits that their saved fits do not keep to ``jobs``
+    (:func:`bayes_block` and :func:`trust_block` collect them); the number handed."""
+    handed = 0
+    for entry in entries:
+        spec = forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, fmt=fmt)
+        if read_cached(spec.where) is None:
+            table = entry.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
+            jobs.submit(("forest", entry.anchor), draw_forest, table, entry.fit.classic, spec)
+            handed += 1
+        spec = check_spec(entry, fmt=fmt, random_seed=random_seed)
+        if read_cached(spec.where) is None:
+            jobs.submit(("check", entry.anchor), draw_check,
+                        entry.fit.predictive_check(random_seed=random_seed), spec)
+            handed += 1
+    return handed
+
+
 def bayes_block(
     entry: FitEntry,
     *,
@@ -495,10 +576,10 @@ def bayes_block(
     ci_kind: str,
     rope: float,
     fmt: str,
+    jobs: FigureJobs | None = None,
 ) -> dict[str, Any]:
-    """One fit's interval table, decisions in words, forest plot and word-level tables."""
-    from ..plots import plot_bias_fit
-
+    """One fit's interval table, decisions in words, forest plot (drawn by ``jobs`` when
+    :func:`submit_figures` gave it there) and word-level tables."""
     fit = entry.fit
     table = fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
     top = _with_interval_label(table[table["estimand"].isin(["connection_mean", "contrast"])])
@@ -506,23 +587,13 @@ def bayes_block(
                        caption=f"{entry.label}, {entry.level} model: connection means and "
                                "contrasts", cell_class=_decision_class)
     sentences = [contrast_sentence(r) for _, r in table[table["estimand"] == "contrast"].iterrows()]
-    title = f"{entry.study} / {entry.label} / {entry.level}"
-    alt = (f"Forest plot of the {entry.level} model of {entry.study} on {entry.label}: "
-           "connection means with the classic MAC, contrasts with the ROPE, WEAT, and "
-           "word-level coefficients")
-    caption = (f"{title}: {interval_label(ci_prob, ci_kind)}s; shaded: ROPE ±{rope:g}; "
-               "◇ classic MAC of the same table")
-    where = cache_file(fit.path, "forest", {"ci_prob": ci_prob, "ci_kind": ci_kind,
-                                            "rope": rope, "fmt": fmt, "title": title})
-    kept = read_cached(where)
-    if kept is not None:
-        forest = Picture(uri=kept["uri"], alt=alt, caption=caption, width=kept["width"],
-                         height=kept["height"])
-    else:
-        forest = picture(plot_bias_fit(table, classic=fit.classic, title=title), alt=alt,
-                         caption=caption, fmt=fmt)
-        write_cached(where, {"uri": forest.uri, "width": forest.width,
-                             "height": forest.height})
+    spec = forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, fmt=fmt)
+    forest = kept_picture(spec)
+    if forest is None:
+        drawn = jobs.result(("forest", entry.anchor)) if jobs is not None else None
+        forest = drawn or draw_forest(table, fit.classic, spec)
+        write_cached(spec.where, {"uri": forest.uri, "width": forest.width,
+                                  "height": forest.height})
     words = table[table["estimand"] == "word_coefficient"]
     word_table = word_contrasts = None
     if not words.empty:
@@ -627,11 +698,12 @@ def _draws_stamp(path: str) -> list[int]:
 
 
 # =========================================================================== trust
-def trust_block(entry: FitEntry, *, fmt: str, random_seed: int) -> dict[str, Any]:
+def trust_block(entry: FitEntry, *, fmt: str, random_seed: int,
+                jobs: FigureJobs | None = None) -> dict[str, Any]:
     """One fit's convergence overview, its problems, the worst parameters and the
-    posterior predictive check (picture and coverage)."""
+    posterior predictive check (picture and coverage; drawn by ``jobs`` when
+    :func:`submit_figures` gave it there)."""
     from ..bayes.diagnostics import ESS_MIN, RHAT_MAX
-    from ..plots import plot_predictive_check
 
     fit = entry.fit
     overview = fit.diagnostics_overview()
@@ -659,23 +731,17 @@ def trust_block(entry: FitEntry, *, fmt: str, random_seed: int) -> dict[str, Any
                               digits={"r_hat": 3, "ess_bulk": 0, "ess_tail": 0},
                               id=f"worst-{entry.anchor}",
                               caption="The five parameters with the largest r̂")
-    alt = (f"Posterior predictive check of {entry.label}, {entry.level} model: observed "
-           "cosine distances against the model's predictions per connection")
-    caption = ("Observed distances (bars) and posterior predictive distances (line), per "
-               "connection; titles: share of observed rows inside their cell's predictive "
-               "intervals")
-    where = cache_file(fit.path, "ppc", {"random_seed": random_seed, "fmt": fmt})
-    kept = read_cached(where)
-    if kept is not None:
-        ppc = Picture(uri=kept["uri"], alt=alt, caption=caption, width=kept["width"],
-                      height=kept["height"])
-        table = pd.DataFrame(kept["coverage"])
+    spec = check_spec(entry, fmt=fmt, random_seed=random_seed)
+    ppc = kept_picture(spec)
+    if ppc is not None:
+        table = pd.DataFrame(read_cached(spec.where)["coverage"])  # type: ignore[index]
     else:
         check = fit.predictive_check(random_seed=random_seed)
-        ppc = picture(plot_predictive_check(check), alt=alt, caption=caption, fmt=fmt)
+        drawn = jobs.result(("check", entry.anchor)) if jobs is not None else None
+        ppc = drawn or draw_check(check, spec)
         table = check.coverage
-        write_cached(where, {"uri": ppc.uri, "width": ppc.width, "height": ppc.height,
-                             "coverage": table.to_dict(orient="list")})
+        write_cached(spec.where, {"uri": ppc.uri, "width": ppc.width, "height": ppc.height,
+                                  "coverage": table.to_dict(orient="list")})
     coverage = frame_table(table.rename(columns={"inside": "share inside"}),
                            id=f"coverage-{entry.anchor}",
                            caption="Share of observed distances inside their cell's "

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 
 from .data import row_cells
 
@@ -20,7 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["ESS_MIN", "RHAT_MAX", "ConvergenceWarning", "PredictiveCheck",
            "convergence_diagnostics", "convergence_problems", "count_divergences",
-           "diagnostics_overview", "posterior_predictive_check", "rank_normalized_diagnostics"]
+           "diagnostics_overview", "observed_distances", "posterior_predictive_check",
+           "rank_normalized_diagnostics"]
 
 #: Convergence thresholds: warn when r̂ exceeds RHAT_MAX, when bulk or tail ESS is below
 #: ESS_MIN, or on any divergent transition.
@@ -310,6 +310,8 @@ class PredictiveCheck:
 def _cell_location_scale(posterior: DataTree, cells: pd.DataFrame, *,
                          new_words: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Posterior draws (sample × cell) of each cell's mean and residual sd."""
+    import xarray as xr
+
     post = posterior["posterior"].to_dataset()
     words = xr.DataArray(cells["protected_word"].to_numpy(), dims="cell")
     cons = xr.DataArray(cells["connection"].to_numpy(), dims="cell")
@@ -331,6 +333,13 @@ def _cell_location_scale(posterior: DataTree, cells: pd.DataFrame, *,
     sigma = sigma.stack(sample=("chain", "draw")).transpose("sample", "cell").values
     return mu, sigma
 
+
+
+def observed_distances(table: pd.DataFrame) -> pd.DataFrame:
+    """The observed side of a predictive check: each row's ``connection`` and
+    ``cosine_distance``."""
+    return pd.DataFrame({"connection": table["connection"].astype(str).to_numpy(),
+                         "cosine_distance": table["cosine_distance"].to_numpy(dtype=float)})
 
 
 def posterior_predictive_check(
@@ -400,7 +409,7 @@ def posterior_predictive_check(
         parts.append(pd.DataFrame({"connection": con,
                                    "cosine_distance": y_rep[pick_draw, pick_cell]}))
     predictive = pd.concat(parts, ignore_index=True)
-    observed = pd.DataFrame({"connection": row_con, "cosine_distance": y})
+    observed = observed_distances(table)
     return PredictiveCheck(coverage=pd.DataFrame(cov_rows),
                            cell_intervals=pd.concat(int_rows, ignore_index=True),
                            predictive=predictive, observed=observed)

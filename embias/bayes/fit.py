@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
@@ -34,6 +34,13 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["BiasFit", "fit_bias_model", "sampler_available"]
 
 CiKind = Literal["hdi", "eti"]
+
+#: Interval probabilities of the default posterior predictive check (saved with a fit).
+DEFAULT_CHECK_PROBS: tuple[float, ...] = (0.89, 0.5)
+
+
+def _check_key(ci_probs: Sequence[float], random_seed: int) -> tuple[tuple[float, ...], int]:
+    return tuple(float(p) for p in ci_probs), int(random_seed)
 
 
 def fit_bias_model(
@@ -125,6 +132,53 @@ def fit_bias_model(
     if warn:
         fit.warn_if_unconverged(stacklevel=3)
     return fit
+
+
+class DeferredDraws:
+    """A saved fit's draws, read from its ``posterior.nc`` when first used.
+
+    :func:`embias.load_fit` gives a :class:`BiasFit` whose post-processing (diagnostics,
+    interval table, divergences, the predictive check) was saved with it; the draws are
+    read only when something needs them (``fit.posterior``), so showing or reporting a
+    saved fit does not read them at all.
+    """
+
+    def __init__(self, read: Callable[[], DataTree], *, where: str) -> None:
+        self._read = read
+        self.where = where
+        self._tree: DataTree | None = None
+
+    def load(self) -> DataTree:
+        """The draws (read once)."""
+        if self._tree is None:
+            self._tree = self._read()
+        return self._tree
+
+    def __reduce__(self) -> tuple[Any, ...]:  # sent to a worker as the draws themselves
+        return (_loaded, (self.load(),))
+
+    def __repr__(self) -> str:
+        return f"DeferredDraws({self.where!r})"
+
+
+def _loaded(tree: DataTree) -> DataTree:
+    return tree
+
+
+class _Draws:
+    """``BiasFit.posterior``: the draws, read on first use when they were deferred."""
+
+    def __get__(self, fit: BiasFit | None, owner: type) -> Any:
+        if fit is None:
+            return self
+        value = fit.__dict__["_posterior"]
+        if isinstance(value, DeferredDraws):
+            value = value.load()
+            fit.__dict__["_posterior"] = value
+        return value
+
+    def __set__(self, fit: BiasFit, value: Any) -> None:
+        fit.__dict__["_posterior"] = value
 
 
 @dataclass(frozen=True, eq=False)
@@ -239,11 +293,13 @@ class BiasFit:
         kept = {"posterior", "table", "cells"} & set(changes)
         if kept:
             raise ValueError(f"BiasFit.replace() keeps the draws and the table; got {sorted(kept)}")
-        new = dataclasses.replace(self, **changes)
+        # the draws as they are (not read if they were deferred)
+        new = dataclasses.replace(self, **changes, posterior=self.__dict__["_posterior"])
         for name in ("_diagnostics", "divergences"):
             if name in self.__dict__:
                 new.__dict__[name] = self.__dict__[name]
         new._interval_tables.update(self._interval_tables)
+        new._predictive_checks.update(self._predictive_checks)
         return new
 
     def restore_post_processing(
@@ -251,13 +307,20 @@ class BiasFit:
         *,
         diagnostics: pd.DataFrame | None = None,
         interval_table: pd.DataFrame | None = None,
+        divergences: int | None = None,
+        predictive_check: PredictiveCheck | None = None,
     ) -> None:
         """Adopt post-processing saved with the fit instead of computing it again:
-        :meth:`diagnostics` and the default :meth:`to_interval_table`."""
+        :meth:`diagnostics`, the default :meth:`to_interval_table`, :attr:`divergences`
+        and the default :meth:`predictive_check`."""
         if diagnostics is not None:
             self.__dict__["_diagnostics"] = diagnostics
         if interval_table is not None:
             self._interval_tables[(DEFAULT_CI_PROB, "hdi", DEFAULT_ROPE)] = interval_table
+        if divergences is not None:
+            self.__dict__["divergences"] = int(divergences)
+        if predictive_check is not None:
+            self._predictive_checks[_check_key(DEFAULT_CHECK_PROBS, 0)] = predictive_check
 
     #: :meth:`to_interval_table` under the name a fitted-model summary usually has.
     summary = to_interval_table
@@ -301,12 +364,21 @@ class BiasFit:
     def predictive_check(
         self,
         *,
-        ci_probs: Sequence[float] = (0.89, 0.5),
+        ci_probs: Sequence[float] = DEFAULT_CHECK_PROBS,
         random_seed: int = 0,
     ) -> PredictiveCheck:
         """Posterior predictive check
-        (:func:`~embias.bayes.diagnostics.posterior_predictive_check`)."""
-        return posterior_predictive_check(self, ci_probs=ci_probs, random_seed=random_seed)
+        (:func:`~embias.bayes.diagnostics.posterior_predictive_check`), computed once per
+        (``ci_probs``, ``random_seed``); the default one is saved with the fit."""
+        key = _check_key(ci_probs, random_seed)
+        if key not in self._predictive_checks:
+            self._predictive_checks[key] = posterior_predictive_check(
+                self, ci_probs=ci_probs, random_seed=random_seed)
+        return self._predictive_checks[key]
+
+    @cached_property
+    def _predictive_checks(self) -> dict[tuple[tuple[float, ...], int], PredictiveCheck]:
+        return {}
 
     def plot(
         self,
@@ -332,4 +404,9 @@ class BiasFit:
         return (f"BiasFit(level={s['level']!r}, data={s['data']!r}, study={s.get('study')!r}, "
                 f"embedding={s.get('embedding')!r}, rows={s.get('rows')}, "
                 f"draws={s['draws']}×{s['chains']}, path={self.path!r})")
+
+
+# the draws of a loaded fit are read when first used (DeferredDraws); set after the
+# dataclass is made, so the field keeps no default
+BiasFit.posterior = _Draws()  # type: ignore[assignment]
 

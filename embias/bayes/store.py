@@ -6,9 +6,12 @@ A saved fit is a directory ``<models_dir>/<study>_<embedding>_<level>_<data>_<ke
 - ``table.parquet`` — the long-form cosine table that was fitted,
 - ``settings.json`` — what produced it (study, embedding, model options, seed, versions,
   timings, the table's ``attrs``),
-- ``diagnostics.parquet``, ``intervals.parquet``, ``classic.parquet`` — the post-processing
-  (r̂/ESS of every scalar, the default interval table, MAC/WEAT), computed once when the
-  fit is made and read back instead of recomputed.
+- ``diagnostics.parquet``, ``intervals.parquet``, ``classic.parquet`` and
+  ``check_*.parquet`` — the post-processing (r̂/ESS of every scalar, the default interval
+  table, MAC/WEAT, the default posterior predictive check; the divergence count is in
+  ``settings.json``), computed once when the fit is made and read back instead of
+  recomputed. :func:`load_fit` reads the draws (``posterior.nc``) only when something
+  needs them (``fit.posterior``): showing or reporting a saved fit does not.
 
 ``<key>`` is a hash of everything that determines the result (study word lists,
 embedding source and the :class:`~embias.FitSettings` fields that change the draws:
@@ -54,7 +57,8 @@ from ..settings import FitSettings, sampler_available
 from ..tables import published_name, study_table
 from ..wordlists import Study, load_study
 from .data import cell_statistics
-from .fit import BiasFit, fit_bias_model
+from .diagnostics import PredictiveCheck, observed_distances
+from .fit import BiasFit, DeferredDraws, fit_bias_model
 
 if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
@@ -86,6 +90,11 @@ SETTINGS_FILE = "settings.json"
 DIAGNOSTICS_FILE = "diagnostics.parquet"
 INTERVALS_FILE = "intervals.parquet"
 CLASSIC_FILE = "classic.parquet"
+#: The default posterior predictive check (:meth:`BiasFit.predictive_check`), one file per
+#: part (``observed`` is the table's own rows and is not saved).
+CHECK_FILES = {"coverage": "check_coverage.parquet",
+               "cell_intervals": "check_cells.parquet",
+               "predictive": "check_predictive.parquet"}
 
 #: Version of the saved-fit layout; bump when it changes.
 FIT_FORMAT = 2
@@ -166,6 +175,7 @@ def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
             "format": FIT_FORMAT,
             "settings": dict(fit.settings),
             "timings": dict(fit.timings),
+            "divergences": int(fit.divergences),
             "table_attrs": dict(fit.table.attrs),
             "versions": _versions(),
         }
@@ -174,6 +184,9 @@ def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
         fit.diagnostics().to_parquet(tmp / DIAGNOSTICS_FILE, index=False)
         fit.to_interval_table().to_parquet(tmp / INTERVALS_FILE, index=False)
         fit.classic.to_parquet(tmp / CLASSIC_FILE, index=False)
+        check = fit.predictive_check()
+        for part, name in CHECK_FILES.items():
+            getattr(check, part).to_parquet(tmp / name, index=False)
         if path.exists():
             shutil.rmtree(path)
         os.replace(tmp, path)
@@ -206,8 +219,6 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
         one of its files cannot be read (cut short, damaged); names the folder and the
         file. ``fit_*_model`` fits again over such a folder.
     """
-    import xarray as xr
-
     given = Path(path)
     path = given.parent if given.is_file() else given
     holds = f"(a fit folder holds {POSTERIOR_FILE}, {TABLE_FILE} and {SETTINGS_FILE})"
@@ -228,22 +239,39 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
         raise UnreadableFitError(path, SETTINGS_FILE, "has no settings")
 
     def read_posterior(file: Path) -> DataTree:
+        import xarray as xr
+
         with xr.open_datatree(file, engine="h5netcdf") as stored:
             return stored.load().copy()
 
-    posterior = _read(path, POSTERIOR_FILE, read_posterior)
+    def check_posterior(file: Path) -> None:  # a file cut short fails here, not later
+        import h5py
+
+        with h5py.File(file, "r"):
+            pass
+
+    _read(path, POSTERIOR_FILE, check_posterior)
+    posterior = DeferredDraws(lambda: _read(path, POSTERIOR_FILE, read_posterior),
+                              where=str(path / POSTERIOR_FILE))
     table = _read(path, TABLE_FILE, pd.read_parquet)
     table.attrs = record.get("table_attrs", {})
     optional = {name: (_read(path, name, pd.read_parquet) if (path / name).is_file() else None)
-                for name in (CLASSIC_FILE, DIAGNOSTICS_FILE, INTERVALS_FILE)}
+                for name in (CLASSIC_FILE, DIAGNOSTICS_FILE, INTERVALS_FILE,
+                             *CHECK_FILES.values())}
     classic = optional[CLASSIC_FILE]
     fit = BiasFit(posterior=posterior, table=table, cells=cell_statistics(table),
                   settings=record["settings"],
                   classic=classic if classic is not None else classic_scores(table),
                   timings=record.get("timings", {}), path=str(path))
+    check = None
+    if all(optional[name] is not None for name in CHECK_FILES.values()):
+        check = PredictiveCheck(**{part: optional[name] for part, name in CHECK_FILES.items()},
+                                observed=observed_distances(table))
     # the post-processing saved with the fit is not computed again
     fit.restore_post_processing(diagnostics=optional[DIAGNOSTICS_FILE],
-                                interval_table=optional[INTERVALS_FILE])
+                                interval_table=optional[INTERVALS_FILE],
+                                divergences=record.get("divergences"),
+                                predictive_check=check)
     return fit
 
 

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
-import xarray as xr
 
 from .._validation import check_choice, check_probability, check_rope
 from ..report import interval_table, rope_decision
 from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
 
 if TYPE_CHECKING:  # pragma: no cover
+    import xarray as xr
     from xarray import DataTree
 
 __all__ = ["CI_KINDS_BAYES", "CONTRASTS", "contrast_draws", "summarize_posterior"]
@@ -72,6 +72,8 @@ class _Values:
 
 def contrast_draws(connection_mean: xr.DataArray, *, dim: str = "connection"
                     ) -> xr.DataArray | None:
+    import xarray as xr
+
     present = [str(c) for c in connection_mean[dim].values]
     pairs = [(a, b) for a, b in CONTRASTS if a in present and b in present]
     if not pairs:
@@ -161,6 +163,8 @@ def summarize_posterior(
     for name in TEMPLATE_VARIABLES:  # crossed level of a sentence table
         if name in post:
             derived[name] = post[name]
+    import xarray as xr
+
     ds = xr.Dataset(derived)
     ci = _interval(ds, float(ci_prob), ci_kind)
     sample = ("chain", "draw")
