@@ -97,56 +97,21 @@ def model_figures(table: pd.DataFrame, *, draws: int, tune: int, seed: int
     return contrasts, float(t.loc[("template_sd", "template"), "estimate"]), fit
 
 
-def plot_template_sensitivity(results: pd.DataFrame, full_seat: dict, full_model: dict,
-                              pairs: list[tuple[str, str]], path: str) -> None:
-    """The figure of the benchmark's results (computes nothing): left, SEAT's effect size
-    per random template subset and k; right, the crossed model's contrasts with their 89%
-    HDIs on the same subsets; the all-template values at the right end of each panel."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ks = sorted(results["k"].unique())
-    labels = [*map(str, ks), "all"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for j, (a, b) in enumerate(pairs):
-        name = f"{a}-{b}"
-        offset = (j - 1) * 0.18
-        for i, k in enumerate(ks):
-            d = results.loc[results["k"] == k, f"seat {name}"]
-            left.scatter(np.full(len(d), i + offset), d, s=14, alpha=0.7, color=f"C{j}",
-                         label=f"{a} vs {b}" if i == 0 else None)
-        left.scatter([len(ks) + offset], [full_seat[(a, b)][0]], s=40, marker="D",
-                     color=f"C{j}")
-    left.axhline(0, color="grey", lw=0.6)
-    left.set_xticks(range(len(labels)), labels)
-    left.set_xlabel("templates per kind of protected word (k)")
-    left.set_ylabel("SEAT effect size d")
-    left.set_title("SEAT: one value per random template subset")
-    left.legend(fontsize=8)
-    right.axhspan(-0.02, 0.02, color="grey", alpha=0.15, label="ROPE ±0.02")
-    for j, c in enumerate(CONTRASTS):
-        for i, k in enumerate(ks):
-            part = results[results["k"] == k]
-            n = len(part)
-            x = i + (j - 0.5) * 0.35 + np.linspace(-0.1, 0.1, n)
-            est = part[f"model {c}"].to_numpy()
-            yerr = [est - part[f"model {c} lower"].to_numpy(),
-                    part[f"model {c} upper"].to_numpy() - est]
-            right.errorbar(x, est, yerr=yerr, fmt="o", ms=3, capsize=2, color=f"C{j}",
-                           lw=0.8, label=c if i == 0 else None)
-        est, lo, hi = full_model[c]
-        right.errorbar([len(ks) + (j - 0.5) * 0.35], [est], yerr=[[est - lo], [hi - est]],
-                       fmt="D", ms=5, capsize=3, color=f"C{j}")
-    right.set_xticks(range(len(labels)), labels)
-    right.set_xlabel("templates per kind of protected word (k)")
-    right.set_ylabel("contrast (cosine distance), 89% HDI")
-    right.set_title("crossed model on the same subsets")
-    right.legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    print(f"\nfigure: {path}")
+def tidy_results(results: pd.DataFrame, full_seat: dict, full_model: dict,
+                 pairs: list[tuple[str, str]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The results as :func:`embias.plots.plot_template_sensitivity` takes them: one row
+    per SEAT effect size and one per model contrast (k = "all": every template)."""
+    seat = [{"k": k, "pair": f"{a} vs {b}", "d": d}
+            for a, b in pairs
+            for k, d in [*zip(results["k"], results[f"seat {a}-{b}"], strict=True),
+                         ("all", full_seat[(a, b)][0])]]
+    model = [{"k": k, "contrast": c, "estimate": est, "lower": lo, "upper": hi}
+             for c in CONTRASTS
+             for k, est, lo, hi in [*zip(results["k"], results[f"model {c}"],
+                                         results[f"model {c} lower"],
+                                         results[f"model {c} upper"], strict=True),
+                                    ("all", *full_model[c])]]
+    return pd.DataFrame(seat), pd.DataFrame(model)
 
 
 def main() -> None:
@@ -280,7 +245,14 @@ def main() -> None:
                                for c in CONTRASTS])
         print(f"  k={k}: SEAT {seat_ratio:.2f}   model {model_ratio:.2f}")
     if args.png:
-        plot_template_sensitivity(results, full_seat, full_model, pairs, args.png)
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from embias.plots import plot_template_sensitivity
+
+        seat, model = tidy_results(results, full_seat, full_model, pairs)
+        plot_template_sensitivity(seat, model).savefig(args.png, dpi=110)
+        print(f"\nfigure: {args.png}")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,8 @@ report
     :func:`interval_table`, :func:`stack_interval_tables`, :func:`rope_decision`,
     :func:`to_markdown`, and the plots :func:`plot_forest`, :func:`plot_bias_fit`,
     :func:`plot_comparison`, :func:`plot_predictive_check`,
-    :func:`plot_weat_simulations`, :func:`plot_simulated_table`
+    :func:`plot_weat_simulations`, :func:`plot_simulated_table`,
+    :func:`plot_template_sensitivity`
 
 The classifier side lives in :mod:`embias.classifier`; worked studies (the downstream
 sentiment classifier) in :mod:`embias.studies`.
@@ -87,7 +88,7 @@ _EXPORTS: dict[str, str] = {
     "to_markdown": "report",
     "plot_forest": "plots", "plot_bias_fit": "plots", "plot_comparison": "plots",
     "plot_predictive_check": "plots", "plot_weat_simulations": "plots",
-    "plot_simulated_table": "plots",
+    "plot_simulated_table": "plots", "plot_template_sensitivity": "plots",
     "compare_models": "bayes.loo",
     "pointwise_log_likelihood": "bayes.loo",
     "as_encoder": "encoders",
@@ -188,6 +189,7 @@ __all__ = [
     "plot_predictive_check",
     "plot_published_refits",
     "plot_simulated_table",
+    "plot_template_sensitivity",
     "plot_weat_simulations",
     "plot_word_influence",
     "plot_word_sampling",
@@ -295,6 +297,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         plot_forest,
         plot_predictive_check,
         plot_simulated_table,
+        plot_template_sensitivity,
         plot_weat_simulations,
     )
     from .report import (

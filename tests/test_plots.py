@@ -283,3 +283,36 @@ def test_item15_forest_plot_alone_labels_units_and_keeps_legend_off_the_data():
         assert fig.axes[0].get_xlabel() == "cosine distance"
     finally:
         plt.close(fig)
+
+
+def test_template_sensitivity_figure_shows_every_value_it_is_given():
+    """plot_template_sensitivity (bench_templates.py and notebook 06 draw with it): every
+    SEAT value is a point at its k (jittered per pair), every model contrast a point with
+    its interval; the all-template values sit at the right end; bad input names columns."""
+    from matplotlib.collections import PathCollection
+
+    from embias.plots import plot_template_sensitivity
+
+    seat = pd.DataFrame({"k": [1, 1, 2, 2, "all", 1, 1, 2, 2, "all"],
+                         "pair": ["a vs b"] * 5 + ["a vs c"] * 5,
+                         "d": [0.1, -0.2, 0.3, 0.0, 0.05, 1.8, 1.7, 1.9, 1.8, 1.85]})
+    model = pd.DataFrame({"k": [2, 4, "all"], "contrast": ["associated - none"] * 3,
+                          "estimate": [0.05, 0.06, 0.055], "lower": [0.01, 0.03, 0.03],
+                          "upper": [0.09, 0.09, 0.08]})
+    fig = plot_template_sensitivity(seat, model)
+    left, right = fig.axes
+    # k = 1, 2, 4 and "all" on both panels' x axes
+    assert [t.get_text() for t in left.get_xticklabels()] == ["1", "2", "4", "all"]
+    points = [c.get_offsets() for c in left.collections if isinstance(c, PathCollection)]
+    assert [len(p) for p in points] == [5, 5]
+    np.testing.assert_allclose(sorted(points[0][:, 1]), sorted(seat["d"][:5]))
+    # the first pair sits left of its k, the second right of it; "all" is x = 3
+    assert np.allclose(points[0][:, 0], [-0.075, -0.075, 0.925, 0.925, 2.925])
+    assert np.allclose(points[1][:, 0], [0.075, 0.075, 1.075, 1.075, 3.075])
+    (line,) = [ln for ln in right.get_lines() if ln.get_marker() == "o"]
+    np.testing.assert_allclose(line.get_xdata(), [1, 2, 3])
+    np.testing.assert_allclose(line.get_ydata(), model["estimate"])
+    assert "ROPE ±0.02" in [t.get_text() for t in right.get_legend().get_texts()]
+    plt.close(fig)
+    with pytest.raises(ValueError, match=r"model lacks columns \['upper'\]"):
+        plot_template_sensitivity(seat, model.drop(columns="upper"))
