@@ -150,7 +150,7 @@ def picture(figure: Figure, *, alt: str, caption: str = "", fmt: str = "svg") ->
     try:
         if fmt == "svg":
             with matplotlib.rc_context({"svg.hashsalt": "embias-audit",
-                                        "svg.fonttype": "path"}):
+                                        "svg.fonttype": "none"}):
                 figure.savefig(buffer, format="svg", metadata={"Date": None})
             mime = "image/svg+xml"
         else:
