@@ -525,9 +525,9 @@ def check_spec(entry: FitEntry, *, fmt: str, random_seed: int) -> FigureSpec:
     return FigureSpec(where=where, alt=alt, caption=caption, fmt=fmt)
 
 
-def kept_picture(spec: FigureSpec) -> Picture | None:
-    """The figure as the saved fit keeps it (None when it must be drawn)."""
-    kept = read_cached(spec.where)
+def kept_picture(spec: FigureSpec, kept: Mapping[str, Any] | None) -> Picture | None:
+    """The figure as the saved fit keeps it (``kept``: :func:`read_cached` of
+    ``spec.where``), or None when it must be drawn."""
     if kept is None:
         return None
     return Picture(uri=kept["uri"], alt=spec.alt, caption=spec.caption, width=kept["width"],
@@ -551,22 +551,23 @@ def draw_check(check: Any, spec: FigureSpec) -> Picture:
 
 
 def submit_figures(entries: Sequence[FitEntry], jobs: FigureJobs, *, ci_prob: float,
-                   ci_kind: str, rope: float, fmt: str, random_seed: int) -> int:
+                   ci_kind: str, rope: float, fmt: str, random_seed: int) -> None:
     """Hand every figure of the fits that their saved fits do not keep to ``jobs``
-    (:func:`bayes_block` and :func:`trust_block` collect them); the number handed."""
-    handed = 0
+    (:func:`bayes_block` and :func:`trust_block` collect them; one kept but unreadable is
+    drawn there)."""
+
+    def kept(spec: FigureSpec) -> bool:
+        return spec.where is not None and spec.where.is_file()
+
     for entry in entries:
         spec = forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, fmt=fmt)
-        if read_cached(spec.where) is None:
+        if not kept(spec):
             table = entry.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
             jobs.submit(("forest", entry.anchor), draw_forest, table, entry.fit.classic, spec)
-            handed += 1
         spec = check_spec(entry, fmt=fmt, random_seed=random_seed)
-        if read_cached(spec.where) is None:
+        if not kept(spec):
             jobs.submit(("check", entry.anchor), draw_check,
                         entry.fit.predictive_check(random_seed=random_seed), spec)
-            handed += 1
-    return handed
 
 
 def bayes_block(
@@ -588,7 +589,7 @@ def bayes_block(
                                "contrasts", cell_class=_decision_class)
     sentences = [contrast_sentence(r) for _, r in table[table["estimand"] == "contrast"].iterrows()]
     spec = forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, fmt=fmt)
-    forest = kept_picture(spec)
+    forest = kept_picture(spec, read_cached(spec.where))
     if forest is None:
         drawn = jobs.result(("forest", entry.anchor)) if jobs is not None else None
         forest = drawn or draw_forest(table, fit.classic, spec)
@@ -732,9 +733,10 @@ def trust_block(entry: FitEntry, *, fmt: str, random_seed: int,
                               id=f"worst-{entry.anchor}",
                               caption="The five parameters with the largest r̂")
     spec = check_spec(entry, fmt=fmt, random_seed=random_seed)
-    ppc = kept_picture(spec)
-    if ppc is not None:
-        table = pd.DataFrame(read_cached(spec.where)["coverage"])  # type: ignore[index]
+    kept = read_cached(spec.where)
+    ppc = kept_picture(spec, kept)
+    if kept is not None:
+        table = pd.DataFrame(kept["coverage"])
     else:
         check = fit.predictive_check(random_seed=random_seed)
         drawn = jobs.result(("check", entry.anchor)) if jobs is not None else None

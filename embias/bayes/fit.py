@@ -16,6 +16,7 @@ from ..classic import classic_scores
 from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, FitSettings, sampler_available
 from .data import cell_statistics, choose_centring
 from .diagnostics import (
+    DEFAULT_CHECK_PROBS,
     ConvergenceWarning,
     PredictiveCheck,
     convergence_diagnostics,
@@ -34,10 +35,6 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["BiasFit", "fit_bias_model", "sampler_available"]
 
 CiKind = Literal["hdi", "eti"]
-
-#: Interval probabilities of the default posterior predictive check (saved with a fit).
-DEFAULT_CHECK_PROBS: tuple[float, ...] = (0.89, 0.5)
-
 
 def _check_key(ci_probs: Sequence[float], random_seed: int) -> tuple[tuple[float, ...], int]:
     return tuple(float(p) for p in ci_probs), int(random_seed)

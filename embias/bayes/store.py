@@ -366,7 +366,7 @@ def _study_table(study: Study, embedding: str, identity: dict[str, Any]) -> pd.D
         return study_table(study, embedding, duplicates="drop")
     from importlib.metadata import PackageNotFoundError, version
 
-    from .. import __version__
+    from .. import __version__, embeddings, tables
     from .cache import cache_home
 
     try:
@@ -374,8 +374,6 @@ def _study_table(study: Study, embedding: str, identity: dict[str, Any]) -> pd.D
             else ""
     except PackageNotFoundError:  # pragma: no cover - a dependency
         vectors_version = ""
-    from .. import embeddings, tables
-
     code = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (tables, embeddings))
                           ).hexdigest()  # the code that builds a table: a change rebuilds it
     key = hashlib.sha256(json.dumps({**identity, "embias": __version__, "code": code,
