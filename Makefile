@@ -11,6 +11,7 @@ $(STAMP): pyproject.toml
 	if [ ! -x $(PY) ]; then "$$py" -m venv $(VENV); fi; \
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip; \
 	$(PY) -m pip install --quiet --disable-pip-version-check -e ".[test,studies,fast,sentence]"; \
+	$(PY) -m compileall -q embias; \
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -43,6 +43,7 @@ def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
     png = fit_dir / "forest.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"forest plot: {png}" in out
+    _check_page_figures_kept(fit_dir, tmp_path)
 
     assert main(["show", str(fit_dir), "--words", "--png", str(tmp_path / "again.png"),
                  "--ci-prob", "0.5"]) == 0
@@ -60,6 +61,38 @@ def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
     assert main(["show", str(fit_dir), "--ci-kind", "hdi"]) == 0
     assert png.stat().st_mtime_ns > stamp
     capsys.readouterr()
+
+
+def _check_page_figures_kept(fit_dir: Path, tmp_path: Path) -> None:
+    """`embias fit` draws the audit page's figures with the fit (issue 15): a page built
+    from the fit draws nothing and equals, byte for byte but for the time it was made and
+    the fit's folder, the page built from a copy of the fit without them."""
+    import re
+    import shutil
+
+    import embias.plots
+    from embias.audit import audit_report
+
+    kept = sorted(p.name.split("-")[0] for p in (fit_dir / "report-cache").iterdir())
+    assert kept == ["forest", "ppc"]
+    copy = Path(shutil.copytree(fit_dir, tmp_path / "copy"))
+    shutil.rmtree(copy / "report-cache")
+    pages = []
+    for folder, may_draw in ((fit_dir, False), (copy, True)):
+        with pytest.MonkeyPatch.context() as patch:
+            if not may_draw:
+                for name in ("plot_bias_fit", "plot_predictive_check"):
+                    patch.setattr(embias.plots, name, _no_drawing)
+            _, html = audit_report("religion", fits=str(folder), ci_kind="eti",
+                                   return_html=True)
+        html = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "TIME", html)
+        pages.append(html.replace(str(folder), "FIT"))
+    assert pages[0].count("data:image/svg+xml;base64,") == 2
+    assert pages[0] == pages[1]
+
+
+def _no_drawing(*args, **kwargs):
+    raise AssertionError("the figure was drawn again")
 
 
 def test_cli_errors_go_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..settings import FitSettings
     from ..wordlists import Study
 
-__all__ = ["OPTIONAL_INPUTS", "audit_report", "check_report_path"]
+__all__ = ["OPTIONAL_INPUTS", "audit_report", "check_report_path", "keep_figures"]
 
 #: The optional inputs of :func:`audit_report`: name → (what it is, why it may be absent,
 #: what computes it). The hook points for results built elsewhere: when a function that
@@ -417,6 +417,61 @@ def audit_report(
         finally:
             tmp.unlink(missing_ok=True)
     return (out_path, html) if return_html else out_path  # type: ignore[return-value]
+
+
+def keep_figures(
+    fit: Any,
+    *,
+    forest: Any = None,
+    ci_prob: float | None = None,
+    ci_kind: str = "hdi",
+    rope: float | None = None,
+    figures: str = "svg",
+    random_seed: int = 0,
+) -> None:
+    """Draw the figures of a saved fit's audit page now and keep them with the fit.
+
+    ``embias fit`` calls this right after drawing its forest plot, so that ``embias report
+    STUDY --from FIT`` afterwards only reads them back (benchmarks/bench_report.py: the
+    page's first build then takes what a rebuild takes). The options are those of
+    :func:`audit_report`; a page made with other options draws its own.
+
+    Parameters
+    ----------
+    fit
+        A saved :class:`~embias.BiasFit` (one not saved has nowhere to keep them: nothing
+        is done).
+    forest
+        The fit's forest plot already drawn (:meth:`~embias.BiasFit.plot` with the same
+        options), reused when its title is the page's; it is closed.
+    ci_prob, ci_kind, rope, figures, random_seed
+        As in :func:`audit_report`.
+    """
+    from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
+    from . import content
+    from .render import picture, read_cached
+    from .sources import FitEntry
+
+    if not fit.path:
+        return
+    ci_prob = DEFAULT_CI_PROB if ci_prob is None else ci_prob
+    rope = DEFAULT_ROPE if rope is None else rope
+    # labelled as `embias report --from FIT` labels it: by its embedding
+    entry = FitEntry(label=str(fit.settings.get("embedding") or "custom"), fit=fit)
+    spec = content.forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
+                               fmt=figures)
+    if read_cached(spec.where) is None:
+        if forest is not None and forest.get_suptitle() == spec.title:
+            drawn = picture(forest, alt=spec.alt, caption=spec.caption, fmt=spec.fmt)
+        else:
+            table = fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
+            drawn = content.draw_forest(table, fit.classic, spec)
+        content.keep_picture(spec, drawn)
+    spec = content.check_spec(entry, fmt=figures, random_seed=random_seed)
+    if read_cached(spec.where) is None:
+        check = fit.predictive_check(random_seed=random_seed)
+        content.keep_picture(spec, content.draw_check(check, spec),
+                             coverage=check.coverage.to_dict(orient="list"))
 
 
 def _slug(text: str) -> str:

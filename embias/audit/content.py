@@ -534,6 +534,13 @@ def kept_picture(spec: FigureSpec, kept: Mapping[str, Any] | None) -> Picture | 
                    height=kept["height"])
 
 
+def keep_picture(spec: FigureSpec, picture: Picture, **extra: Any) -> None:
+    """Keep a drawn figure with its saved fit (``extra``: what the page shows next to it,
+    e.g. the predictive check's coverage table), for :func:`kept_picture` to read back."""
+    write_cached(spec.where, {"uri": picture.uri, "width": picture.width,
+                              "height": picture.height, **extra})
+
+
 def draw_forest(table: pd.DataFrame, classic: pd.DataFrame, spec: FigureSpec) -> Picture:
     """Draw a fit's forest plot for the page (here or in a :class:`FigureJobs` worker)."""
     from ..plots import plot_bias_fit
@@ -593,8 +600,7 @@ def bayes_block(
     if forest is None:
         drawn = jobs.result(("forest", entry.anchor)) if jobs is not None else None
         forest = drawn or draw_forest(table, fit.classic, spec)
-        write_cached(spec.where, {"uri": forest.uri, "width": forest.width,
-                                  "height": forest.height})
+        keep_picture(spec, forest)
     words = table[table["estimand"] == "word_coefficient"]
     word_table = word_contrasts = None
     if not words.empty:
@@ -742,8 +748,7 @@ def trust_block(entry: FitEntry, *, fmt: str, random_seed: int,
         drawn = jobs.result(("check", entry.anchor)) if jobs is not None else None
         ppc = drawn or draw_check(check, spec)
         table = check.coverage
-        write_cached(spec.where, {"uri": ppc.uri, "width": ppc.width, "height": ppc.height,
-                                  "coverage": table.to_dict(orient="list")})
+        keep_picture(spec, ppc, coverage=table.to_dict(orient="list"))
     coverage = frame_table(table.rename(columns={"inside": "share inside"}),
                            id=f"coverage-{entry.anchor}",
                            caption="Share of observed distances inside their cell's "

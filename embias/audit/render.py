@@ -292,6 +292,29 @@ def write_cached(file: Path | None, payload: Mapping[str, Any]) -> None:
         return
 
 
+def _template_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept in ``$XDG_CACHE_HOME/embias/templates`` (compiling them is
+    ≈ 0.08 s of every page otherwise); None when that folder cannot be made. A cache that
+    cannot be written to only means templates are compiled again."""
+    import jinja2
+
+    from ..bayes.cache import cache_home
+
+    class QuietCache(jinja2.FileSystemBytecodeCache):
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
+    folder = cache_home() / "templates"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return QuietCache(str(folder))
+
+
 @cache
 def environment() -> jinja2.Environment:
     """The page's Jinja2 environment: the package's templates, HTML autoescaping,
@@ -300,6 +323,7 @@ def environment() -> jinja2.Environment:
 
     return jinja2.Environment(
         loader=jinja2.PackageLoader("embias.audit", "templates"),
+        bytecode_cache=_template_cache(),
         autoescape=jinja2.select_autoescape(["html", "j2"], default=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

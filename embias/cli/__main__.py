@@ -1,7 +1,7 @@
-"""``python -m embias.cli``: the command line (:func:`embias.cli.main`)."""
+"""``python -m embias.cli``: the command line (:func:`embias.cli.run`)."""
 
 import sys
 
-from embias.cli import main
+from embias.cli import run
 
-sys.exit(main())
+sys.exit(run())

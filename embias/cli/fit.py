@@ -118,6 +118,13 @@ def _report(fit: Any, args: argparse.Namespace) -> int:
         import matplotlib.pyplot as plt
 
         figure = fit.plot(**opts)
+        if in_fit_folder:
+            # the audit page's figures too, while matplotlib is here and the forest drawn
+            # (first: the page's SVG is then the one `embias report` would draw): `embias
+            # report --from` this fit only reads them
+            from embias.audit import keep_figures
+
+            keep_figures(fit, forest=figure, **opts)
         figure.savefig(writable(png), dpi=120)
         plt.close(figure)
         if in_fit_folder:
