@@ -372,6 +372,41 @@ def test_diagnostics_equal_arviz_on_a_real_posterior(replication_fit: BiasFit) -
         np.testing.assert_allclose(ours[column].to_numpy(), expected, rtol=1e-9)
 
 
+@pytest.mark.parametrize("ci_kind", ["hdi", "eti"])
+@pytest.mark.parametrize("ci_prob", [0.89, 0.5, 0.999])
+def test_interval_table_bounds_equal_arviz(replication_fit: BiasFit, ci_kind: str,
+                                           ci_prob: float) -> None:
+    """The interval table's HDI/ETI (embias.bayes.summary.interval_bounds, every scalar at
+    once) are ArviZ's (arviz_stats.hdi/eti), on a real posterior and on draws with ties."""
+    import arviz_stats as azs
+    import xarray as xr
+
+    from embias.bayes.summary import interval_bounds
+
+    post = replication_fit.posterior["posterior"].to_dataset()
+    table = replication_fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind)
+    reference = (azs.hdi if ci_kind == "hdi" else azs.eti)(post, prob=ci_prob)
+    means = table[table["estimand"] == "connection_mean"].set_index("group")
+    for con in post["connection"].values:
+        ref = reference["connection_mean"].sel(connection=con)
+        assert means.loc[str(con), "lower"] == pytest.approx(float(ref.sel(ci_bound="lower")),
+                                                             abs=1e-12)
+        assert means.loc[str(con), "upper"] == pytest.approx(float(ref.sel(ci_bound="upper")),
+                                                             abs=1e-12)
+    coef = post["coef"].transpose("protected_word", "connection", "chain", "draw").values
+    lower, upper = interval_bounds(coef.reshape(*coef.shape[:2], -1), ci_prob, ci_kind)
+    ref = reference["coef"].transpose("protected_word", "connection", "ci_bound").values
+    np.testing.assert_allclose(lower, ref[..., 0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(upper, ref[..., 1], rtol=0, atol=1e-12)
+    # ties (equal widths: the first narrowest interval) and few draws
+    ties = np.random.default_rng(3).integers(0, 4, size=(2, 1, 7)).astype(float)
+    reference = (azs.hdi if ci_kind == "hdi" else azs.eti)(
+        xr.DataArray(ties, dims=("chain", "draw", "k")), prob=ci_prob)
+    lower, upper = interval_bounds(ties.transpose(2, 0, 1).reshape(7, -1), ci_prob, ci_kind)
+    np.testing.assert_allclose(lower, reference.sel(ci_bound="lower").values, atol=1e-12)
+    np.testing.assert_allclose(upper, reference.sel(ci_bound="upper").values, atol=1e-12)
+
+
 def _ar1(rng, chains: int, draws: int, scalars: int, phi: float) -> np.ndarray:
     x = np.zeros((chains, draws, scalars))
     noise = rng.normal(size=x.shape)

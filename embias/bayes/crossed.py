@@ -445,11 +445,12 @@ def draw_word_effects(
     for start in range(0, chains * draws, chunk):
         s = slice(start, start + chunk)
         inv_var = sigma[s] ** -2                                        # (draw, con)
-        fitted = np.einsum("wpc,dpc->dwc", count, coef[s])              # Σ_p n·coef
+        # optimize=True: BLAS products (religion's 321 words: 0.4 s → 0.01 s a fit)
+        fitted = np.einsum("wpc,dpc->dwc", count, coef[s], optimize=True)  # Σ_p n·coef
         if template_term is not None:
             fitted = fitted + np.einsum("wtc,dtc->dwc", template_term[0],
-                                        template_term[1][s])            # Σ_t m·V
-        b = np.einsum("dwc,dc->dw", design.word_sum[None] - fitted, inv_var)
+                                        template_term[1][s], optimize=True)  # Σ_t m·V
+        b = np.einsum("dwc,dc->dw", design.word_sum[None] - fitted, inv_var, optimize=True)
         c = inv_var @ count.sum(axis=1).T                               # (draw, word)
         v = 1.0 / (1.0 / tau2[s] + c)
         out[s] = v * b + np.sqrt(v) * rng.standard_normal(v.shape)

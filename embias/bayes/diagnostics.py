@@ -145,19 +145,30 @@ def _z_scale(x: np.ndarray) -> np.ndarray:
     """Normal scores of the ranks over all chains and draws (average ranks for ties,
     Blom's offset 3/8), per scalar; ``x`` is ``(scalar, chain, draw)``."""
     from scipy.special import ndtri
-    from scipy.stats import rankdata
 
     n_scalar, n_chain, n_draw = x.shape
     size = n_chain * n_draw
     values = x.reshape(n_scalar, size)
-    # without ties a rank is the position in sorted order (any sort gives it); rows with
-    # ties get scipy's average ranks
-    order = np.argsort(values, axis=1)
+    # a rank is the position in sorted order; equal values share the mean of their
+    # positions (scipy.stats.rankdata's "average": exact half-integers, computed here for
+    # every row at once — NUTS repeats a draw now and then, and importing scipy.stats
+    # takes ≈ 1 s). A row with a NaN gets scipy's own ranks (all NaN).
+    order = np.argsort(values, axis=1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=1)
+    position = np.broadcast_to(np.arange(size), (n_scalar, size))
+    new_run = np.ones((n_scalar, size), dtype=bool)
+    new_run[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    first = np.maximum.accumulate(np.where(new_run, position, 0), axis=1)
+    run_ends = np.ones((n_scalar, size), dtype=bool)
+    run_ends[:, :-1] = new_run[:, 1:]
+    last = np.minimum.accumulate(np.where(run_ends, position, size)[:, ::-1], axis=1)[:, ::-1]
     rank = np.empty((n_scalar, size))
-    np.put_along_axis(rank, order, np.arange(1.0, size + 1.0)[None, :], axis=1)
-    tied = (np.diff(np.take_along_axis(values, order, axis=1), axis=1) == 0).any(axis=1)
-    if tied.any():
-        rank[tied] = rankdata(values[tied], method="average", axis=1)
+    np.put_along_axis(rank, order, (first + last) / 2 + 1.0, axis=1)
+    has_nan = np.isnan(values).any(axis=1)
+    if has_nan.any():
+        from scipy.stats import rankdata
+
+        rank[has_nan] = rankdata(values[has_nan], method="average", axis=1)
     return ndtri((rank - 3 / 8) / (size - 2 * 3 / 8 + 1)).reshape(x.shape)
 
 

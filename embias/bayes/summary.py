@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
     from xarray import DataTree
 
-__all__ = ["CI_KINDS_BAYES", "CONTRASTS", "contrast_draws", "summarize_posterior"]
+__all__ = ["CI_KINDS_BAYES", "CONTRASTS", "contrast_draws", "interval_bounds", "summarize_posterior"]
 
 CiKind = Literal["hdi", "eti"]
 
@@ -40,13 +40,36 @@ CONTRASTS: tuple[tuple[str, str], ...] = (
 
 
 
-def _interval(ds: xr.Dataset, ci_prob: float, ci_kind: str) -> xr.Dataset:
-    # arviz_stats is ArviZ's statistics (az.hdi is arviz_stats.hdi) without its plotting
-    import arviz_stats as azs
+def interval_bounds(samples: np.ndarray, ci_prob: float,
+                    ci_kind: CiKind) -> tuple[np.ndarray, np.ndarray]:
+    """Lower and upper bounds of each interval over the last axis of ``samples``.
 
-    if ci_kind == "hdi":
-        return azs.hdi(ds, prob=ci_prob)
-    return azs.eti(ds, prob=ci_prob)
+    ArviZ's intervals, computed for every scalar at once: ``"hdi"`` is
+    ``arviz_stats.hdi``'s default method (the narrowest interval between two draws holding
+    ⌊ci_prob·n⌋ + 1 of the n draws, the first one on ties), ``"eti"`` ``arviz_stats.eti``'s
+    linear quantiles. Equal to them to 1e-12 (tests/test_bayes.py); they are not called
+    because importing ``arviz_stats`` loads ``scipy.stats`` (≈ 1.2 s of a 15 s fit from the
+    command line).
+
+    Parameters
+    ----------
+    samples
+        Draws, ``(..., n)`` (chains and draws flattened into the last axis).
+    ci_prob
+        Interval probability, in (0, 1).
+    ci_kind
+        ``"hdi"`` or ``"eti"``.
+    """
+    n = samples.shape[-1]
+    if ci_kind == "eti":
+        edge = (1 - ci_prob) / 2
+        lower, upper = np.quantile(samples, [edge, 1 - edge], axis=-1)
+        return lower, upper
+    ordered = np.sort(samples, axis=-1)
+    k = min(int(np.floor(ci_prob * n)), n - 1)
+    start = np.argmin(ordered[..., k:] - ordered[..., : n - k], axis=-1)[..., None]
+    return (np.take_along_axis(ordered, start, axis=-1)[..., 0],
+            np.take_along_axis(ordered, start + k, axis=-1)[..., 0])
 
 
 class _Values:
@@ -166,12 +189,19 @@ def summarize_posterior(
     import xarray as xr
 
     ds = xr.Dataset(derived)
-    ci = _interval(ds, float(ci_prob), ci_kind)
     sample = ("chain", "draw")
+
+    def bounds(da: xr.DataArray, dims: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        draws = da.transpose(*dims, *sample).values
+        return interval_bounds(draws.reshape(*draws.shape[:len(dims)], -1), float(ci_prob),
+                               ci_kind)
+
+    ci = {var: bounds(ds[var], [d for d in ds[var].dims if d not in sample])
+          for var in ds.data_vars}
     values = _Values(ds, {
         "estimate": lambda da, dims: da.mean(sample).transpose(*dims).values,
-        "lower": lambda da, dims: ci[da.name].sel(ci_bound="lower").transpose(*dims).values,
-        "upper": lambda da, dims: ci[da.name].sel(ci_bound="upper").transpose(*dims).values,
+        "lower": lambda da, dims: ci[da.name][0],
+        "upper": lambda da, dims: ci[da.name][1],
         "prob_gt_0": lambda da, dims: (da > 0).mean(sample).transpose(*dims).values,
         "prob_in_rope": lambda da, dims: (abs(da) <= rope).mean(sample).transpose(*dims).values,
     })
