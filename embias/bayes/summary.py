@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
     from xarray import DataTree
 
-__all__ = ["CI_KINDS_BAYES", "CONTRASTS", "contrast_draws", "interval_bounds", "summarize_posterior"]
+__all__ = ["CI_KINDS_BAYES", "CONTRASTS", "contrast_draws", "interval_bounds",
+           "summarize_posterior"]
 
 CiKind = Literal["hdi", "eti"]
 
