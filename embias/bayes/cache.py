@@ -91,7 +91,10 @@ def ensure_jax() -> Path | None:
     - Cache: an existing ``JAX_COMPILATION_CACHE_DIR`` (or ``jax_compilation_cache_dir``
       set by the user) is respected; otherwise compiled programs are kept in
       ``$XDG_CACHE_HOME/embias/jax`` (``~/.cache/embias/jax``). An unusable folder falls
-      back to a per-user temporary folder with one :class:`CompileCacheWarning`.
+      back to a per-user temporary folder with one :class:`CompileCacheWarning`. Either
+      way every compiled program is kept, not only those taking JAX's default ≥ 1 s (a
+      fit's take less), unless ``JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS`` /
+      ``…_MIN_ENTRY_SIZE_BYTES`` say otherwise.
 
     Returns
     -------
@@ -121,9 +124,12 @@ def ensure_jax() -> Path | None:
             folder = fallback
             folder.mkdir(parents=True, exist_ok=True)
         jax.config.update("jax_compilation_cache_dir", str(folder))
-        # a fit's programs compile in well under JAX's default 1 s threshold: keep them all
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
         chosen = folder
+    # a fit's programs compile in well under JAX's default 1 s threshold: keep them all,
+    # in embias's folder or the user's (unless the user set these thresholds too)
+    if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ:
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    if "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES" not in os.environ:
+        jax.config.update("jax_persistent_cache_min_entry_size_bytes", -1)
     _JAX_READY.append(chosen)
     return chosen

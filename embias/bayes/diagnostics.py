@@ -153,17 +153,24 @@ def _z_scale(x: np.ndarray) -> np.ndarray:
     # positions (scipy.stats.rankdata's "average": exact half-integers, computed here for
     # every row at once — NUTS repeats a draw now and then, and importing scipy.stats
     # takes ≈ 1 s). A row with a NaN gets scipy's own ranks (all NaN).
-    order = np.argsort(values, axis=1, kind="stable")
+    order = np.argsort(values, axis=1)
     ordered = np.take_along_axis(values, order, axis=1)
-    position = np.broadcast_to(np.arange(size), (n_scalar, size))
+    rank = np.empty((n_scalar, size))
+    np.put_along_axis(rank, order, np.arange(1.0, size + 1.0)[None, :], axis=1)
     new_run = np.ones((n_scalar, size), dtype=bool)
     new_run[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    first = np.maximum.accumulate(np.where(new_run, position, 0), axis=1)
-    run_ends = np.ones((n_scalar, size), dtype=bool)
-    run_ends[:, :-1] = new_run[:, 1:]
-    last = np.minimum.accumulate(np.where(run_ends, position, size)[:, ::-1], axis=1)[:, ::-1]
-    rank = np.empty((n_scalar, size))
-    np.put_along_axis(rank, order, (first + last) / 2 + 1.0, axis=1)
+    tied = ~new_run.all(axis=1)
+    if tied.any():  # the mean position of each run of equal values
+        new_run, order = new_run[tied], order[tied]
+        position = np.broadcast_to(np.arange(size), new_run.shape)
+        first = np.maximum.accumulate(np.where(new_run, position, 0), axis=1)
+        run_ends = np.ones_like(new_run)
+        run_ends[:, :-1] = new_run[:, 1:]
+        last = np.minimum.accumulate(np.where(run_ends, position, size)[:, ::-1],
+                                     axis=1)[:, ::-1]
+        average = np.empty(new_run.shape)
+        np.put_along_axis(average, order, (first + last) / 2 + 1.0, axis=1)
+        rank[tied] = average
     has_nan = np.isnan(values).any(axis=1)
     if has_nan.any():
         from scipy.stats import rankdata
