@@ -456,8 +456,7 @@ def keep_figures(
         return
     ci_prob = DEFAULT_CI_PROB if ci_prob is None else ci_prob
     rope = DEFAULT_ROPE if rope is None else rope
-    # labelled as `embias report --from FIT` labels it: by its embedding
-    entry = FitEntry(label=str(fit.settings.get("embedding") or "custom"), fit=fit)
+    entry = FitEntry.of(fit)  # labelled as `embias report --from FIT` labels it
     spec = content.forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
                                fmt=figures)
     if read_cached(spec.where) is None:

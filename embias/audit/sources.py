@@ -54,6 +54,13 @@ class FitEntry:
     def study(self) -> str:
         return str(self.fit.settings.get("study") or self.fit.table.attrs.get("study", ""))
 
+    @classmethod
+    def of(cls, fit: BiasFit, label: str | None = None) -> FitEntry:
+        """``fit`` under ``label``; by default under its embedding, as ``embias report
+        --from`` labels a fit ("custom" when it has none)."""
+        return cls(label=label or str(fit.settings.get("embedding") or "") or "custom",
+                   fit=fit)
+
     @property
     def anchor(self) -> str:
         """A page-unique id of this fit (for links and table ids)."""
@@ -178,7 +185,7 @@ def collect_fits(
             label = names[0]
         if levels is not None and fit.level not in levels:
             continue
-        entries.append(FitEntry(label=label or source or "custom", fit=fit))
+        entries.append(FitEntry.of(fit, label))
     if not entries:
         wanted = study or "the study"
         detail = []
