@@ -86,8 +86,8 @@ def _fewer_collections() -> Iterator[None]:
 
     A command imports libraries (pandas, matplotlib, JAX) whose tens of thousands of objects
     live until it ends; at CPython's default thresholds the cyclic collector walks them again
-    and again while they load — 0.2–0.4 s of a 1.5 s ``embias report``
-    (benchmarks/bench_cli.py). Cycles are still collected, less often. The old thresholds
+    and again while they load — 0.25 s (median of 8 alternating runs) of a first
+    ``embias report --from FIT``. Cycles are still collected, less often. The old thresholds
     come back afterwards (``main`` is also called in-process).
     """
     old = gc.get_threshold()
