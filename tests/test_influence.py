@@ -31,15 +31,17 @@ from embias.bayes.influence import (
 ROOT = Path(__file__).resolve().parent.parent
 EMBIAS = Path(sys.executable).with_name("embias")
 SMALL = {"draws": 500, "tune": 500, "random_seed": 2}
-#: Words whose Pareto k is below 0.7 in this fit and whose removal moves associated − none
-#: by 0.02–0.03: two protected words (322 rows each) and an attribute word (15 rows).
-LOW_K = ("muslim", "torah", "terrorist")
-#: An attribute word PSIS cannot handle (k ≈ 1.5: 'cheap' is associated with 5 of the 15
-#: protected words, a third of their 3–4 associated rows).
+#: Refits are run for the protected words and the attribute word with the largest PSIS
+#: change among those with Pareto k < LOW_K_MAX (chosen from the fit, not named here: k and
+#: the changes are Monte Carlo estimates that move with every change of the sampler's path,
+#: e.g. 'muslim' 0.70-0.75 and 'terrorist' 0.30-0.81 over runs of 2 x 500-1000 draws).
+LOW_K_MAX = 0.6
+#: An attribute word PSIS cannot handle (k 1.1-1.5 in every run: 'cheap' is associated with
+#: 5 of the 15 protected words, a third of their 3-4 associated rows).
 HIGH_K = "cheap"
-#: |PSIS change − refit change| allowed, in cosine distance. Each is a Monte Carlo estimate
-#: from 1000 draws; the associated contrasts' MCSE is ≈ 0.002–0.003 (bar[associated] mixes
-#: slowly), so 0.008 is about 2–3 combined MCSE — and a third of the changes tested.
+#: |PSIS change - refit change| allowed, in cosine distance. Each is a Monte Carlo estimate
+#: from 1000 draws; the associated contrasts' MCSE is about 0.002-0.003 (bar[associated]
+#: mixes slowly), so 0.008 is about 2-3 combined MCSE.
 TOLERANCE = 0.008
 
 
@@ -58,32 +60,48 @@ def psis(fit) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def refits(fit) -> pd.DataFrame:
+def low_k(psis) -> tuple[str, ...]:
+    """Two protected words and one attribute word: k < LOW_K_MAX for every contrast, the
+    largest |change| of their role."""
+    words = psis.groupby("word", sort=False).agg(
+        k=("pareto_k", "max"), change=("change", lambda s: s.abs().max()),
+        role=("word_role", "first"))
+    low = words[words["k"] < LOW_K_MAX].sort_values("change", ascending=False)
+    return (*low.index[low["role"] == "protected"][:2], low.index[low["role"] == "attribute"][0])
+
+
+@pytest.fixture(scope="module")
+def refits(fit, low_k) -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return word_influence(fit, words=[*LOW_K, HIGH_K], refit="always")
+        return word_influence(fit, words=[*low_k, HIGH_K], refit="always")
 
 
 def _by_word(table: pd.DataFrame) -> pd.DataFrame:
     return table.set_index(["word", "contrast"]).sort_index()
 
 
-def test_psis_change_agrees_with_refits_without_the_word(psis, refits):
+def test_psis_change_agrees_with_refits_without_the_word(fit, psis, refits, low_k):
     """Leave-one-word-out by importance sampling vs a refit without the word's rows, for
-    three words with Pareto k < 0.7: every contrast within TOLERANCE, and the largest
-    change (0.02–0.03, 2.5–4 × TOLERANCE) of the same sign."""
+    three words with Pareto k < LOW_K_MAX: every contrast within TOLERANCE; the largest
+    change of the three at least 2 x TOLERANCE (the agreement is not that of two zeros),
+    and every change larger than TOLERANCE of the same sign."""
     approx, exact = _by_word(psis), _by_word(refits)
-    for word in LOW_K:
+    largest = 0.0
+    for word in low_k:
         a, e = approx.loc[word], exact.loc[word]
-        assert (a["pareto_k"] < 0.7).all() and (a["method"] == "psis").all()
+        assert (a["pareto_k"] < LOW_K_MAX).all() and (a["method"] == "psis").all()
         assert (e["method"] == "refit").all() and (e["rows"] == a["rows"]).all()
         assert np.allclose(a["pareto_k"], e["pareto_k"])   # the k that would decide
         assert np.abs(a["change"] - e["change"]).max() < TOLERANCE, (word, a, e)
-        top = e["change"].abs().idxmax()
-        assert abs(e.loc[top, "change"]) > 2.5 * TOLERANCE
-        assert np.sign(a.loc[top, "change"]) == np.sign(e.loc[top, "change"])
-    assert (approx.loc["muslim", "rows"] == 322).all()
-    assert (approx.loc["terrorist", "rows"] == 15).all()
+        large = e["change"].abs() > TOLERANCE
+        assert (np.sign(a["change"][large]) == np.sign(e["change"][large])).all(), (word, a, e)
+        largest = max(largest, e["change"].abs().max())
+        # rows left out: the word's rows of the table, counted here
+        role = a["word_role"].iloc[0]
+        column = "protected_word" if role == "protected" else "word_to_compare"
+        assert (a["rows"] == (fit.table[column] == word).sum()).all()
+    assert largest > 2 * TOLERANCE
 
 
 def test_refits_are_fits_without_the_word(fit, refits):
@@ -110,17 +128,17 @@ def test_refits_are_fits_without_the_word(fit, refits):
     assert np.allclose(rows["change_sd"], rows["change"] / sd[rows.index])
 
 
-def test_auto_refits_only_where_pareto_k_is_high(fit, psis, refits):
+def test_auto_refits_only_where_pareto_k_is_high(fit, psis, refits, low_k):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        auto = word_influence(fit, words=[*LOW_K, HIGH_K])
+        auto = word_influence(fit, words=[*low_k, HIGH_K])
     by = _by_word(auto)
     assert (by.loc[HIGH_K, "method"] == "refit").all()
     assert (by.loc[HIGH_K, "pareto_k"] > 1.0).all()
     # the refit of the same table and settings: the same draws as refit="always"
     assert np.allclose(by.loc[HIGH_K, "change"], _by_word(refits).loc[HIGH_K, "change"],
                        rtol=0, atol=1e-12)
-    for word in LOW_K:
+    for word in low_k:
         assert (by.loc[word, "method"] == "psis").all()
         assert np.allclose(by.loc[word, "change"], _by_word(psis).loc[word, "change"])
     assert auto.attrs["refits"] == 1 and auto.attrs["refit_seconds"] > 0
@@ -129,14 +147,18 @@ def test_auto_refits_only_where_pareto_k_is_high(fit, psis, refits):
 
 def test_every_protected_and_attribute_word_is_left_out(fit, psis):
     """15 protected words and the 11 attribute words; the PSIS weights of the protected
-    words (their coefficients integrated out) stay below k = 0.7."""
+    words (their coefficients integrated out) stay below k = 0.8 (the largest, 'muslim',
+    whose 322 rows move associated - none the most, is at 0.66-0.75 over runs of 2 x 500 to
+    1000 draws; the attribute word HIGH_K is above 1)."""
     words = psis.drop_duplicates("word")
     assert sorted(words["word_role"].value_counts().items()) == [("attribute", 11),
                                                                  ("protected", 15)]
     assert len(psis) == 26 * 4
     assert set(psis["contrast"]) == {"associated - none", "associated - different",
                                      "different - none", "human - none"}
-    assert (words.loc[words["word_role"] == "protected", "pareto_k"] < 0.7).all()
+    k = psis.groupby("word")["pareto_k"].max()
+    protected = words.loc[words["word_role"] == "protected", "word"]
+    assert (k[protected] < 0.8).all() and k[HIGH_K] > 1.0
     influence = psis.groupby("word", sort=False)["change"].apply(lambda s: s.abs().max())
     assert (np.diff(influence.to_numpy()) <= 0).all()   # most influential first
     full = psis.groupby("contrast")["estimate"].nunique()

@@ -168,7 +168,7 @@ def test_a_word_table_keeps_the_crossed_model_without_templates() -> None:
 @pytest.fixture(scope="module")
 def template_fits() -> dict[str, object]:
     table, effects = template_table(seed=5)
-    opts = {"level": "crossed", "draws": 600, "tune": 500, "random_seed": 8,
+    opts = {"level": "crossed", "draws": 1000, "tune": 500, "random_seed": 8,
             "progressbar": False, "warn": False}
     return {"fast": embias.fit_bias_model(table, **opts),
             "latent": embias.fit_bias_model(table, data="raw", **opts),

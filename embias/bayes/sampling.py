@@ -164,7 +164,11 @@ def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
         start = {"initvals": initvals}
     kwargs = run.sampling_kwargs()
     if run.sampler == "numpyro":
-        kwargs["nuts"] = {**kwargs["nuts"], "chain_method": "parallel"}
+        # the chains start where initial_values puts them (moment estimates, each moved by
+        # about one posterior sd): PyMC's default for the JAX samplers adds a uniform ±1 on
+        # the unconstrained scale on top (thousands of posterior sds on a large table) and
+        # evaluates the log density of it op by op (≈ 1 s in every process)
+        kwargs["nuts"] = {**kwargs["nuts"], "chain_method": "parallel", "jitter": False}
         if run.level == "crossed":
             kwargs["nuts"]["dense_mass"] = True
     tree = pm.sample(**kwargs, progressbar=progressbar, compute_convergence_checks=False,
