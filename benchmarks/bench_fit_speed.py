@@ -317,6 +317,89 @@ print("RESULT " + json.dumps(out))
 """
 
 
+#: Where a CLI fit's time goes: ``embias.cli.main(["fit", "religion", ...])`` in this
+#: process, with the stages' functions wrapped by timers (importing them first is the
+#: "imports" stage). ``sampling`` is the wait for numpyro's draws: from the return of
+#: ``MCMC.run`` (which traces, loads or compiles and dispatches the program, then returns
+#: before the chains finish) to PyMC's next step (the JAX graph of the draws' transform).
+#: The XLA compilations are JAX's own log (``jax_log_compiles``).
+STAGES_CHILD = r"""
+import functools, importlib, json, logging, sys, time
+cfg = json.loads(sys.argv[1])
+T0 = time.perf_counter()
+import jax
+jax.config.update("jax_log_compiles", True)
+compiles = []
+class Grab(logging.Handler):
+    def emit(self, record):
+        msg = record.getMessage()
+        if msg.startswith("Finished XLA compilation"):
+            compiles.append(float(msg.rsplit(" in ", 1)[1].split()[0]))
+logging.getLogger("jax").addHandler(Grab())
+logging.getLogger("jax").setLevel(logging.DEBUG)
+logging.getLogger("jax").propagate = False
+calls = []
+def timed(modname, attr):
+    owner = importlib.import_module(modname)
+    *path, last = attr.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    f = getattr(owner, last)
+    @functools.wraps(f)
+    def wrapper(*a, **k):
+        t = time.perf_counter()
+        try:
+            return f(*a, **k)
+        finally:
+            calls.append((attr, t, time.perf_counter()))
+    setattr(owner, last, wrapper)
+import embias.cli
+for modname, attr in [
+        ("embias.bayes.store", "_study_table"), ("embias.bayes.sampling", "build_model"),
+        ("pymc.sampling.jax", "get_jaxified_graph"), ("numpyro.infer", "MCMC.run"),
+        ("pymc.sampling.jax", "sample_jax_nuts"), ("embias.bayes.sampling", "_with_word_effects"),
+        ("embias.bayes.fit", "convergence_diagnostics"), ("embias.bayes.store", "save_fit"),
+        ("embias.bayes.fit", "BiasFit.plot"), ("embias.audit", "keep_figures"),
+        ("matplotlib.figure", "Figure.savefig")]:
+    timed(modname, attr)
+t_imports = time.perf_counter() - T0
+import contextlib, io
+with contextlib.redirect_stdout(io.StringIO()):
+    rc = embias.cli.main(["fit", "religion", "--no-progress", "--refit", "--out",
+                          cfg["models"], *cfg["extra"]])
+total = time.perf_counter() - T0
+def spent(name):
+    return sum(b - a for n, a, b in calls if n == name)
+first = {n: (a, b) for n, a, b in reversed(calls)}
+graphs = [(a, b) for n, a, b in calls if n == "get_jaxified_graph"]
+run_end = first["MCMC.run"][1]
+after = [a for a, b in graphs if a > run_end]
+sampling = (after[0] - run_end) if after else float("nan")
+figures = spent("Figure.savefig") + spent("BiasFit.plot")
+keep = spent("keep_figures")
+stages = {
+    "imports (embias.cli, PyMC, numpyro, JAX, matplotlib, ...)": t_imports,
+    "cosine table (cache)": spent("_study_table"),
+    "PyMC model": spent("build_model"),
+    "PyMC -> JAX graphs": spent("get_jaxified_graph"),
+    "numpyro MCMC.run (trace, compile or load, dispatch)": spent("MCMC.run"),
+    "sampling (waiting for the draws)": sampling,
+    "rest of pm.sample (stats, InferenceData)": spent("sample_jax_nuts")
+        - spent("get_jaxified_graph") - spent("MCMC.run") - sampling,
+    "word effects (crossed)": spent("_with_word_effects"),
+    "r-hat / ESS": spent("convergence_diagnostics"),
+    "saving the fit": spent("save_fit"),
+    "forest plot (forest.png) and the audit page's figures": figures,
+}
+stages["everything else (interval table, printing, predictive check, ...)"] = (
+    total - sum(stages.values()))
+print("RESULT " + json.dumps({"rc": rc, "total": total, "stages": stages,
+                              "xla_compile_total": sum(compiles),
+                              "xla_compile_max": max(compiles, default=0.0),
+                              "xla_compiles": len(compiles)}))
+"""
+
+
 def bench_cli(root: str) -> None:
     env = fresh_env(root, "cli", 1)
     cfg = {"models": os.path.join(root, "cli", "models"), "cwd": root}
@@ -328,6 +411,39 @@ def bench_cli(root: str) -> None:
             continue
         print(f"- {label}: `embias fit religion --refit` {res['fit']:.1f} s; `embias show` "
               f"of the saved fit {res['show']:.1f} s")
+    bench_stages(root)
+
+
+def bench_stages(root: str) -> None:
+    """Where the time of `embias fit religion` goes, stage by stage, cold then warm, at
+    the default (crossed) and the hierarchical level (fresh caches per level)."""
+    for level in ("crossed", "hierarchical"):
+        env = fresh_env(root, f"stages-{level}", 1)
+        cfg = {"models": os.path.join(root, f"stages-{level}", "models"),
+               "extra": ["--level", level]}
+        results = {}
+        for label in ("cold", "warm"):
+            wall, _, res = run_child(STAGES_CHILD, cfg, env, timeout=1800)
+            if isinstance(res, str) or res.get("rc"):
+                print(f"- stages, {level}, {label}: {res}")
+                return
+            results[label] = (wall, res)
+        print(f"\n### Where the time of `embias fit religion --level {level}` goes "
+              "(s; in-process timers)\n")
+        print("| stage | cold | warm |")
+        print("|---|---|---|")
+        for stage in results["warm"][1]["stages"]:
+            print(f"| {stage} | {results['cold'][1]['stages'][stage]:.2f} | "
+                  f"{results['warm'][1]['stages'][stage]:.2f} |")
+        print(f"| **total in the process** | {results['cold'][1]['total']:.2f} | "
+              f"{results['warm'][1]['total']:.2f} |")
+        print(f"| wall, interpreter start to exit | {results['cold'][0]:.2f} | "
+              f"{results['warm'][0]:.2f} |")
+        for label in ("cold", "warm"):
+            r = results[label][1]
+            print(f"- {label}: {r['xla_compiles']} XLA compilations logged by JAX, "
+                  f"{r['xla_compile_total']:.2f} s in all, the longest {r['xla_compile_max']:.2f}"
+                  " s (a warm run's are loads from the persistent cache)")
 
 
 def bench_imports(root: str) -> None:
