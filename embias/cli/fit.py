@@ -125,6 +125,9 @@ def _report(fit: Any, args: argparse.Namespace) -> int:
             from embias.audit import keep_figures
 
             keep_figures(fit, forest=figure, **opts)
+            # the constrained layout was solved when the SVG was drawn: the PNG keeps it
+            # (solving it again costs 0.26-0.36 s of a fit, measured)
+            figure.set_layout_engine("none")
         figure.savefig(writable(png), dpi=120)
         plt.close(figure)
         if in_fit_folder:
