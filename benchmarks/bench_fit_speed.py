@@ -358,6 +358,8 @@ for modname, attr in [
         ("embias.bayes.store", "_study_table"), ("embias.bayes.sampling", "build_model"),
         ("pymc.sampling.jax", "get_jaxified_graph"), ("numpyro.infer", "MCMC.run"),
         ("pymc.sampling.jax", "sample_jax_nuts"), ("embias.bayes.sampling", "_with_word_effects"),
+        ("pymc.sampling.jax", "_get_batched_jittered_initial_points"),
+        ("pymc.sampling.jax", "_postprocess_samples"),
         ("embias.bayes.fit", "convergence_diagnostics"), ("embias.bayes.store", "save_fit"),
         ("embias.bayes.fit", "BiasFit.plot"), ("embias.audit", "keep_figures"),
         ("matplotlib.figure", "Figure.savefig")]:
@@ -384,8 +386,12 @@ stages = {
     "PyMC -> JAX graphs": spent("get_jaxified_graph"),
     "numpyro MCMC.run (trace, compile or load, dispatch)": spent("MCMC.run"),
     "sampling (waiting for the draws)": sampling,
+    "PyMC's starting points (PyTensor function)":
+        spent("_get_batched_jittered_initial_points"),
+    "PyMC's transform of the draws (JAX)": spent("_postprocess_samples"),
     "rest of pm.sample (stats, InferenceData)": spent("sample_jax_nuts")
-        - spent("get_jaxified_graph") - spent("MCMC.run") - sampling,
+        - spent("get_jaxified_graph") - spent("MCMC.run") - sampling
+        - spent("_get_batched_jittered_initial_points") - spent("_postprocess_samples"),
     "word effects (crossed)": spent("_with_word_effects"),
     "r-hat / ESS": spent("convergence_diagnostics"),
     "saving the fit": spent("save_fit"),
