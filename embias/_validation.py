@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "UnknownNameError",
     "check_choice",
+    "check_columns",
     "check_int",
     "check_number",
     "check_output",
@@ -58,6 +59,33 @@ def close_match_hint(value: Any, allowed: Iterable[str]) -> str:
         return ""
     hint = difflib.get_close_matches(value.lower(), [str(a) for a in allowed], n=1)
     return f" (did you mean {hint[0]!r}?)" if hint else ""
+
+
+def check_columns(frame: Any, columns: Iterable[str], *, name: str,
+                  hint: str | None = None) -> None:
+    """Refuse a table without the columns a function reads.
+
+    Parameters
+    ----------
+    frame
+        A pandas DataFrame.
+    columns
+        The columns read, in the order the message lists them.
+    name
+        What the table is called in the message (``"markers"``, ``"a cosine table"``).
+    hint
+        What to do instead (default: ``"it needs [...]"``).
+
+    Raises
+    ------
+    ValueError
+        ``"<name> lacks columns [...]; <hint> (it has [...])"``.
+    """
+    needed = list(columns)
+    absent = [c for c in needed if c not in frame.columns]
+    if absent:
+        raise ValueError(f"{name} lacks columns {absent}; {hint or f'it needs {needed}'} "
+                         f"(it has {list(frame.columns)})")
 
 
 def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> Any:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ._validation import check_columns
 from .report import validate_interval_table
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -173,10 +174,7 @@ def plot_forest(
         ax.plot(part["estimate"], y, "o", color=color, ms=4,
                 label=None if label is None else str(label))
     if markers is not None:
-        need = {"estimand", "group", "value", "label"}
-        absent = sorted(need - set(markers.columns))
-        if absent:
-            raise ValueError(f"markers lacks columns {absent}")
+        check_columns(markers, ("estimand", "group", "value", "label"), name="markers")
         shown: set[str] = set()
         for _, mk in markers.iterrows():
             key = (mk["estimand"], mk["group"])
@@ -635,9 +633,7 @@ def plot_template_sensitivity(
     for name, frame, columns in (("seat", seat, ("k", "pair", "d")),
                                  ("model", model, ("k", "contrast", "estimate", "lower",
                                                    "upper"))):
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name} lacks columns {missing}; it needs {list(columns)}")
+        check_columns(frame, columns, name=name)
     rope = DEFAULT_ROPE if rope is None else rope
     numeric = sorted({int(k) for k in [*seat["k"], *model["k"]] if str(k) != "all"})
     labels = [*map(str, numeric), "all"]

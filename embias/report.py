@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._validation import check_columns
+
 __all__ = [
     "CI_KINDS",
     "DECISIONS",
@@ -188,11 +190,8 @@ def validate_interval_table(table: pd.DataFrame) -> pd.DataFrame:
     ValueError
         Missing columns, unknown ``ci_kind`` values or a ``lower`` above its ``upper``.
     """
-    missing = [c for c in INTERVAL_COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(
-            f"not an interval table: missing columns {missing} (needs {list(INTERVAL_COLUMNS)})"
-        )
+    check_columns(table, INTERVAL_COLUMNS, name="the interval table",
+                  hint=f"an interval table (to_interval_table()) has {list(INTERVAL_COLUMNS)}")
     bad_kinds = sorted(set(table["ci_kind"]) - set(CI_KINDS))
     if bad_kinds:
         why = "".join(f"; {k!r}: {RETIRED_CI_KINDS[k]}" for k in bad_kinds

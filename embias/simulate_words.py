@@ -56,7 +56,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ._validation import check_choice, check_int, check_probability, check_rope, check_seed
+from ._validation import (
+    check_choice,
+    check_columns,
+    check_int,
+    check_probability,
+    check_rope,
+    check_seed,
+)
 from .bayes.crossed import WORD_KIND_OF_CONNECTION, WORD_KINDS
 from .settings import (
     DEFAULT_CHAINS,
@@ -701,12 +708,10 @@ def summarize_word_sampling(results: pd.DataFrame, *, converged_only: bool = Fal
         ``null`` (the truth is 0) and ``failed_fits`` (fits with a convergence problem
         among those counted).
     """
-    needed = {"table", "level", "estimand", "group", "truth", "estimate", "lower", "upper",
-              "covered", "excludes_zero", "rope_decision", "problems"}
-    missing = sorted(needed - set(results.columns))
-    if missing:
-        raise ValueError(f"results lack column(s) {missing}; pass "
-                         "WordSamplingSimulation.results")
+    check_columns(results, ("table", "level", "estimand", "group", "truth", "estimate",
+                            "lower", "upper", "covered", "excludes_zero", "rope_decision",
+                            "problems"),
+                  name="results", hint="pass WordSamplingSimulation.results")
     frame = results.copy()
     frame["problems"] = frame["problems"].fillna("").astype(str)
     frame["rope_decision"] = frame["rope_decision"].fillna("").astype(str)
@@ -872,12 +877,9 @@ def published_conclusions(refits: pd.DataFrame, *, reference: str = "hierarchica
     ``"lost"`` (the reference claims a difference, the other does not), ``"no claim"``
     (neither claims one) or ``"new claim"`` (only the other).
     """
-    needed = {"study", "embedding", "level", "estimand", "group", "estimate", "lower",
-              "upper", "rope_decision", "excludes_zero"}
-    missing = sorted(needed - set(refits.columns))
-    if missing:
-        raise ValueError(f"refits lack column(s) {missing}; pass refit_published_tables()'s "
-                         "result")
+    check_columns(refits, ("study", "embedding", "level", "estimand", "group", "estimate",
+                           "lower", "upper", "rope_decision", "excludes_zero"),
+                  name="refits", hint="pass refit_published_tables()'s result")
     present = set(refits["level"])
     for name, level in (("reference", reference), ("other", other)):
         if level not in present:

@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
-from ._validation import UnknownNameError, check_choice, check_share, close_match_hint
+from ._validation import (
+    UnknownNameError,
+    check_choice,
+    check_columns,
+    check_share,
+    close_match_hint,
+)
 from .embeddings import (
     MissingWords,
     MissingWordsError,
@@ -254,10 +260,7 @@ def validate_table(table: pd.DataFrame, *, what: str = "table") -> pd.DataFrame:
         rounding, :data:`DISTANCE_TOLERANCE`) or unknown connection labels.
     """
     need = ("protected_word", "word_to_compare", "connection", "cosine_distance")
-    absent = [c for c in need if c not in table.columns]
-    if absent:
-        raise ValueError(f"{what} lacks columns {absent}; a cosine table needs {list(need)} "
-                         f"(has {list(table.columns)})")
+    check_columns(table, need, name=what, hint=f"a cosine table needs {list(need)}")
     if table.empty:
         raise ValueError(f"{what} has no rows")
     dist = table["cosine_distance"].to_numpy(dtype=float)

@@ -52,8 +52,26 @@ def test_interval_table_errors():
     with pytest.raises(ValueError, match=r"interval row 0 lacks \['upper'\]"):
         interval_table([{"estimand": "e", "group": "g", "estimate": 1, "lower": 0}],
                        ci_prob=0.9, ci_kind="hdi")
-    with pytest.raises(ValueError, match=r"missing columns \['ci_kind'\]"):
+    with pytest.raises(ValueError, match=r"the interval table lacks columns \['ci_kind'\]; an "
+                                         r"interval table \(to_interval_table\(\)\) has"):
         validate_interval_table(pd.DataFrame(rows()).assign(ci_prob=0.9))
+
+
+def test_missing_columns_are_named_in_the_order_read():
+    """One message for every table a function reads (embias._validation.check_columns):
+    the absent columns in the order given, what to pass instead, what the table has."""
+    from embias._validation import check_columns
+
+    frame = pd.DataFrame({"b": [1], "x": [2]})
+    check_columns(frame, ("x", "b"), name="t")  # all present: nothing raised
+    with pytest.raises(ValueError) as info:
+        check_columns(frame, ("c", "b", "a"), name="markers")
+    assert str(info.value) == ("markers lacks columns ['c', 'a']; it needs ['c', 'b', 'a'] "
+                               "(it has ['b', 'x'])")
+    with pytest.raises(ValueError) as info:
+        check_columns(frame, ("a",), name="refits", hint="pass refit_published_tables()'s result")
+    assert str(info.value) == ("refits lacks columns ['a']; pass refit_published_tables()'s "
+                               "result (it has ['b', 'x'])")
 
 
 def test_to_markdown_exact_text():

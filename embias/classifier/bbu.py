@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from embias._validation import resolve_rng
+from embias._validation import check_columns, resolve_rng
 from embias.report import CREDIBLE_DIFFERENCE, UNDECIDED, interval_table, rope_decision
 
 __all__ = [
@@ -804,11 +804,9 @@ def plot_bbu_coverage(
     """
     import matplotlib.pyplot as plt
 
-    need = {"n", "protected_share", "true_disparity", "coverage", "mean_estimate",
-            "mean_lower", "mean_upper", "ci_prob", "bound"}
-    absent = sorted(need - set(coverage.columns))
-    if absent:
-        raise ValueError(f"not a bbu_coverage() result: missing columns {absent}")
+    check_columns(coverage, ("n", "protected_share", "true_disparity", "coverage",
+                             "mean_estimate", "mean_lower", "mean_upper", "ci_prob", "bound"),
+                  name="coverage", hint="pass bbu_coverage()'s result")
     if x not in ("n", "protected_share"):
         raise ValueError(f"x must be 'n' or 'protected_share', got {x!r}")
     if ax is None:

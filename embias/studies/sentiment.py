@@ -48,7 +48,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
-from embias._validation import check_choice, check_number, check_probability, check_seed
+from embias._validation import (
+    check_choice,
+    check_columns,
+    check_number,
+    check_probability,
+    check_seed,
+)
 from embias.classifier import demographic_parity, parity_comparisons
 from embias.embeddings import MissingWords, is_uncased, lookup_words
 from embias.report import validate_interval_table
@@ -184,10 +190,7 @@ def _lexicon_entries(lexicon: Any) -> list[tuple[str, float]]:
     if lexicon is None:
         lexicon = vader_lexicon()
     if isinstance(lexicon, pd.DataFrame):
-        absent = sorted({"word", "rating"} - set(lexicon.columns))
-        if absent:
-            raise ValueError(f"a lexicon DataFrame needs columns 'word' and 'rating'; missing "
-                             f"{absent} (it has {list(lexicon.columns)})")
+        check_columns(lexicon, ("word", "rating"), name="a lexicon DataFrame")
         pairs = list(zip(lexicon["word"], lexicon["rating"], strict=True))
     elif isinstance(lexicon, Mapping):
         pairs = list(lexicon.items())
@@ -593,10 +596,8 @@ def score_sentences(
         raise ValueError(f"the classifier has {fit.n_features_in_} weights but the embeddings "
                          f"have {embeddings.vector_size} dimensions; train it on these "
                          "embeddings")
-    need = {"class", "word", "template", "sentence"}
-    absent = sorted(need - set(sentences.columns))
-    if absent:
-        raise ValueError(f"sentences lacks columns {absent}; build it with identity_sentences()")
+    check_columns(sentences, ("class", "word", "template", "sentence"), name="sentences",
+                  hint="build it with identity_sentences()")
     if sentences.empty:
         raise ValueError("sentences is empty: nothing to score")
     if lowercase is None:
