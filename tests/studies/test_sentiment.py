@@ -224,7 +224,7 @@ def test_unpenalised_fit_on_a_two_valued_feature_is_the_closed_form_mle(make_kv)
         (pd.DataFrame({"word": [], "rating": []}), "lexicon is empty"),
         ({"good": 2.0, "great": 1.0}, "no negative words"),
         ({"good": 2.0, "bad": "very"}, "rating of 'bad'"),
-        (pd.DataFrame({"token": ["good"]}), "'word' and 'rating'"),
+        (pd.DataFrame({"token": ["good"]}), r"lacks columns \['word', 'rating'\]"),
         (["good"], "mapping word"),
         ({"good": 2.0, "great": 2.0, "bad": -2.0, "unknownword": -2.0}, "only 1 negative"),
     ],
