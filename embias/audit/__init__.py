@@ -449,7 +449,7 @@ def keep_figures(
     """
     from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
     from . import content
-    from .render import picture, read_cached
+    from .render import picture
     from .sources import FitEntry
 
     if not fit.path:
@@ -459,18 +459,22 @@ def keep_figures(
     entry = FitEntry.of(fit)  # labelled as `embias report --from FIT` labels it
     spec = content.forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
                                fmt=figures)
-    if read_cached(spec.where) is None:
+
+    def draw_forest() -> tuple[Any, dict[str, Any]]:
         if forest is not None and forest.get_suptitle() == spec.title:
-            drawn = picture(forest, alt=spec.alt, caption=spec.caption, fmt=spec.fmt)
-        else:
-            table = fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
-            drawn = content.draw_forest(table, fit.classic, spec)
-        content.keep_picture(spec, drawn)
-    spec = content.check_spec(entry, fmt=figures, random_seed=random_seed)
-    if read_cached(spec.where) is None:
+            return picture(forest, alt=spec.alt, caption=spec.caption, fmt=spec.fmt), {}
+        table = fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
+        return content.draw_forest(table, fit.classic, spec), {}
+
+    content.kept_or_drawn(spec, draw_forest)
+    ppc_spec = content.check_spec(entry, fmt=figures, random_seed=random_seed)
+
+    def draw_check() -> tuple[Any, dict[str, Any]]:
         check = fit.predictive_check(random_seed=random_seed)
-        content.keep_picture(spec, content.draw_check(check, spec),
-                             coverage=check.coverage.to_dict(orient="list"))
+        return (content.draw_check(check, ppc_spec),
+                {"coverage": check.coverage.to_dict(orient="list")})
+
+    content.kept_or_drawn(ppc_spec, draw_check)
 
 
 def _slug(text: str) -> str:

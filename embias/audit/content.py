@@ -10,7 +10,7 @@ import importlib.metadata
 import itertools
 import platform
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -541,6 +541,19 @@ def keep_picture(spec: FigureSpec, picture: Picture, **extra: Any) -> None:
                               "height": picture.height, **extra})
 
 
+def kept_or_drawn(spec: FigureSpec, draw: Callable[[], tuple[Picture, dict[str, Any]]]
+                  ) -> tuple[Picture, Mapping[str, Any]]:
+    """The figure its saved fit keeps, else ``draw()``'s (picture, what the page shows next
+    to it), kept for the next page; returns the picture and that record."""
+    kept = read_cached(spec.where)
+    picture = kept_picture(spec, kept)
+    if kept is not None and picture is not None:
+        return picture, kept
+    picture, extra = draw()
+    keep_picture(spec, picture, **extra)
+    return picture, extra
+
+
 def draw_forest(table: pd.DataFrame, classic: pd.DataFrame, spec: FigureSpec) -> Picture:
     """Draw a fit's forest plot for the page (here or in a :class:`FigureJobs` worker)."""
     from ..plots import plot_bias_fit
@@ -596,11 +609,11 @@ def bayes_block(
                                "contrasts", cell_class=_decision_class)
     sentences = [contrast_sentence(r) for _, r in table[table["estimand"] == "contrast"].iterrows()]
     spec = forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, fmt=fmt)
-    forest = kept_picture(spec, read_cached(spec.where))
-    if forest is None:
+    def draw() -> tuple[Picture, dict[str, Any]]:
         drawn = jobs.result(("forest", entry.anchor)) if jobs is not None else None
-        forest = drawn or draw_forest(table, fit.classic, spec)
-        keep_picture(spec, forest)
+        return drawn or draw_forest(table, fit.classic, spec), {}
+
+    forest, _ = kept_or_drawn(spec, draw)
     words = table[table["estimand"] == "word_coefficient"]
     word_table = word_contrasts = None
     if not words.empty:
@@ -739,16 +752,15 @@ def trust_block(entry: FitEntry, *, fmt: str, random_seed: int,
                               id=f"worst-{entry.anchor}",
                               caption="The five parameters with the largest r̂")
     spec = check_spec(entry, fmt=fmt, random_seed=random_seed)
-    kept = read_cached(spec.where)
-    ppc = kept_picture(spec, kept)
-    if kept is not None:
-        table = pd.DataFrame(kept["coverage"])
-    else:
+
+    def draw() -> tuple[Picture, dict[str, Any]]:
         check = fit.predictive_check(random_seed=random_seed)
         drawn = jobs.result(("check", entry.anchor)) if jobs is not None else None
-        ppc = drawn or draw_check(check, spec)
-        table = check.coverage
-        keep_picture(spec, ppc, coverage=table.to_dict(orient="list"))
+        return (drawn or draw_check(check, spec),
+                {"coverage": check.coverage.to_dict(orient="list")})
+
+    ppc, record = kept_or_drawn(spec, draw)
+    table = pd.DataFrame(record["coverage"])
     coverage = frame_table(table.rename(columns={"inside": "share inside"}),
                            id=f"coverage-{entry.anchor}",
                            caption="Share of observed distances inside their cell's "
