@@ -192,17 +192,22 @@ def summarize_posterior(
     ds = xr.Dataset(derived)
     sample = ("chain", "draw")
 
-    def bounds(da: xr.DataArray, dims: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        draws = da.transpose(*dims, *sample).values
-        return interval_bounds(draws.reshape(*draws.shape[:len(dims)], -1), float(ci_prob),
-                               ci_kind)
+    ci: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
 
-    ci = {var: bounds(ds[var], [d for d in ds[var].dims if d not in sample])
-          for var in ds.data_vars}
+    def bound(side: int) -> Any:
+        """Lower (0) or upper (1) bounds of a variable's scalars, both computed at once."""
+        def value(da: xr.DataArray, dims: list[str]) -> np.ndarray:
+            if da.name not in ci:
+                draws = da.transpose(*dims, *sample).values
+                ci[da.name] = interval_bounds(draws.reshape(*draws.shape[:len(dims)], -1),
+                                              float(ci_prob), ci_kind)
+            return ci[da.name][side]
+        return value
+
     values = _Values(ds, {
         "estimate": lambda da, dims: da.mean(sample).transpose(*dims).values,
-        "lower": lambda da, dims: ci[da.name][0],
-        "upper": lambda da, dims: ci[da.name][1],
+        "lower": bound(0),
+        "upper": bound(1),
         "prob_gt_0": lambda da, dims: (da > 0).mean(sample).transpose(*dims).values,
         "prob_in_rope": lambda da, dims: (abs(da) <= rope).mean(sample).transpose(*dims).values,
     })
