@@ -8,7 +8,8 @@ cache. This probe exports the whole sampler of the religion/GloVe crossed fit wi
 kernels in a ``lax.scan`` over 1000 tuning + 3000 kept iterations, dense mass, target
 acceptance 0.9), one chain per host device under ``jax.shard_map``, the log density from
 PyMC (``get_jaxified_logp``), the chains started at embias's starting points — and then
-runs the serialized program in fresh processes that import only JAX and NumPy.
+runs the serialized program in fresh processes that import only JAX and NumPy (cache
+folders made fresh by ``bench_fit_speed.fresh_env``).
 
 It prints: the build (PyMC model, tracing, export), then three fresh runs (the first
 compiles into the fresh cache folder this script made, the others load it), each with the
@@ -23,18 +24,16 @@ the table's hash). Usage: ``.venv/bin/python benchmarks/bench_export_probe.py``.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
-import time
+
+from bench_fit_speed import fresh_env, run_child
 
 BUILD = r"""
 import json, pickle, sys, time, warnings
 warnings.filterwarnings("ignore")
-folder = sys.argv[1]
+folder = json.loads(sys.argv[1])["folder"]
 t0 = time.perf_counter()
 from embias.bayes.cache import ensure_jax
 ensure_jax()
@@ -100,7 +99,7 @@ print("RESULT " + json.dumps({"model": t_model, "export": t_export, "bytes": len
 RUN = r"""
 import json, pickle, sys, time
 t0 = time.perf_counter()
-folder = sys.argv[1]
+folder = json.loads(sys.argv[1])["folder"]
 from embias.bayes.cache import ensure_jax
 ensure_jax()
 import jax, numpy as np
@@ -129,21 +128,18 @@ print("RESULT " + json.dumps({
 
 
 def child(code: str, folder: str, env: dict[str, str]) -> tuple[float, dict]:
-    t = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code, folder], env=env, capture_output=True,
-                          text=True, timeout=1800)
-    wall = time.perf_counter() - t
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")]
-    if done.returncode or not lines:
-        raise SystemExit(f"child failed:\n{done.stderr[-3000:]}")
-    return wall, json.loads(lines[0].removeprefix("RESULT "))
+    """``bench_fit_speed.run_child``, stopping at a failed child."""
+    wall, _, res = run_child(code, {"folder": folder}, env)
+    if isinstance(res, str):
+        raise SystemExit(f"child {res}")
+    return wall, res
 
 
 def main() -> None:
     folder = tempfile.mkdtemp(prefix="embias-export-probe-")
-    env = dict(os.environ, JAX_COMPILATION_CACHE_DIR=os.path.join(folder, "jax"),
-               PYTHONWARNINGS="ignore")
-    env.pop("XLA_FLAGS", None)
+    # fresh PyTensor/numba/JAX/XDG/matplotlib cache folders (DESIGN §11); embias sets up
+    # the JAX host devices itself
+    env = fresh_env(folder, "caches", 1)
     try:
         print(f"# bench_export_probe ({os.cpu_count()} cores, load average "
               f"{os.getloadavg()[0]:.2f})\n")
