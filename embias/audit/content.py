@@ -609,6 +609,7 @@ def bayes_block(
                                "contrasts", cell_class=_decision_class)
     sentences = [contrast_sentence(r) for _, r in table[table["estimand"] == "contrast"].iterrows()]
     spec = forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, fmt=fmt)
+
     def draw() -> tuple[Picture, dict[str, Any]]:
         drawn = jobs.result(("forest", entry.anchor)) if jobs is not None else None
         return drawn or draw_forest(table, fit.classic, spec), {}
