@@ -41,10 +41,8 @@ import jax, jax.numpy as jnp, numpy as np
 from jax.sharding import Mesh, PartitionSpec as P
 import embias
 from embias.tables import study_table
-from embias.bayes.data import (approximate_posterior_sd, cell_statistics, choose_centring,
-                               initial_values)
+from embias.bayes.data import cell_statistics, choose_centring, initial_values
 from embias.bayes.model import build_model
-from embias.bayes.sampling import initial_inverse_mass
 from pymc.sampling.jax import get_jaxified_logp, _get_batched_jittered_initial_points
 from numpyro.infer.hmc import hmc
 
@@ -60,12 +58,6 @@ init = _get_batched_jittered_initial_points(model=model, chains=CHAINS, initvals
                                            random_seed=SEED, jitter=False)
 logp = get_jaxified_logp(model)
 names = [v.name for v in model.value_vars]
-# embias's first inverse mass matrix (as fit_bias_model gives numpyro), its entries in the
-# order numpyro flattens the dict of parameters below (by name)
-diag = np.diag(initial_inverse_mass(model, approximate_posterior_sd(
-    cells, level="crossed", centred=centred), dense=True))
-blocks = dict(zip(names, np.split(diag, np.cumsum([np.size(a[0]) for a in init])[:-1])))
-mass = jnp.diag(jnp.concatenate([blocks[n] for n in sorted(names)]))
 t_model = time.perf_counter() - t0
 
 def potential(z):
@@ -74,8 +66,7 @@ def potential(z):
 init_kernel, sample_kernel = hmc(potential_fn=potential, algo="NUTS")
 
 def one_chain(key, z0):
-    state = init_kernel(z0, TUNE, dense_mass=True, target_accept_prob=0.9, rng_key=key,
-                        inverse_mass_matrix=mass)
+    state = init_kernel(z0, TUNE, dense_mass=True, target_accept_prob=0.9, rng_key=key)
     def step(s, _):
         s = sample_kernel(s)
         return s, (s.z, s.diverging, s.num_steps)

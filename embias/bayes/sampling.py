@@ -26,7 +26,7 @@ import pandas as pd
 from ..settings import FitSettings
 from .cache import ensure_jax
 from .crossed import crossed_design, draw_word_effects
-from .data import approximate_posterior_sd, initial_values
+from .data import initial_values
 from .model import build_model
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -172,50 +172,11 @@ def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
         kwargs["nuts"] = {**kwargs["nuts"], "chain_method": "parallel", "jitter": False}
         if run.level == "crossed":
             kwargs["nuts"]["dense_mass"] = True
-        inverse_mass = initial_inverse_mass(model, approximate_posterior_sd(
-            cells, level=run.level, centred=centred), dense=run.level == "crossed")  # type: ignore[arg-type]
-        if inverse_mass is not None:
-            kwargs["nuts"]["inverse_mass_matrix"] = inverse_mass
     jax_sampler = run.sampler in ("numpyro", "blackjax")
     with _python_ops_only() if jax_sampler else contextlib.nullcontext():
         tree = pm.sample(**kwargs, progressbar=progressbar, compute_convergence_checks=False,
                          model=model, **start)
     return _as_numpy(tree) if jax_sampler else tree
-
-
-def initial_inverse_mass(model: Any, sds: dict[str, Any], *, dense: bool) -> Any:
-    """numpyro's first inverse mass matrix: the squares of approximate posterior sds.
-
-    numpyro starts tuning from the identity, far from the scales of embias's posteriors
-    (sds from about 0.01 for a connection's population mean or a centred coefficient
-    to 0.2 for a log τ and 0.8 for a weakly pinned non-centred offset), and its first
-    estimate comes after 100 iterations: until then the step size shrinks and the trees
-    run to hundreds of leapfrog steps. Starting from the moment estimates' scales
-    (:func:`embias.bayes.data.approximate_posterior_sd`) the tuning of religion/GloVe takes
-    20,000–22,000 leapfrog steps a chain instead of 54,000–59,000 at the hierarchical level
-    and 55,000–93,000 instead of 89,000–98,000 at the crossed level, with the same ESS
-    within its run-to-run spread (benchmarks/bench_warmup_depth.py, three seeds; the same on
-    the authors' race/GloVe table). Tuning then estimates the mass matrix from the draws as
-    usual. Entries in the order numpyro flattens PyMC's value variables (the model's order,
-    each C-order); a variable without an approximate sd (template effects) keeps 1.
-
-    Returns
-    -------
-    numpy.ndarray or None
-        A diagonal (``dense=False``) or the diagonal matrix (``dense=True``); None when
-        ``sds`` is empty (numpyro's identity).
-    """
-    import numpy as np
-
-    if not sds:
-        return None
-    parts = []
-    for value in model.value_vars:
-        name = model.values_to_rvs[value].name  # its transform (log) keeps the shape
-        shape = [len(model.coords[d]) for d in model.named_vars_to_dims.get(name, ())]
-        parts.append(np.broadcast_to(np.asarray(sds.get(name, 1.0), float), shape).ravel())
-    variances = np.concatenate(parts) ** 2
-    return np.diag(variances) if dense else variances
 
 
 def _python_ops_only() -> contextlib.AbstractContextManager[Any]:
