@@ -78,13 +78,14 @@ def main() -> None:
                      else embias.study_table(study))
         for level in args.levels.split(","):
             for seed in (int(x) for x in args.seeds.split(",")):
-                for mass in args.initial_mass.split(","):
-                    rows(name, table, level, seed, caps, mass)
+                rows(name, table, level, seed, caps, args.initial_mass.split(","))
 
 
-def rows(name: str, table: Any, level: str, seed: int, caps: list[int], mass: str) -> None:
-    """One line per tuning depth cap for a table, level and seed (embias's model and
-    starting points for that seed; chain c's key is ``fold_in(PRNGKey(seed), c)``)."""
+def rows(name: str, table: Any, level: str, seed: int, caps: list[int],
+         masses: list[str]) -> None:
+    """One line per first mass matrix and tuning depth cap for a table, level and seed
+    (embias's model and starting points for that seed, built once; chain c's key is
+    ``fold_in(PRNGKey(seed), c)``)."""
     import numpy as np
     from pymc.sampling.jax import _get_batched_jittered_initial_points, get_jaxified_logp
 
@@ -100,14 +101,13 @@ def rows(name: str, table: Any, level: str, seed: int, caps: list[int], mass: st
     init = _get_batched_jittered_initial_points(model=model, chains=2, initvals=start,
                                                random_seed=seed, jitter=False)
     logp = get_jaxified_logp(model)
-    inverse_mass = None
-    if mass == "moments":
-        inverse_mass = moment_variances(cells, model, level=level, centred=centred)
-        inverse_mass = np.diag(inverse_mass) if level == "crossed" else inverse_mass
-    for cap in caps:
+    variances = moment_variances(cells, model, centred=centred)
+    first = {"identity": None,
+             "moments": np.diag(variances) if level == "crossed" else variances}
+    for mass, cap in ((m, c) for m in masses for c in caps):
         steps, sizes, draws, seconds, div = run_chains(logp, init, dense=level == "crossed",
                                                        cap=cap, seed=seed,
-                                                       inverse_mass=inverse_mass)
+                                                       inverse_mass=first[mass])
         r_hat, bulk, tail = rank_normalized_diagnostics(np.stack(draws))
         tuning = np.mean([s[:TUNE].sum() for s in steps])
         kept = np.mean([s[TUNE:].sum() for s in steps])
@@ -119,8 +119,7 @@ def rows(name: str, table: Any, level: str, seed: int, caps: list[int], mass: st
               flush=True)
 
 
-def moment_variances(cells: Any, model: Any, *, level: str, centred: tuple[str, ...]
-                     ) -> Any:
+def moment_variances(cells: Any, model: Any, *, centred: tuple[str, ...]) -> Any:
     """A first inverse mass matrix (diagonal) from the cell moments: the squared sds that
     ``initial_values`` moves the starting points by, in the order numpyro flattens PyMC's
     value variables. bar τ̂/√words; log τ 1/√(2·words); log σ 1/√(2·rows); coef_raw
