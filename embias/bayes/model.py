@@ -154,12 +154,13 @@ def build_model(
 
         if level == "crossed":
             tau_word = pm.Exponential("tau_word", lam=2.0, dims="word_kind")
-            word_kind = pm.Data("word_kind_index", design.word_kind, dims="word_to_compare")
             template_kind = (None if design.template is None
                              else _template_effects(design))
             if data == "raw":
                 row_index = pm.Data("row_cell", row_cell, dims="row")
                 row_word = pm.Data("row_word", design.row_word, dims="row")
+                word_kind = pm.Data("word_kind_index", design.word_kind,
+                                    dims="word_to_compare")
                 y = pm.Data("cosine_distance_data", table["cosine_distance"].to_numpy(float),
                             dims="row")
                 row_mu = cell_mu[row_index]
@@ -193,10 +194,14 @@ def build_model(
                 model.add_coord("count_pattern", np.arange(len(design.patterns)))
                 patterns = pm.Data("pattern_cell_count", design.patterns,
                                    dims=("count_pattern", "protected_word", "connection"))
-                word_pattern = pm.Data("word_pattern", design.word_pattern,
-                                       dims="word_to_compare")
-                total = pm.Data("word_sum", design.word_sum,
-                                dims=("word_to_compare", "connection"))
+                # the compared words by (kind, count pattern): the sums over a group's
+                # words are data (module notes of embias.bayes.crossed, "Groups")
+                groups = design.word_groups()
+                group_kind = pm.Data("word_group_kind", groups.kind)
+                group_pattern = pm.Data("word_group_pattern", groups.pattern)
+                group_size = pm.Data("word_group_size", groups.size)
+                mean_sum = pm.Data("word_group_mean_sum", groups.mean_sum)   # (group, con)
+                scatter = pm.Data("word_group_sum_scatter", groups.sum_scatter)  # (g, con, con)
                 inv_var = sigma**-2                                      # (connection,)
                 rows_per_con = pt.sum(n_pc, axis=0)
                 if template_kind is None:
@@ -206,13 +211,16 @@ def build_model(
                     within, fitted_template = _template_statistics(
                         design, coef, template_kind, inv_var)
                     fitted = pt.sum(patterns * coef[None, :, :], axis=1) + fitted_template
-                b = pt.sum((total - fitted[word_pattern]) * inv_var[None, :], axis=1)
-                c = (pt.sum(patterns, axis=1) @ inv_var)[word_pattern]
-                t2 = tau_word[word_kind] ** 2
+                # Σ_{w∈g} b_w² = ιᵀ M_g ι + n_g (S̄_g·ι − F_g)², ι = 1/σ²
+                offset = mean_sum @ inv_var - (fitted @ inv_var)[group_pattern]
+                b2 = (scatter @ inv_var) @ inv_var + group_size * offset**2
+                c = (pt.sum(patterns, axis=1) @ inv_var)[group_pattern]
+                t2 = tau_word[group_kind] ** 2
                 denom = 1.0 + t2 * c
                 pm.Potential("cosine_distance_marginal", -0.5 * (
                     len(table) * np.log(2.0 * np.pi) + pt.sum(rows_per_con * pt.log(sigma**2))
-                    + pt.sum(pt.log(denom)) + within - pt.sum(t2 * b**2 / denom)))
+                    + pt.sum(group_size * pt.log(denom)) + within
+                    - pt.sum(t2 * b2 / denom)))
         elif data == "summary":
             n = cells["n"].to_numpy(dtype=np.int64)
             multi = np.flatnonzero(n >= 2)
