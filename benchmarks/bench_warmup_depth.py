@@ -1,30 +1,33 @@
-"""Where numpyro's leapfrog steps go while it tunes, and two ways to spend fewer (both rejected).
+"""Where numpyro's leapfrog steps go while it tunes, from which first mass matrix, with which
+tuning depth.
 
-A fit's 2 × (1000 + 3000) iterations are not 15 leapfrog steps each: numpyro tunes from the
-identity mass matrix, far from embias's posteriors' scales, and its first estimates come
-from windows of 25 and 50 draws (for the crossed level's 75 parameters a dense covariance of
-25 draws), so the trees of tuning iterations 25–150 run to hundreds of steps. Two ways to
-spend fewer, measured here per table, level and seed:
+A fit's 2 × (1000 + 3000) iterations are not 15 leapfrog steps each: from the identity
+mass matrix (numpyro's own start), far from embias's posteriors' scales, and with its first
+estimates from windows of 25 and 50 draws (for the crossed level's 75 parameters a dense
+covariance of 25 draws), the trees of tuning iterations 25–150 run to hundreds of steps.
+Measured here per table, level and seed:
 
-* ``moments``: a first inverse mass matrix from the cell moments (:func:`moment_variances`,
-  the scales ``initial_values`` moves the starting points by) instead of the identity;
+* ``moments`` (embias's start since 0.3.0): the first inverse mass matrix from the cell
+  moments (:func:`embias.bayes.sampling.initial_inverse_mass` of
+  :func:`embias.bayes.data.approximate_posterior_sd`), against ``identity``;
 * a cap on the tree depth while tuning (numpyro's ``max_tree_depth=(tuning, kept)``; the
-  kept draws stay NUTS's own).
+  kept draws stay NUTS's own) — not adopted.
 
 For each it runs numpyro's NUTS kernels (``numpyro.infer.hmc.hmc``, target acceptance 0.9,
 1000 tuning + 3000 kept iterations, PyMC's log density of embias's model, embias's starting
 points) for two chains one after the other on one CPU device, and prints the leapfrog steps
 spent tuning and drawing (per chain), the tuning steps by adaptation window, the step size
-at the end of tuning, the seconds per chain (the second run of the compiled program), the
-smallest bulk/tail ESS and largest r̂ over the sampled (unconstrained) parameters, and the
-divergent transitions among the kept draws. Default tables: religion on the embedded GloVe
-6B 50d (the quick start) and the authors' race/GloVe table.
+at the end of tuning, the seconds per chain (the second run of the compiled program) and
+the microseconds per leapfrog step, the smallest bulk/tail ESS and largest r̂ over the
+sampled (unconstrained) parameters, and the divergent transitions among the kept draws.
+Default tables: religion on the embedded GloVe 6B 50d (the quick start) and the authors'
+race/GloVe table.
 
-embias keeps numpyro's defaults (identity, depth 10): both keep the ESS in about the same
-spread here, but on the small simulated tables of tests/test_crossed.py and
-tests/test_seat_model.py (seeds 8–15 of ``fit_bias_model``) the moment start gave
-divergent transitions in 5 and 3 of 8 seeds and the cap in 1 and 4, where numpyro's
-defaults gave 0 and 1 (README, Benchmarks).
+The cap keeps the ESS in about the same spread but gave divergent transitions on the small
+simulated tables of tests/test_crossed.py and tests/test_seat_model.py in 1 and 4 of 8
+seeds where numpyro's default depth gave 0 and 1 (README, Benchmarks). The moment start
+looked worse on the same 8 seeds (5 and 3); over 60 single chains each it is not (docstring
+of ``initial_inverse_mass``).
 
 Usage: ``.venv/bin/python benchmarks/bench_warmup_depth.py [--levels crossed,hierarchical]
 [--caps 10,6] [--initial-mass identity,moments] [--tables religion,race/published:glove]
@@ -53,8 +56,8 @@ def main() -> None:
                     help="STUDY (on the embedded GloVe 6B 50d) or STUDY/published:SOURCE")
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--initial-mass", default="identity,moments",
-                    help="identity (numpyro's own start, embias's default) and/or moments "
-                         "(moment_variances below)")
+                    help="identity (numpyro's own start) and/or moments (embias's: "
+                         "initial_inverse_mass)")
     args = ap.parse_args()
     os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
     import jax
@@ -66,8 +69,9 @@ def main() -> None:
           f"{DRAWS}), target acceptance {TARGET}, embias's starting points\n")
     print("| table | level | seed | initial mass | tuning depth cap | leapfrog steps tuning / "
           "kept (per chain) | tuning steps by window " + " ".join(f"{a}-{b}" for a, b in WINDOWS)
-          + " | step size | s per chain | min ESS bulk / tail | max r̂ | divergences |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          + " | step size | s per chain | µs per step | min ESS bulk / tail | max r̂ | "
+          "divergences |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     caps = [int(c) for c in args.caps.split(",")]
     for name in args.tables.split(","):
         study, _, source = name.partition("/")
@@ -89,9 +93,15 @@ def rows(name: str, table: Any, level: str, seed: int, caps: list[int],
     import numpy as np
     from pymc.sampling.jax import _get_batched_jittered_initial_points, get_jaxified_logp
 
-    from embias.bayes.data import cell_statistics, choose_centring, initial_values
+    from embias.bayes.data import (
+        approximate_posterior_sd,
+        cell_statistics,
+        choose_centring,
+        initial_values,
+    )
     from embias.bayes.diagnostics import rank_normalized_diagnostics
     from embias.bayes.model import build_model
+    from embias.bayes.sampling import initial_inverse_mass
 
     cells = cell_statistics(table)
     centred = choose_centring(cells)  # as fit_bias_model chooses
@@ -101,9 +111,9 @@ def rows(name: str, table: Any, level: str, seed: int, caps: list[int],
     init = _get_batched_jittered_initial_points(model=model, chains=2, initvals=start,
                                                random_seed=seed, jitter=False)
     logp = get_jaxified_logp(model)
-    variances = moment_variances(cells, model, centred=centred)
     first = {"identity": None,
-             "moments": np.diag(variances) if level == "crossed" else variances}
+             "moments": initial_inverse_mass(model, approximate_posterior_sd(
+                 cells, level=level, centred=centred), dense=level == "crossed")}
     for mass, cap in ((m, c) for m in masses for c in caps):
         steps, sizes, draws, seconds, div = run_chains(logp, init, dense=level == "crossed",
                                                        cap=cap, seed=seed,
@@ -115,36 +125,9 @@ def rows(name: str, table: Any, level: str, seed: int, caps: list[int],
                            for a, b in WINDOWS)
         print(f"| {name} | {level} | {seed} | {mass} | {cap} | {tuning:,.0f} / {kept:,.0f} | "
               f"{windows} | {np.mean(sizes):.3f} | {np.mean(seconds):.2f} | "
+              f"{1e6 * np.mean(seconds) / (tuning + kept):.1f} | "
               f"{bulk.min():.0f} / {tail.min():.0f} | {r_hat.max():.4f} | {div} |",
               flush=True)
-
-
-def moment_variances(cells: Any, model: Any, *, centred: tuple[str, ...]) -> Any:
-    """A first inverse mass matrix (diagonal) from the cell moments: the squared sds that
-    ``initial_values`` moves the starting points by, in the order numpyro flattens PyMC's
-    value variables. bar τ̂/√words; log τ 1/√(2·words); log σ 1/√(2·rows); coef_raw
-    1/√precision where centred, 1/(τ̂·√precision) where not; log τ_u 0.25; others 1."""
-    import numpy as np
-
-    from embias.bayes.data import connection_moments
-
-    moments = connection_moments(cells)
-    cons = list(moments.index)
-    words = len(dict.fromkeys(cells["protected_word"]))
-    n = cells["n"].to_numpy(float).reshape(words, len(cons))
-    tau = np.sqrt(np.maximum(moments["tau2"].to_numpy(), 0.02**2))
-    precision = n / moments["s2"].to_numpy() + 1.0 / tau**2
-    sd = {"bar": tau / np.sqrt(words), "tau": np.full(len(cons), 1 / np.sqrt(2.0 * words)),
-          "sigma": 1 / np.sqrt(2.0 * moments["rows"].to_numpy()),
-          "coef_raw": np.where([c in centred for c in cons], 1 / np.sqrt(precision),
-                               1 / (tau * np.sqrt(precision))),
-          "tau_word": 0.25}
-    parts = []
-    for value in model.value_vars:
-        name = model.values_to_rvs[value].name
-        shape = [len(model.coords[d]) for d in model.named_vars_to_dims.get(name, ())]
-        parts.append(np.broadcast_to(np.asarray(sd.get(name, 1.0), float), shape).ravel())
-    return np.concatenate(parts) ** 2
 
 
 def run_chains(logp: Any, init: list[Any], *, dense: bool, cap: int, seed: int,

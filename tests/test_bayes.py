@@ -29,6 +29,8 @@ from embias.bayes import (
     fit_bias_model,
     initial_values,
 )
+from embias.bayes.data import approximate_posterior_sd
+from embias.bayes.sampling import initial_inverse_mass
 from embias.plots import plot_predictive_check
 from embias.report import rope_decision
 
@@ -152,6 +154,44 @@ def test_chains_start_near_the_cell_means_and_apart(religion_reddit: pd.DataFram
         (point,) = initial_values(cells, level=level, chains=1, random_seed=3)
         assert abs(point["co"].sum()) < 1e-12  # on the ZeroSumNormal's constraint
         assert point["m"].shape == (() if level == "dataset" else (15,))
+
+
+def test_approximate_posterior_sds_hand_computed() -> None:
+    # _tiny_table's cells: associated (a: n 3, ȳ .7, SS .08; b: n 1, ȳ .4) pools
+    # σ̂² = .08/2 = .04, τ̂² = var(.7, .4) − mean(.04/3, .04/1) = .045 − .02667 = .018333;
+    # none (a: n 2, SS .02; b: n 4, SS .21) σ̂² = .23/4 = .0575, τ̂² < 0 → τ̂ = 0.02
+    cells = cell_statistics(_tiny_table())
+    sd = approximate_posterior_sd(cells, level="crossed", centred=("associated",))
+    np.testing.assert_allclose(sd["bar"], [0.13540064 / np.sqrt(2), 0.02 / np.sqrt(2)],
+                               rtol=1e-7)  # τ̂/√words
+    np.testing.assert_allclose(sd["tau"], [0.5, 0.5], rtol=1e-12)  # 1/√(2·2 words)
+    np.testing.assert_allclose(sd["sigma"], [1 / np.sqrt(8), 1 / np.sqrt(12)],
+                               rtol=1e-12)  # 1/√(2·rows), rows 4 and 6
+    # associated centred: 1/√(n/σ̂² + 1/τ̂²) = 1/√129.545, 1/√79.545; none non-centred:
+    # 1/(τ̂·√(n/σ̂² + 1/τ̂²)) = 1/(0.02·√2534.78), 1/(0.02·√2569.57)
+    np.testing.assert_allclose(sd["coef_raw"], [[0.08785954, 0.99311524],
+                                                [0.11212238, 0.98637074]], rtol=1e-6)
+    assert float(sd["tau_word"]) == 0.25
+    assert "tau_word" not in approximate_posterior_sd(cells, level="hierarchical")
+    assert approximate_posterior_sd(cells, level="dataset") == {}
+
+
+def test_numpyro_starts_tuning_from_the_approximate_sds(religion_reddit: pd.DataFrame
+                                                        ) -> None:
+    # the entries follow numpyro's flattening of PyMC's value variables: bar (4), log τ (4),
+    # log σ (4), coef_raw (15 × 4, C order), log τ_u (3 kinds)
+    cells = cell_statistics(religion_reddit)
+    centred = choose_centring(cells)
+    model = build_model(cells, level="crossed", data="summary", table=religion_reddit,
+                        centred=centred)
+    sd = approximate_posterior_sd(cells, level="crossed", centred=centred)
+    matrix = initial_inverse_mass(model, sd, dense=True)
+    assert matrix.shape == (75, 75)
+    assert np.count_nonzero(matrix - np.diag(np.diag(matrix))) == 0
+    expected = np.concatenate([sd["bar"], sd["tau"], sd["sigma"], sd["coef_raw"].ravel(),
+                               np.full(3, 0.25)]) ** 2
+    np.testing.assert_array_equal(np.diag(matrix), expected)
+    assert initial_inverse_mass(model, {}, dense=False) is None
 
 
 # =========================================================================== bad input

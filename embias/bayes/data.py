@@ -17,8 +17,8 @@ import pandas as pd
 
 from ..tables import CONNECTIONS, validate_table
 
-__all__ = ["CENTRED_MIN_ROWS", "cell_statistics", "choose_centring", "initial_values",
-           "row_cells"]
+__all__ = ["CENTRED_MIN_ROWS", "TAU_WORD_LOG_SD", "approximate_posterior_sd",
+           "cell_statistics", "choose_centring", "initial_values", "row_cells"]
 
 Level = Literal["dataset", "word", "hierarchical", "crossed"]
 
@@ -166,6 +166,63 @@ def connection_moments(cells: pd.DataFrame) -> pd.DataFrame:
 
 
 
+#: Approximate posterior sd of log τ_u, the spread of a kind of compared word (crossed
+#: level): ≈ 1/√(2·(words − 1)) for the kind's words, 0.24 at ten words; one value for all
+#: kinds (the sampler's first mass matrix only needs the scale roughly).
+TAU_WORD_LOG_SD = 0.25
+
+
+def _hierarchical_moments(cells: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Moment estimates of the hierarchical parameters and their approximate posterior
+    sds (on the sampled scale: log for τ and σ), per connection and protected word."""
+    moments = connection_moments(cells)
+    words = len(dict.fromkeys(cells["protected_word"]))
+    shape = (words, len(moments))
+    n = cells["n"].to_numpy(float).reshape(shape)
+    ybar = cells["mean"].to_numpy(float).reshape(shape)
+    s2 = moments["s2"].to_numpy()
+    tau = np.sqrt(np.maximum(moments["tau2"].to_numpy(), 0.02**2))
+    bar = moments["mean_of_means"].to_numpy()
+    precision = n / s2 + 1.0 / tau**2
+    rows = moments["rows"].to_numpy()
+    return {"connections": np.asarray(moments.index, dtype=object), "s2": s2, "tau": tau,
+            "bar": bar, "coef": (n / s2 * ybar + bar / tau**2) / precision,
+            "bar_sd": tau / np.sqrt(words),
+            "log_tau_sd": np.full(len(tau), 1.0 / np.sqrt(2.0 * words)),
+            "log_sigma_sd": 1.0 / np.sqrt(2.0 * rows),
+            "coef_sd": 1.0 / np.sqrt(precision)}
+
+
+def approximate_posterior_sd(
+    cells: pd.DataFrame, *, level: Level, centred: Sequence[str] = ()
+) -> dict[str, np.ndarray]:
+    """Approximate posterior sds of the sampled parameters, from the cell moments.
+
+    The scales :func:`initial_values` moves the starting points by, per parameter of the
+    hierarchical and crossed levels on the scale the sampler sees: ``bar`` τ̂/√words;
+    ``tau`` and ``sigma`` (log scale) 1/√(2·words) and 1/√(2·rows); ``coef_raw``
+    1/√precision where centred and 1/(τ̂·√precision) where not (precision = n/σ̂² + 1/τ̂²
+    of the cell); ``tau_word`` (log scale) :data:`TAU_WORD_LOG_SD`. numpyro's NUTS starts
+    its tuning from their squares as the inverse mass matrix instead of the identity
+    (:func:`embias.bayes.sampling.sample_posterior`).
+
+    Returns
+    -------
+    dict
+        Variable name → sds broadcastable to its shape; empty for the dataset and word
+        levels.
+    """
+    if level not in ("hierarchical", "crossed"):
+        return {}
+    m = _hierarchical_moments(cells)
+    mask = np.array([c in centred for c in m["connections"]])
+    sd = {"bar": m["bar_sd"], "tau": m["log_tau_sd"], "sigma": m["log_sigma_sd"],
+          "coef_raw": np.where(mask, m["coef_sd"], m["coef_sd"] / m["tau"])}
+    if level == "crossed":
+        sd["tau_word"] = np.asarray(TAU_WORD_LOG_SD)
+    return sd
+
+
 def initial_values(
     cells: pd.DataFrame,
     *,
@@ -197,22 +254,19 @@ def initial_values(
     n = cells["n"].to_numpy(float).reshape(shape)
     ybar = cells["mean"].to_numpy(float).reshape(shape)
     total = float(n.sum())
+    hm = _hierarchical_moments(cells) if level in ("hierarchical", "crossed") else None
     points = []
     for _ in range(chains):
         def move(value: np.ndarray | float, sd: np.ndarray | float) -> np.ndarray:
             return np.asarray(value + rng.uniform(-1.0, 1.0, np.shape(value)) * sd, dtype=float)
 
-        if level in ("hierarchical", "crossed"):
-            s2 = moments["s2"].to_numpy()
-            tau = np.sqrt(np.maximum(moments["tau2"].to_numpy(), 0.02**2))
-            bar = moments["mean_of_means"].to_numpy()
-            precision = n / s2 + 1.0 / tau**2
-            coef = (n / s2 * ybar + bar / tau**2) / precision
-            bar = move(bar, tau / np.sqrt(len(words)))
+        if hm is not None:
+            s2, tau = hm["s2"], hm["tau"]
+            bar = move(hm["bar"], hm["bar_sd"])
             tau = tau * np.exp(rng.uniform(-1.0, 1.0, tau.shape) / np.sqrt(2.0 * len(words)))
             sigma = np.sqrt(s2) * np.exp(rng.uniform(-1.0, 1.0, s2.shape)
                                          / np.sqrt(2.0 * moments["rows"].to_numpy()))
-            coef = move(coef, 1.0 / np.sqrt(precision))
+            coef = move(hm["coef"], hm["coef_sd"])
             mask = np.array([float(c in centred) for c in cons])
             point = {"bar": bar, "tau": tau, "sigma": sigma,
                      "coef_raw": mask * coef + (1.0 - mask) * (coef - bar) / tau}
