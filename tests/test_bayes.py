@@ -455,6 +455,27 @@ def _ar1(rng, chains: int, draws: int, scalars: int, phi: float) -> np.ndarray:
     return x
 
 
+def test_normal_scores_of_average_ranks_equal_scipys() -> None:
+    # ranks from the runs of each sorted row, scores looked up: bitwise the normal scores
+    # of scipy's average ranks (Blom's offset), with repeated draws, a row of one value,
+    # a row with a NaN (all NaN, as scipy ranks it) and untied rows
+    from scipy.special import ndtri
+    from scipy.stats import rankdata
+
+    from embias.bayes.diagnostics import _z_scale
+
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(5, 3, 40))
+    x[0] = rng.integers(0, 4, size=(3, 40))
+    x[1, :, ::3] = x[1, 0, 0]
+    x[2] = 0.25
+    x[3, 1, 7] = np.nan
+    ranks = rankdata(x.reshape(5, -1), method="average", axis=1)
+    expected = ndtri((ranks - 3 / 8) / (120 - 2 * 3 / 8 + 1)).reshape(x.shape)
+    np.testing.assert_array_equal(_z_scale(x), expected)
+    assert np.isnan(_z_scale(x)[3]).all() and not np.isnan(_z_scale(x)[4]).any()
+
+
 @pytest.mark.parametrize("case", ["ar0.9", "ar0.99", "odd draws", "ties", "one chain",
                                   "chains apart", "constant", "nan"])
 def test_vectorised_diagnostics_equal_arviz_scalar_by_scalar(case: str) -> None:
