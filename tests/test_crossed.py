@@ -49,6 +49,26 @@ def crossed_table(*, seed: int, neutral: int = 30, human: int = 12, tau_u: float
     return pd.DataFrame(rows)
 
 
+def test_word_groups_are_kind_and_pattern_with_their_sums_mean_and_scatter() -> None:
+    # crossed_table: the 3 attribute words of each class share a pattern (associated rows
+    # with their class's 3 protected words, different with the other's), the 30 neutral
+    # and the 12 human words one each: 4 groups of 3, 3, 30 and 12 words
+    table = crossed_table(seed=1)
+    design = crossed_design(table, cell_statistics(table))
+    groups = design.word_groups()
+    assert sorted(groups.size.tolist()) == [3.0, 3.0, 12.0, 30.0]
+    kinds = [design.kinds[k] for k in groups.kind]
+    assert sorted(kinds) == ["attribute", "attribute", "human", "neutral"]
+    for g in range(len(groups.size)):
+        members = np.flatnonzero((design.word_kind == groups.kind[g])
+                                 & (design.word_pattern == groups.pattern[g]))
+        sums = design.word_sum[members]
+        np.testing.assert_allclose(groups.mean_sum[g], sums.mean(axis=0), rtol=1e-12)
+        np.testing.assert_allclose(groups.sum_scatter[g],
+                                   np.cov(sums, rowvar=False, ddof=0) * len(members),
+                                   rtol=1e-9, atol=1e-12)
+
+
 def test_marginal_likelihood_is_the_words_multivariate_normal_density() -> None:
     table = crossed_table(seed=1)
     cells = cell_statistics(table)

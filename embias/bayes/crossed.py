@@ -41,8 +41,8 @@ connection, S̄_g the group's mean of S[w, ·] and M_g the scatter matrix of its
 about that mean (both computed once from the data: :meth:`CrossedDesign.word_groups`).
 The gradient then costs (groups × connections²) + (patterns × protected words ×
 connections) multiply-adds, whatever the number of rows or compared words: religion/GloVe
-has 321 compared words in 5 groups, and a leapfrog step of numpyro's NUTS costs 11 µs
-instead of the 23 µs of one term per word (the gradient alone: 1.3 µs instead of 8 µs;
+has 321 compared words in 5 groups, and a leapfrog step of numpyro's NUTS costs 9–10 µs
+instead of the 23 µs of one term per word (the gradient alone: 1.3 µs instead of 8.2 µs;
 ``benchmarks/bench_warmup_depth.py``).
 
 The sampler never sees the u's; after sampling each draw's u is drawn from its exact
