@@ -7,7 +7,8 @@ cache. This probe exports the whole sampler of the religion/GloVe crossed fit wi
 ``jax.export`` — numpyro's functional NUTS (``numpyro.infer.hmc.hmc``: init and sample
 kernels in a ``lax.scan`` over 1000 tuning + 3000 kept iterations, dense mass, target
 acceptance 0.9), one chain per host device under ``jax.shard_map``, the log density from
-PyMC (``get_jaxified_logp``), the chains started at embias's starting points — and then
+PyMC (``get_jaxified_logp``), the chains started at embias's starting points and tuned from
+its first inverse mass matrix (``initial_inverse_mass``) — and then
 runs the serialized program in fresh processes that import only JAX and NumPy (cache
 folders made fresh by ``bench_fit_speed.fresh_env``).
 
@@ -41,8 +42,10 @@ import jax, jax.numpy as jnp, numpy as np
 from jax.sharding import Mesh, PartitionSpec as P
 import embias
 from embias.tables import study_table
-from embias.bayes.data import cell_statistics, choose_centring, initial_values
+from embias.bayes.data import (approximate_posterior_sd, cell_statistics, choose_centring,
+                               initial_values)
 from embias.bayes.model import build_model
+from embias.bayes.sampling import initial_inverse_mass
 from pymc.sampling.jax import get_jaxified_logp, _get_batched_jittered_initial_points
 from numpyro.infer.hmc import hmc
 
@@ -58,6 +61,13 @@ init = _get_batched_jittered_initial_points(model=model, chains=CHAINS, initvals
                                            random_seed=SEED, jitter=False)
 logp = get_jaxified_logp(model)
 names = [v.name for v in model.value_vars]
+# embias's first inverse mass matrix, in the order numpyro flattens the dict z (its sorted
+# names) rather than PyMC's list
+first = np.diag(initial_inverse_mass(model, approximate_posterior_sd(
+    cells, level="crossed", centred=centred), dense=True))
+ends = np.cumsum([int(np.prod(np.shape(a)[1:])) for a in init])
+piece = dict(zip(names, np.split(first, ends[:-1]), strict=True))
+inverse_mass = jnp.asarray(np.diag(np.concatenate([piece[n] for n in sorted(names)])))
 t_model = time.perf_counter() - t0
 
 def potential(z):
@@ -66,7 +76,8 @@ def potential(z):
 init_kernel, sample_kernel = hmc(potential_fn=potential, algo="NUTS")
 
 def one_chain(key, z0):
-    state = init_kernel(z0, TUNE, dense_mass=True, target_accept_prob=0.9, rng_key=key)
+    state = init_kernel(z0, TUNE, dense_mass=True, target_accept_prob=0.9, rng_key=key,
+                        inverse_mass_matrix=inverse_mass)
     def step(s, _):
         s = sample_kernel(s)
         return s, (s.z, s.diverging, s.num_steps)
