@@ -269,16 +269,16 @@ class CrossedDesign:
     def word_groups(self) -> WordGroups:
         """The compared words grouped by (kind, count pattern), with the group statistics
         of their sums that the integrated likelihood needs (module notes, "Groups")."""
-        word_pattern = self.word_pattern
-        keys = np.stack([self.word_kind, word_pattern], axis=1)
+        keys = np.stack([self.word_kind, self.word_pattern], axis=1)
         unique, group = np.unique(keys, axis=0, return_inverse=True)
         group = np.asarray(group, dtype=np.int64).ravel()
-        size = np.bincount(group, minlength=len(unique)).astype(float)
-        mean = np.zeros((len(unique), self.word_sum.shape[1]))
+        n_groups, n_con = len(unique), self.word_sum.shape[1]
+        size = np.bincount(group, minlength=n_groups).astype(float)
+        mean = np.zeros((n_groups, n_con))
         np.add.at(mean, group, self.word_sum)
         mean /= size[:, None]
         centred = self.word_sum - mean[group]
-        scatter = np.zeros((len(unique), *self.word_sum.shape[1:], self.word_sum.shape[1]))
+        scatter = np.zeros((n_groups, n_con, n_con))
         np.add.at(scatter, group, centred[:, :, None] * centred[:, None, :])
         return WordGroups(kind=unique[:, 0].astype(np.int64),
                           pattern=unique[:, 1].astype(np.int64), size=size,
