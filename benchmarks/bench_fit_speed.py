@@ -324,11 +324,9 @@ print("RESULT " + json.dumps(out))
 #: before the chains finish) to PyMC's next step (the JAX graph of the draws' transform).
 #: The XLA compilations are JAX's own log (``jax_log_compiles``).
 STAGES_CHILD = r"""
-import functools, importlib, json, logging, sys, time
+import functools, importlib, json, logging, os, sys, time
 cfg = json.loads(sys.argv[1])
 T0 = time.perf_counter()
-import jax
-jax.config.update("jax_log_compiles", True)
 compiles = []
 class Grab(logging.Handler):
     def emit(self, record):
@@ -356,14 +354,31 @@ def timed(modname, attr):
 import embias.cli
 for modname, attr in [
         ("embias.bayes.store", "_study_table"), ("embias.bayes.sampling", "build_model"),
-        ("pymc.sampling.jax", "get_jaxified_graph"), ("numpyro.infer", "MCMC.run"),
-        ("pymc.sampling.jax", "sample_jax_nuts"), ("embias.bayes.sampling", "_with_word_effects"),
-        ("pymc.sampling.jax", "_get_batched_jittered_initial_points"),
-        ("pymc.sampling.jax", "_postprocess_samples"),
+        ("embias.bayes.sampling", "_with_word_effects"),
         ("embias.bayes.fit", "convergence_diagnostics"), ("embias.bayes.store", "save_fit"),
-        ("embias.bayes.fit", "BiasFit.plot"), ("embias.audit", "keep_figures"),
-        ("matplotlib.figure", "Figure.savefig")]:
+        ("embias.audit", "FitFigures.submit"), ("embias.audit", "FitFigures.keep")]:
     timed(modname, attr)
+# JAX, numpyro and PyMC's JAX sampling are imported when the fit first needs JAX, as in the
+# command (whose figure worker is forked before JAX is imported); their timers are set
+# then, and that time counts as imports
+sampling_module = importlib.import_module("embias.bayes.sampling")
+first_jax = sampling_module.ensure_jax
+lazy_imports = []
+def ensure_jax_timed(*a, **k):
+    t = time.perf_counter()
+    import jax
+    jax.config.update("jax_log_compiles", True)
+    for modname, attr in [
+            ("pymc.sampling.jax", "get_jaxified_graph"), ("numpyro.infer", "MCMC.run"),
+            ("pymc.sampling.jax", "sample_jax_nuts"),
+            ("pymc.sampling.jax", "_get_batched_jittered_initial_points"),
+            ("pymc.sampling.jax", "_postprocess_samples")]:
+        timed(modname, attr)
+    try:
+        return first_jax(*a, **k)
+    finally:
+        lazy_imports.append(time.perf_counter() - t)
+sampling_module.ensure_jax = ensure_jax_timed
 t_imports = time.perf_counter() - T0
 import contextlib, io
 with contextlib.redirect_stdout(io.StringIO()):
@@ -377,12 +392,11 @@ graphs = [(a, b) for n, a, b in calls if n == "get_jaxified_graph"]
 run_end = first["MCMC.run"][1]
 after = [a for a, b in graphs if a > run_end]
 sampling = (after[0] - run_end) if after else float("nan")
-figures = spent("Figure.savefig") + spent("BiasFit.plot")
-keep = spent("keep_figures")
 stages = {
-    "imports (embias.cli, PyMC, numpyro, JAX, matplotlib, ...)": t_imports,
+    "imports (embias.cli; JAX, numpyro, PyMC's JAX sampling when first needed)":
+        t_imports + sum(lazy_imports),
     "cosine table (cache)": spent("_study_table"),
-    "PyMC model": spent("build_model"),
+    "PyMC model (PyMC imported when first needed)": spent("build_model"),
     "PyMC -> JAX graphs": spent("get_jaxified_graph"),
     "numpyro MCMC.run (trace, compile or load, dispatch)": spent("MCMC.run"),
     "sampling (waiting for the draws)": sampling,
@@ -393,11 +407,14 @@ stages = {
         - spent("get_jaxified_graph") - spent("MCMC.run") - sampling
         - spent("_get_batched_jittered_initial_points") - spent("_postprocess_samples"),
     "word effects (crossed)": spent("_with_word_effects"),
+    "interval table and predictive check, handed to the figure worker":
+        spent("FitFigures.submit"),
     "r-hat / ESS": spent("convergence_diagnostics"),
     "saving the fit": spent("save_fit"),
-    "forest plot (forest.png) and the audit page's figures": figures,
+    "figures: waiting for the worker's forest.png and audit figures, keeping them":
+        spent("FitFigures.keep"),
 }
-stages["everything else (interval table, printing, predictive check, ...)"] = (
+stages["everything else (printing, the terminal tables, ...)"] = (
     total - sum(stages.values()))
 print("RESULT " + json.dumps({"rc": rc, "total": total, "stages": stages,
                               "xla_compile_total": sum(compiles),

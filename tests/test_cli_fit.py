@@ -63,7 +63,7 @@ def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
     capsys.readouterr()
 
 
-def _check_page_figures_kept(fit_dir: Path, tmp_path: Path) -> None:
+def _check_page_figures_kept(fit_dir: Path, tmp_path: Path, *, ci_kind: str = "eti") -> None:
     """`embias fit` draws the audit page's figures with the fit (issue 15): a page built
     from the fit draws nothing and equals, byte for byte but for the time it was made and
     the fit's folder, the page built from a copy of the fit without them."""
@@ -83,7 +83,7 @@ def _check_page_figures_kept(fit_dir: Path, tmp_path: Path) -> None:
             if not may_draw:
                 for name in ("plot_bias_fit", "plot_predictive_check"):
                     patch.setattr(embias.plots, name, _no_drawing)
-            _, html = audit_report("religion", fits=str(folder), ci_kind="eti",
+            _, html = audit_report("religion", fits=str(folder), ci_kind=ci_kind,
                                    return_html=True)
         html = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "TIME", html)
         pages.append(html.replace(str(folder), "FIT"))
@@ -134,5 +134,46 @@ def test_cli_fit_passes_one_fit_settings(monkeypatch: pytest.MonkeyPatch) -> Non
               "9", "--sampler", "nutpie", "--out", "somewhere", "--refit", "--no-progress"])
     ((study, embedding, options),) = calls
     assert (study, embedding) == ("race", "published:google")
+    # the hook that hands the sampled fit's figures to the drawing worker
+    drawer = options.pop("on_sampled")
+    assert drawer.__func__ is embias.audit.FitFigures.submit
     assert options == {"settings": FitSettings(draws=50, random_seed=9, sampler="nutpie"),
                        "models_dir": "somewhere", "refit": True, "progressbar": False}
+
+
+def test_embias_fit_draws_its_figures_in_a_worker_while_it_saves(tmp_path: Path) -> None:
+    """`embias fit` forks one worker before JAX is imported and hands it the figures' inputs
+    as soon as the fit is sampled (issue 12: they are drawn while r̂/ESS are computed and
+    the fit is saved). Known answer: the files are those the command draws in its own
+    process (EMBIAS_FIGURE_WORKERS=0), byte for byte; the command's own process then never
+    imports matplotlib. Run as the console script runs, in fresh processes."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom embias.cli import run\nsys.argv = ['embias'] + sys.argv[1:]\n"
+             "code = run()\nprint('MATPLOTLIB', 'matplotlib' in sys.modules)\n"
+             "sys.exit(code)\n")
+    fits = {}
+    for workers in ("1", "0"):
+        out = tmp_path / f"workers{workers}"
+        done = subprocess.run(
+            [sys.executable, "-c", probe, "fit", "religion", "--embedding",
+             "published:reddit", "--level", "hierarchical", "--draws", "150", "--tune",
+             "200", "--seed", "5", "--out", str(out), "--no-progress"],
+            capture_output=True, text=True, timeout=600, cwd=tmp_path,
+            env={**os.environ, "EMBIAS_FIGURE_WORKERS": workers, "MPLBACKEND": ""})
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "fork" not in done.stderr.lower(), done.stderr[-3000:]
+        drawn_here = workers == "0"
+        assert f"MATPLOTLIB {drawn_here}" in done.stdout
+        (fits[workers],) = list(out.iterdir())
+    png = {w: (fit / "forest.png").read_bytes() for w, fit in fits.items()}
+    assert png["1"][:8] == b"\x89PNG\r\n\x1a\n"
+    assert png["1"] == png["0"]
+    for name in ("forest", "ppc"):  # the file names hash the time the fit was saved
+        kept = {w: json.loads(next((fit / "report-cache").glob(f"{name}-*.json")).read_text())
+                for w, fit in fits.items()}
+        assert kept["1"] == kept["0"]
+    _check_page_figures_kept(fits["1"], tmp_path, ci_kind="hdi")

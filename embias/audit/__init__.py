@@ -37,6 +37,7 @@ result; for the crossed level the page also ranks the compared words' own offset
 from __future__ import annotations
 
 import datetime as _datetime
+import functools
 import os
 import shlex
 from collections.abc import Mapping, Sequence
@@ -50,7 +51,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..settings import FitSettings
     from ..wordlists import Study
 
-__all__ = ["OPTIONAL_INPUTS", "audit_report", "check_report_path", "keep_figures"]
+__all__ = ["OPTIONAL_INPUTS", "FitFigures", "audit_report", "check_report_path",
+           "keep_figures"]
 
 #: The optional inputs of :func:`audit_report`: name → (what it is, why it may be absent,
 #: what computes it). The hook points for results built elsewhere: when a function that
@@ -422,7 +424,6 @@ def audit_report(
 def keep_figures(
     fit: Any,
     *,
-    forest: Any = None,
     ci_prob: float | None = None,
     ci_kind: str = "hdi",
     rope: float | None = None,
@@ -431,50 +432,125 @@ def keep_figures(
 ) -> None:
     """Draw the figures of a saved fit's audit page now and keep them with the fit.
 
-    ``embias fit`` calls this right after drawing its forest plot, so that ``embias report
-    STUDY --from FIT`` afterwards only reads them back (benchmarks/bench_report.py: the
-    page's first build then takes what a rebuild takes). The options are those of
-    :func:`audit_report`; a page made with other options draws its own.
+    ``embias fit`` does this with every fit it makes (:class:`FitFigures`, drawn while the
+    fit is saved), so that ``embias report STUDY --from FIT`` afterwards only reads them
+    back (benchmarks/bench_report.py: the page's first build then takes what a rebuild
+    takes). The options are those of :func:`audit_report`; a page made with other options
+    draws its own. Figures the fit keeps already are not drawn again.
 
     Parameters
     ----------
     fit
         A saved :class:`~embias.BiasFit` (one not saved has nowhere to keep them: nothing
         is done).
-    forest
-        The fit's forest plot already drawn (:meth:`~embias.BiasFit.plot` with the same
-        options), reused when its title is the page's; it is closed.
     ci_prob, ci_kind, rope, figures, random_seed
         As in :func:`audit_report`.
     """
-    from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
-    from . import content
-    from .render import picture
-    from .sources import FitEntry
-
     if not fit.path:
         return
-    ci_prob = DEFAULT_CI_PROB if ci_prob is None else ci_prob
-    rope = DEFAULT_ROPE if rope is None else rope
-    entry = FitEntry.of(fit)  # labelled as `embias report --from FIT` labels it
-    spec = content.forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
-                               fmt=figures)
+    with FitFigures(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, figures=figures,
+                    random_seed=random_seed, workers=0) as drawn:
+        drawn.submit(fit)
+        drawn.keep(fit)
 
-    def draw_forest() -> tuple[Any, dict[str, Any]]:
-        if forest is not None and forest.get_suptitle() == spec.title:
-            return picture(forest, alt=spec.alt, caption=spec.caption, fmt=spec.fmt), {}
-        table = fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
-        return content.draw_forest(table, fit.classic, spec), {}
 
-    content.kept_or_drawn(spec, draw_forest)
-    ppc_spec = content.check_spec(entry, fmt=figures, random_seed=random_seed)
+class FitFigures:
+    """The figures of one fit that ``embias fit`` writes: the audit page's forest plot and
+    posterior predictive check (kept in the saved fit, as :func:`keep_figures` keeps them)
+    and, with ``png_dpi``, the forest plot as a PNG.
 
-    def draw_check() -> tuple[Any, dict[str, Any]]:
-        check = fit.predictive_check(random_seed=random_seed)
-        return (content.draw_check(check, ppc_spec),
-                {"coverage": check.coverage.to_dict(orient="list")})
+    Made before the fit is sampled (with ``start_now``, its worker is forked then, before
+    JAX is imported: :class:`~embias.audit.render.FigureJobs`); :meth:`submit` is the
+    ``on_sampled`` hook of :func:`embias.fit_study_model`, which hands the figures' inputs
+    to the worker as soon as the draws exist, so they are drawn while this process
+    computes r̂/ESS and saves the fit; :meth:`keep` collects them once the fit is saved.
+    Without a worker they are drawn in this process, in :meth:`keep`: the files are the
+    same either way.
 
-    content.kept_or_drawn(ppc_spec, draw_check)
+    Parameters
+    ----------
+    ci_prob, ci_kind, rope, figures, random_seed
+        As in :func:`audit_report`.
+    png_dpi
+        Also draw the forest plot as a PNG at this resolution (:meth:`keep` returns it).
+    workers, start_now
+        As in :class:`~embias.audit.render.FigureJobs` (at most 1 worker is used: this
+        process is busy with the fit meanwhile).
+    """
+
+    def __init__(self, *, ci_prob: float | None = None, ci_kind: str = "hdi",
+                 rope: float | None = None, figures: str = "svg", random_seed: int = 0,
+                 png_dpi: int | None = None, workers: int | None = 1,
+                 start_now: bool = False) -> None:
+        from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
+        from .render import FigureJobs
+
+        self.options = {"ci_prob": DEFAULT_CI_PROB if ci_prob is None else ci_prob,
+                        "ci_kind": ci_kind, "rope": DEFAULT_ROPE if rope is None else rope}
+        self.figures = figures
+        self.random_seed = random_seed
+        self.png_dpi = png_dpi
+        self.submitted = False
+        self._jobs = FigureJobs(workers=min(workers if workers is not None else 1, 1),
+                                start_now=start_now)
+
+    def _specs(self, fit: Any) -> tuple[Any, Any]:
+        from . import content
+        from .sources import FitEntry
+
+        entry = FitEntry.of(fit)  # labelled as `embias report --from FIT` labels it
+        return (content.forest_spec(entry, **self.options, fmt=self.figures),
+                content.check_spec(entry, fmt=self.figures, random_seed=self.random_seed))
+
+    def submit(self, fit: Any) -> None:
+        """Hand the drawing of ``fit``'s figures over (those it keeps already are not
+        drawn again, but for the PNG's forest plot)."""
+        from . import content
+
+        forest, check = self._specs(fit)
+        if self.png_dpi is not None or not content.is_kept(forest):
+            table = fit.to_interval_table(**self.options)
+            if self.png_dpi is None:
+                self._jobs.submit("forest", content.draw_forest, table, fit.classic, forest)
+            else:
+                draw = functools.partial(content.draw_forest_and_png, png_title=fit.title,
+                                         png_dpi=self.png_dpi)
+                self._jobs.submit("forest", draw, table, fit.classic, forest)
+        if not content.is_kept(check):
+            self._jobs.submit("check", content.draw_check,
+                              fit.predictive_check(random_seed=self.random_seed), check)
+        self.submitted = True
+
+    def keep(self, fit: Any) -> bytes | None:
+        """Keep the figures drawn for ``fit`` (now saved) with it; return the forest
+        plot's PNG (None without ``png_dpi``)."""
+        from . import content
+
+        forest, check = self._specs(fit)
+        png = None
+        drawn = self._jobs.result("forest")
+        if drawn is not None:
+            page, png = drawn if self.png_dpi is not None else (drawn, None)
+            content.keep_picture(forest, page)
+        page = self._jobs.result("check")
+        if page is not None:
+            coverage = fit.predictive_check(random_seed=self.random_seed).coverage
+            content.keep_picture(check, page, coverage=coverage.to_dict(orient="list"))
+        return png
+
+    @property
+    def in_worker(self) -> bool:
+        """Whether a worker process draws the figures (else :meth:`keep` draws them)."""
+        return self._jobs.in_workers
+
+    def close(self) -> None:
+        self._jobs.close()
+
+    def __enter__(self) -> FitFigures:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 def _slug(text: str) -> str:

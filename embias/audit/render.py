@@ -135,8 +135,10 @@ class Picture:
     height: int = 0
 
 
-def picture(figure: Figure, *, alt: str, caption: str = "", fmt: str = "svg") -> Picture:
-    """Render a matplotlib figure into a :class:`Picture` (and close it).
+def picture(figure: Figure, *, alt: str, caption: str = "", fmt: str = "svg",
+            close: bool = True) -> Picture:
+    """Render a matplotlib figure into a :class:`Picture` (and close it, unless ``close``
+    is false: the figure is then saved again elsewhere).
 
     SVG output is made reproducible (no date, fixed element ids); PNG is drawn at
     :data:`PNG_DPI`.
@@ -159,7 +161,8 @@ def picture(figure: Figure, *, alt: str, caption: str = "", fmt: str = "svg") ->
         # shown at the figure's size in CSS pixels (96 per inch), whatever the format
         width, height = figure.get_size_inches() * 96
     finally:
-        plt.close(figure)
+        if close:
+            plt.close(figure)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return Picture(uri=f"data:{mime};base64,{data}", alt=alt, caption=caption,
                    width=round(float(width)), height=round(float(height)))
@@ -176,17 +179,22 @@ class FigureJobs:
     right after fitting in one process draws in it). Otherwise, or if a worker fails, the
     figure is drawn here when it is collected: the page is the same either way.
     ``workers`` defaults to ``EMBIAS_FIGURE_WORKERS`` (2 when unset; 0 draws every figure
-    in this process).
+    in this process; it caps ``workers`` given here too).
+
+    With ``start_now`` the workers are forked at once and import matplotlib while this
+    process goes on: ``embias fit`` makes its pool before it imports JAX, and hands the
+    figures over when the fit is sampled.
     """
 
-    def __init__(self, *, workers: int | None = None) -> None:
+    def __init__(self, *, workers: int | None = None, start_now: bool = False) -> None:
         import multiprocessing
         import sys
 
         self._pool: Any = None
-        self._jobs: dict[Any, tuple[Any, Callable[[], Picture]]] = {}
-        if workers is None:
-            workers = int(os.environ.get("EMBIAS_FIGURE_WORKERS", "2") or 0)
+        self._started = False
+        self._jobs: dict[Any, tuple[Any, Callable[[], Any]]] = {}
+        allowed = int(os.environ.get("EMBIAS_FIGURE_WORKERS", "2") or 0)
+        workers = allowed if workers is None else min(workers, allowed)
         cpus = os.cpu_count() or 1
         if (cpus >= 2 and "fork" in multiprocessing.get_all_start_methods()
                 and "jax" not in sys.modules and workers > 0):
@@ -194,20 +202,28 @@ class FigureJobs:
 
             self._pool = ProcessPoolExecutor(max_workers=min(workers, cpus),
                                              mp_context=multiprocessing.get_context("fork"))
+            if start_now:
+                # a fork-context pool forks all its workers with its first job
+                self._pool.submit(_import_drawing, True)
+                self._started = True
 
-    def submit(self, key: Any, draw: Callable[..., Picture], *args: Any) -> None:
+    @property
+    def in_workers(self) -> bool:
+        """Whether figures are drawn in worker processes (else where they are collected)."""
+        return self._pool is not None
+
+    def submit(self, key: Any, draw: Callable[..., Any], *args: Any) -> None:
         """Start drawing ``draw(*args)`` (a module-level function returning a
-        :class:`Picture`; its arguments are pickled to the worker)."""
-        if self._pool is not None and not self._jobs:
+        :class:`Picture`, or anything picklable; its arguments are pickled to the
+        worker)."""
+        if self._pool is not None and not self._started:
             # imported once here, before the workers fork, rather than once in each
-            import matplotlib.backends.backend_svg
-            import matplotlib.pyplot  # noqa: F401
-
-            from .. import plots  # noqa: F401
+            _import_drawing()
+            self._started = True
         future = self._pool.submit(draw, *args) if self._pool is not None else None
         self._jobs[key] = (future, lambda: draw(*args))
 
-    def result(self, key: Any) -> Picture | None:
+    def result(self, key: Any) -> Any:
         """The figure submitted under ``key`` (None if none was)."""
         if key not in self._jobs:
             return None
@@ -229,6 +245,21 @@ class FigureJobs:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _import_drawing(worker: bool = False) -> None:
+    """What drawing a figure needs, imported before the workers fork, or in a ``worker``
+    forked before its first figure (which draws to files only: Agg, never a window)."""
+    import matplotlib
+
+    if worker:
+        matplotlib.use("Agg")
+    import matplotlib.backends.backend_svg
+    import matplotlib.pyplot
+
+    from .. import plots  # noqa: F401
+    from ..bayes import diagnostics  # noqa: F401  (a predictive check is unpickled)
+    from . import content  # noqa: F401
 
 
 #: Folder inside a saved fit where the page's figures are kept (redrawn only when the fit,

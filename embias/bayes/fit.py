@@ -377,6 +377,12 @@ class BiasFit:
     def _predictive_checks(self) -> dict[tuple[tuple[float, ...], int], PredictiveCheck]:
         return {}
 
+    @property
+    def title(self) -> str:
+        """``study / embedding / level`` (what is known of them): the forest plot's title."""
+        return " / ".join(str(v) for v in (self.settings.get("study"),
+                                           self.settings.get("embedding"), self.level) if v)
+
     def plot(
         self,
         *,
@@ -387,14 +393,10 @@ class BiasFit:
     ) -> Figure:
         """Forest plot of :meth:`to_interval_table` with the classic MAC/WEAT alongside
         (:func:`embias.plots.plot_bias_fit`)."""
-        if title is None:
-            title = " / ".join(str(v) for v in (self.settings.get("study"),
-                                                self.settings.get("embedding"), self.level)
-                               if v)
         from ..plots import plot_bias_fit
 
         return plot_bias_fit(self.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope),
-                             classic=self.classic, title=title)
+                             classic=self.classic, title=self.title if title is None else title)
 
     def __repr__(self) -> str:
         s = self.settings

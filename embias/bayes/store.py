@@ -455,6 +455,7 @@ def fit_study_model(
     models_dir: str | os.PathLike[str] = DEFAULT_MODELS_DIR,
     refit: bool = False,
     progressbar: bool = True,
+    on_sampled: Callable[[BiasFit], None] | None = None,
     **options: Any,
 ) -> BiasFit:
     """Load embeddings, build a study's cosine table, fit, save and return the fit.
@@ -484,6 +485,10 @@ def fit_study_model(
         Fit again even when an identical saved fit exists (and replace it).
     progressbar
         Show PyMC's progress bar.
+    on_sampled
+        Called with the fit as soon as it is sampled, before its diagnostics are computed
+        and it is saved (``embias fit`` hands the figures' inputs to a drawing process
+        there, so they are drawn while this one computes r̂/ESS and saves).
 
     Returns
     -------
@@ -514,9 +519,27 @@ def fit_study_model(
     if saved is not None:
         return saved
     table = _study_table(st, embedding, identity)
-    fit = fit_bias_model(table, settings=run, progressbar=progressbar)
-    fit = fit.replace(settings={**fit.settings, "study": st.name, "embedding": embedding,
-                                "fit_key": key})
+    return _fit_and_save(table, run, target, {"study": st.name, "embedding": embedding,
+                                              "fit_key": key},
+                         progressbar=progressbar, on_sampled=on_sampled)
+
+
+def _fit_and_save(
+    table: pd.DataFrame,
+    run: FitSettings,
+    target: Path,
+    labels: dict[str, Any],
+    *,
+    progressbar: bool,
+    on_sampled: Callable[[BiasFit], None] | None,
+) -> BiasFit:
+    """Fit ``table``, add ``labels`` to the fit's settings, hand it to ``on_sampled``, warn
+    if it did not converge and save it to ``target``."""
+    fit = fit_bias_model(table, settings=run, progressbar=progressbar, warn=False)
+    fit = fit.replace(settings={**fit.settings, **labels})
+    if on_sampled is not None:
+        on_sampled(fit)
+    fit.warn_if_unconverged(stacklevel=4)  # at the line that called fit_*_model
     return save_fit(fit, target)
 
 
@@ -554,6 +577,7 @@ def fit_sentence_model(
     models_dir: str | os.PathLike[str] = DEFAULT_MODELS_DIR,
     refit: bool = False,
     progressbar: bool = True,
+    on_sampled: Callable[[BiasFit], None] | None = None,
     **options: Any,
 ) -> BiasFit:
     """Build a study's sentence table on a sentence encoder, fit, save and return the fit.
@@ -578,7 +602,7 @@ def fit_sentence_model(
     settings, **options
         Model and sampler settings, as for :func:`fit_study_model` (the default level,
         ``"crossed"``, is the one with templates as a random effect).
-    models_dir, refit, progressbar
+    models_dir, refit, progressbar, on_sampled
         As for :func:`fit_study_model`. The saved fit's folder is
         ``<study>_<encoder>_<level>_<data>_<key>``; the key hashes the study's word lists,
         the encoder (model and file digests), the templates (their text) and the word-kind
@@ -625,14 +649,11 @@ def fit_sentence_model(
     except (ImportError, FileNotFoundError) as exc:
         raise ValueError(str(exc)) from None
     table = sentence_table(sentence_encoder, st, templates=templates)
-    fit = fit_bias_model(table, settings=run, progressbar=progressbar)
-    fit = fit.replace(settings={**fit.settings, "study": st.name,
-                                "embedding": str(table["embedding"].iloc[0]),
-                                "encoder": encoder,
-                                "templates": templates_key["templates"],
-                                "template_list": sorted(set(table["template"])),
-                                "fit_key": key})
-    return save_fit(fit, target)
+    return _fit_and_save(table, run, target, {
+        "study": st.name, "embedding": str(table["embedding"].iloc[0]), "encoder": encoder,
+        "templates": templates_key["templates"],
+        "template_list": sorted(set(table["template"])), "fit_key": key},
+        progressbar=progressbar, on_sampled=on_sampled)
 
 
 def fit_religion_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
