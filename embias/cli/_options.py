@@ -49,6 +49,7 @@ __all__ = [
     "add_seed",
     "check_sampler",
     "checked",
+    "draw_to_files",
     "fit_settings",
     "output_path",
     "probability",
@@ -227,3 +228,10 @@ def writable(path: str | os.PathLike[str], *, folder: bool = False) -> Path:
     path = Path(path)
     (path if folder else path.parent).mkdir(parents=True, exist_ok=True)
     return path
+
+
+def draw_to_files() -> None:
+    """matplotlib draws to files only in a command: Agg, never a window."""
+    import matplotlib
+
+    matplotlib.use("Agg")

@@ -24,6 +24,7 @@ from ._options import (
     add_interval_options,
     add_sampler_options,
     check_sampler,
+    draw_to_files,
     fit_settings,
     output_path,
     share_type,
@@ -60,9 +61,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:
         raise ValueError(f"--embedding labels must be distinct; repeated: {repeated}")
-    import matplotlib
-
-    matplotlib.use("Agg")
+    draw_to_files()
     import matplotlib.pyplot as plt
 
     import embias

@@ -33,6 +33,7 @@ from ._options import (
     add_interval_options,
     add_sampler_options,
     check_sampler,
+    draw_to_files,
     fit_settings,
     output_path,
     writable,
@@ -67,13 +68,6 @@ def _rendered(png: Path, opts: dict[str, Any]) -> bool:
                 and record.stat().st_mtime >= (png.parent / "posterior.nc").stat().st_mtime)
     except (OSError, ValueError):
         return False
-
-
-def _files_only() -> None:
-    """matplotlib draws to files only here: Agg, never a window."""
-    import matplotlib
-
-    matplotlib.use("Agg")
 
 
 def _report(fit: Any, args: argparse.Namespace, figures: Any = None) -> int:
@@ -128,13 +122,13 @@ def _report(fit: Any, args: argparse.Namespace, figures: Any = None) -> int:
         if figures is None:
             figures = FitFigures(**opts, png_dpi=FOREST_DPI, workers=0)
         if not figures.in_worker:
-            _files_only()
+            draw_to_files()
         if not figures.submitted:
             figures.submit(fit)
         writable(png).write_bytes(figures.keep(fit))
         png.with_suffix(".json").write_text(json.dumps(opts), encoding="utf-8")
     elif not in_fit_folder:
-        _files_only()
+        draw_to_files()
         import matplotlib.pyplot as plt
 
         figure = fit.plot(**opts)

@@ -23,6 +23,7 @@ from ._options import (
     add_sampler_options,
     check_sampler,
     checked,
+    draw_to_files,
     fit_settings,
     output_path,
     writable,
@@ -167,9 +168,7 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
         influence.to_csv(writable(args.csv), index=False)
         print(f"influence table: {args.csv}")
     if args.png:
-        import matplotlib
-
-        matplotlib.use("Agg")
+        draw_to_files()
         import matplotlib.pyplot as plt
 
         from embias.bayes.influence import plot_word_influence
