@@ -165,7 +165,9 @@ table = embias.study_table("religion", "glove-6b-50d", duplicates="drop")
 rng = np.random.default_rng(0)
 tables = [table.assign(cosine_distance=table["cosine_distance"]
                        + rng.normal(0.0, 0.01, len(table))) for _ in range(cfg["n"])]
-settings = embias.FitSettings(sampler="nutpie", draws=cfg["draws"], tune=cfg["tune"])
+# the hierarchical model (cell summaries), which issue 12's target names
+settings = embias.FitSettings(level="hierarchical", sampler="nutpie", draws=cfg["draws"],
+                              tune=cfg["tune"])
 import dataclasses
 jobs = [embias.FitJob(t, dataclasses.replace(settings, random_seed=i), label=f"table {i}")
         for i, t in enumerate(tables)]
@@ -278,8 +280,8 @@ def bench_batch(root: str, n: int, draws: int, tune: int) -> None:
     env = fresh_env(root, "batch", 1)
     wall, cpu, res = run_child(BATCH_CHILD, {"n": n, "draws": draws, "tune": tune}, env,
                                timeout=7200)
-    print(f"\n### Many fits, one compile: {n} tables × 2 chains × ({tune} + {draws}), "
-          "embias.fit_many(sampler='nutpie'), cold caches\n")
+    print(f"\n### Many fits, one compile: {n} religion/GloVe tables, hierarchical level, "
+          f"2 chains × ({tune} + {draws}), embias.fit_many(sampler='nutpie'), cold caches\n")
     if isinstance(res, str):
         print(f"batch: {res} (wall {wall:.0f} s)")
         return

@@ -499,3 +499,28 @@ def test_figures_drawn_by_worker_processes_equal_those_drawn_here(fit, tmp_path)
         pages[workers] = html.replace(str(copy), "FIT").replace(str(out), "OUT")
     assert pages["2"].count("data:image/svg+xml;base64,") == 2
     assert pages["2"] == pages["0"]
+
+
+def test_a_worker_forked_ahead_is_forked_only_from_one_thread():
+    """``FigureJobs(start_now=True)`` (what ``embias fit`` makes before it imports JAX)
+    forks its worker at once — but not from a process running other threads (a fork copies
+    only the calling thread, and Python warns about it): then figures are drawn here."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys, threading\n"
+              "stop = threading.Event()\n"
+              "if sys.argv[1] == 'threaded':\n"
+              "    threading.Thread(target=stop.wait).start()\n"
+              "from embias.audit.render import FigureJobs\n"
+              "jobs = FigureJobs(workers=1, start_now=True)\n"
+              "print('IN_WORKERS', jobs.in_workers)\n"
+              "jobs.close(); stop.set()\n")
+    env = {**os.environ, "EMBIAS_FIGURE_WORKERS": "2"}
+    for case, expected in (("single", (os.cpu_count() or 1) >= 2), ("threaded", False)):
+        run = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c",
+                              script, case], env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert f"IN_WORKERS {expected}" in run.stdout, (case, run.stdout, run.stderr)

@@ -163,8 +163,15 @@ def test_refit_replaces_the_saved_fit(tmp_path: Path, monkeypatch: pytest.Monkey
         warnings.simplefilter("ignore", ConvergenceWarning)
         first = fit_religion_model("published:reddit", **options)
         second = fit_religion_model("published:reddit", **options)
-        third = fit_religion_model("published:reddit", refit=True, **options)
+        sampled: list[BiasFit] = []
+        third = fit_religion_model("published:reddit", refit=True, on_sampled=sampled.append,
+                                   **options)
     assert len(calls) == 2  # the first and the refit
+    # the hook sees the labelled fit as soon as it is sampled, before it is saved
+    (hooked,) = sampled
+    assert hooked.path is None and third.path is not None
+    assert hooked.settings == third.settings and hooked.settings["study"] == "religion"
+    assert hooked.posterior is third.posterior
     assert first.path == second.path == third.path
     assert [p.name for p in tmp_path.iterdir()] == [Path(first.path).name]
     assert first.settings["embedding"] == "published:reddit"

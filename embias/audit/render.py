@@ -15,6 +15,7 @@ import io
 import json
 import math
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -181,9 +182,10 @@ class FigureJobs:
     ``workers`` defaults to ``EMBIAS_FIGURE_WORKERS`` (2 when unset; 0 draws every figure
     in this process; it caps ``workers`` given here too).
 
-    With ``start_now`` the workers are forked at once and import matplotlib while this
-    process goes on: ``embias fit`` makes its pool before it imports JAX, and hands the
-    figures over when the fit is sampled.
+    With ``start_now`` the workers are forked at once (if this process runs one thread: a
+    fork copies only the calling one) and import matplotlib while this process goes on:
+    ``embias fit`` makes its pool before it imports JAX, and hands the figures over when the
+    fit is sampled.
     """
 
     def __init__(self, *, workers: int | None = None, start_now: bool = False) -> None:
@@ -197,7 +199,9 @@ class FigureJobs:
         workers = allowed if workers is None else min(workers, allowed)
         cpus = os.cpu_count() or 1
         if (cpus >= 2 and "fork" in multiprocessing.get_all_start_methods()
-                and "jax" not in sys.modules and workers > 0):
+                and "jax" not in sys.modules and workers > 0
+                # a fork copies only the calling thread
+                and not (start_now and threading.active_count() > 1)):
             from concurrent.futures import ProcessPoolExecutor
 
             self._pool = ProcessPoolExecutor(max_workers=min(workers, cpus),
