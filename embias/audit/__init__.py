@@ -474,13 +474,13 @@ class FitFigures:
     png_dpi
         Also draw the forest plot as a PNG at this resolution (:meth:`keep` returns it).
     workers, start_now
-        As in :class:`~embias.audit.render.FigureJobs` (at most 1 worker is used: this
-        process is busy with the fit meanwhile).
+        As in :class:`~embias.audit.render.FigureJobs`; 0 draws in this process, and at
+        most 1 worker is used (this process is busy with the fit meanwhile).
     """
 
     def __init__(self, *, ci_prob: float | None = None, ci_kind: str = "hdi",
                  rope: float | None = None, figures: str = "svg", random_seed: int = 0,
-                 png_dpi: int | None = None, workers: int | None = 1,
+                 png_dpi: int | None = None, workers: int = 1,
                  start_now: bool = False) -> None:
         from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
         from .render import FigureJobs
@@ -491,8 +491,7 @@ class FitFigures:
         self.random_seed = random_seed
         self.png_dpi = png_dpi
         self.submitted = False
-        self._jobs = FigureJobs(workers=min(workers if workers is not None else 1, 1),
-                                start_now=start_now)
+        self._jobs = FigureJobs(workers=min(workers, 1), start_now=start_now)
 
     def _specs(self, fit: Any) -> tuple[Any, Any]:
         from . import content
