@@ -320,13 +320,14 @@ print("RESULT " + json.dumps(out))
 
 
 #: Where a CLI fit's time goes: ``embias.cli.main(["fit", "religion", ...])`` in this
-#: process, with the stages' functions wrapped by timers (importing them first is the
-#: "imports" stage). ``sampling`` is the wait for numpyro's draws: from the return of
-#: ``MCMC.run`` (which traces, loads or compiles and dispatches the program, then returns
-#: before the chains finish) to PyMC's next step (the JAX graph of the draws' transform).
-#: The XLA compilations are JAX's own log (``jax_log_compiles``).
+#: process, with the stages' functions wrapped by timers (importing embias's before the
+#: command, and JAX's when the fit first needs JAX, is the "imports" stage). ``sampling``
+#: is the wait for numpyro's draws: from the return of ``MCMC.run`` (which traces, loads or
+#: compiles and dispatches the program, then returns before the chains finish) to PyMC's
+#: next step (the JAX graph of the draws' transform). The XLA compilations are JAX's own
+#: log (``jax_log_compiles``).
 STAGES_CHILD = r"""
-import functools, importlib, json, logging, os, sys, time
+import functools, importlib, json, logging, sys, time
 cfg = json.loads(sys.argv[1])
 T0 = time.perf_counter()
 compiles = []

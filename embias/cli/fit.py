@@ -114,9 +114,9 @@ def _report(fit: Any, args: argparse.Namespace, figures: Any = None) -> int:
     png = Path(args.png) if args.png else Path(fit.path or ".") / FOREST_PNG
     in_fit_folder = not args.png and fit.path is not None
     if in_fit_folder and not _rendered(png, opts):
-        # the forest plot and, while matplotlib is here, the audit page's figures: `embias
-        # report --from` this fit only reads them (drawn already by `figures`'s worker
-        # when this command sampled the fit)
+        # the forest plot and the audit page's figures, which `embias report --from` this
+        # fit then only reads (drawn by `figures`'s worker when this command sampled the
+        # fit; otherwise here)
         from embias.audit import FitFigures
 
         if figures is None:
