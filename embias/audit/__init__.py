@@ -281,7 +281,13 @@ def audit_report(
     """
     import pandas as pd
 
-    from .._validation import check_choice, check_probability, check_rope, check_seed
+    from .._validation import (
+        check_choice,
+        check_output,
+        check_probability,
+        check_rope,
+        check_seed,
+    )
     from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, LEVELS
     from ..wordlists import Study, load_study
 
@@ -297,6 +303,8 @@ def audit_report(
         raise ValueError("audit_report() needs out= (the .html file to write) or "
                          "return_html=True")
     out_path = check_report_path(out) if out is not None else None
+    if fits is None:  # fits (and a comparison's table) are saved there
+        check_output("models_dir", models_dir, folder=True)
     if isinstance(levels, str):
         levels = [levels]
     if levels is not None:
@@ -370,13 +378,13 @@ def audit_report(
                 entries.append(FitEntry(label=label, fit=fit))
         if comparison is None and compare and len(sources) > 1:
             from ..bayes.compare import compare_embeddings
-            from ..cli._options import writable
 
             level = (levels or [run.level])[0]
             comparison = compare_embeddings(dict(sources), st or study_name, settings=run,
                                             level=level, progress=progressbar)
             stem = "_".join(["compare", *(_slug(x) for x in (study_name, *sources))])
-            saved = writable(Path(models_dir), folder=True) / f"{stem}.csv"
+            Path(models_dir).mkdir(parents=True, exist_ok=True)  # the fits' folder
+            saved = Path(models_dir) / f"{stem}.csv"
             comparison.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind,
                                          rope=rope).to_csv(saved, index=False)
             comparison_path = str(saved)
@@ -615,7 +623,8 @@ def _sections(entries: list[Any], *, st: Study | None, jobs: Any, title: str | N
         "generated": _datetime.datetime.now(_datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "interval": content.interval_label(ci_prob, ci_kind),
         "rope": f"{rope:g}",
-        "glance": content.glance(entries, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope),
+        "glance": content.glance(entries, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
+                                 comparison=compared),
         "caveats": content.caveats(entries, sections={
             OPTIONAL_INPUTS[k][0]: v for k, v in optional.items()
             if (k != "model_comparison" or several_levels)

@@ -50,6 +50,38 @@ CONNECTION_MEANING: Mapping[str, str] = {
     "human": "human (person) words",
 }
 
+#: The order in which the page's "At a glance" lists the contrasts: the within-attribute
+#: contrast (associated − different) first — both sides are attribute words, so what they
+#: share as a topic cancels and what is left is the tie of each class to its own
+#: attributes — then those against the neutral words, which also count topic relatedness.
+GLANCE_ORDER: tuple[str, ...] = ("associated - different", "associated - none",
+                                 "different - none", "human - none")
+
+#: What each contrast asks, in a colleague's words (the "At a glance" lines).
+CONTRAST_QUESTION: Mapping[str, str] = {
+    "associated - different":
+        "Own class's attributes against the other classes' (associated − different): does "
+        "the embedding tie each protected class more closely to its own attribute words "
+        "than to the other classes' attribute words? Both sides are attribute words, so "
+        "what they share as a topic cancels: this is the contrast that measures the "
+        "stereotype.",
+    "associated - none":
+        "Own class's attributes against neutral words (associated − none): are a class's "
+        "attribute words closer to its protected words than random neutral words are? This "
+        "also catches topic relatedness: attribute words about people (jobs, traits) are "
+        "closer to any word for a person than random words are, whatever the class — read "
+        "it together with associated − different.",
+    "different - none":
+        "Other classes' attributes against neutral words (different − none): are the other "
+        "classes' attribute words closer than random neutral words are? There is no class "
+        "tie here: this is topic relatedness alone (associated − none = associated − "
+        "different + different − none).",
+    "human - none":
+        "Human words against neutral words (human − none): how much closer any word for a "
+        "person is than a random word — the baseline of topic relatedness for words about "
+        "people.",
+}
+
 #: What each model level is (DESIGN §5).
 LEVEL_MEANING: Mapping[str, str] = {
     "dataset": "μ = m + co[connection]: one mean per connection for the whole table "
@@ -225,7 +257,17 @@ def measured_section(entries: Sequence[FitEntry], study: Study | None) -> dict[s
     classes = ({c: study.associations.get(c, "") for c in study.protected}
                if study is not None else {})
     return {"lists": lists_table, "words": words, "provenance": provenance_table,
-            "associations": classes, "connections": CONNECTION_MEANING}
+            "associations": classes, "connections": connections_present(entries)}
+
+
+def connections_present(entries: Sequence[FitEntry]) -> dict[str, str]:
+    """Connection → what it compares protected words with, for the connections present in
+    the fitted tables (in :data:`CONNECTION_MEANING` order): the page's glossary."""
+    present = list(dict.fromkeys(str(c) for e in entries
+                                 for c in e.fit.table["connection"].unique()))
+    ordered = [c for c in CONNECTION_MEANING if c in present]
+    ordered += [c for c in present if c not in CONNECTION_MEANING]
+    return {c: CONNECTION_MEANING.get(c, f"{c} words") for c in ordered}
 
 
 # =========================================================================== classic
@@ -900,22 +942,86 @@ def reproduce_section(
             "unsaved": [f"{e.label}/{e.level}" for e in entries if not e.fit.path]}
 
 
+@dataclass(frozen=True)
+class GlanceLine:
+    """One line of "At a glance": which contrast (``"associated - different"`` …) and the
+    sentence the page prints."""
+
+    contrast: str
+    text: str
+
+
+@dataclass(frozen=True)
+class GlanceGroup:
+    """The lines of one fit (``kind="contrast"``) or of one paired change between
+    embeddings (``kind="change"``), under a heading."""
+
+    kind: str
+    title: str
+    lines: list[GlanceLine]
+
+
+def _glance_order(rows: pd.DataFrame) -> pd.DataFrame:
+    """Contrast rows in :data:`GLANCE_ORDER` (others after them, as they came)."""
+    names = [str(c or g) for c, g in zip(rows["contrast"], rows["group"], strict=True)]
+    rank = [GLANCE_ORDER.index(n) if n in GLANCE_ORDER else len(GLANCE_ORDER) for n in names]
+    return rows.assign(_rank=rank).sort_values("_rank", kind="stable").drop(columns="_rank")
+
+
 def glance(
     entries: Sequence[FitEntry],
     *,
     ci_prob: float,
     ci_kind: str,
     rope: float,
-) -> list[str]:
-    """The headline of every fit: its first contrast in words (associated − none when the
-    study has neutral words, else associated − different)."""
-    lines = []
+    comparison: Any = None,
+) -> list[GlanceGroup]:
+    """The headline: every contrast of every fit in words, the within-attribute contrast
+    (associated − different) first (:data:`GLANCE_ORDER`), each with what it asks; then,
+    when embeddings are compared, the paired change of every contrast (``comparison``: a
+    :class:`~embias.audit.sources.ComparisonInput`, its ``change_contrast`` rows)."""
+    groups = []
     for e in entries:
         table = e.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
-        hit = table[table["estimand"] == "contrast"]
-        if not hit.empty:
-            lines.append(f"{e.label}, {e.level} model — " + contrast_sentence(hit.iloc[0]))
-    return lines
+        rows = _glance_order(table[table["estimand"] == "contrast"])
+        lines = [GlanceLine(str(r["contrast"] or r["group"]), contrast_glance(r))
+                 for _, r in rows.iterrows()]
+        if lines:
+            groups.append(GlanceGroup("contrast", f"{e.label}, {e.level} model", lines))
+    if comparison is not None:
+        table = comparison.table
+        changes = table[table["estimand"] == "change_contrast"]
+        for (embedding, reference), part in changes.groupby(["embedding", "reference"],
+                                                            sort=False):
+            lines = [GlanceLine(str(r["contrast"] or r["group"]), change_glance(r))
+                     for _, r in _glance_order(part).iterrows()]
+            groups.append(GlanceGroup(
+                "change", f"Change from {reference} to {embedding} (paired change model: "
+                          f"{embedding} − {reference})", lines))
+    return groups
+
+
+def contrast_glance(row: pd.Series) -> str:
+    """A contrast of a fit for "At a glance": what it asks, then its numbers and ROPE
+    decision in words (:func:`contrast_sentence`)."""
+    name = str(row["contrast"] or row["group"])
+    question = CONTRAST_QUESTION.get(name)
+    return f"{question} {contrast_sentence(row)}" if question else contrast_sentence(row)
+
+
+def change_glance(row: pd.Series) -> str:
+    """The paired change of a contrast for "At a glance": its numbers and decision
+    (:func:`change_sentence`) and, for a credible change, which way the protected words
+    moved."""
+    sentence = change_sentence(row)
+    a, _, b = str(row["contrast"] or row["group"]).partition(" - ")
+    if row["rope_decision"] == CREDIBLE_DIFFERENCE and b:
+        what_a = CONNECTION_MEANING.get(a, f"{a} words")
+        what_b = CONNECTION_MEANING.get(b, f"{b} words")
+        way = "farther from" if float(row["estimate"]) > 0 else "closer to"
+        sentence += (f" In {row['embedding']} the protected words sit {way} {what_a}, "
+                     f"relative to {what_b}, than in {row['reference']}.")
+    return sentence
 
 
 def caveats(entries: Sequence[FitEntry], *, sections: Mapping[str, OptionalSection],
