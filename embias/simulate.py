@@ -58,6 +58,7 @@ from scipy import optimize, stats
 from ._validation import check_choice, check_int, check_number, check_probability, resolve_rng
 from .classic import association_scores, weat_effect_size
 from .report import interval_table
+from .settings import DEFAULT_CI_PROB
 from .tables import TABLE_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -310,7 +311,7 @@ def simulate_weat(
     numerator: Numerator = "mean",
     ddof: int = 1,
     threshold: float = CALISKAN_LARGEST_EFFECT,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     random_seed: int | np.random.Generator | None = None,
     label: str | None = None,
 ) -> WeatSimulation:
@@ -343,7 +344,7 @@ def simulate_weat(
         ``"first-word"``: s(x₁) − s(y₁), the numerator the authors' R code actually
         computed — ``mean(s1, s2, …, s8) - mean(s9, …, s16)`` is s1 − s9 in R, because
         ``mean()`` averages only its first argument. Use it to reproduce the published
-        figures: with the defaults the null 95% range is ≈ (−2.76, 2.70) with 21.4% of
+        figures: with ``ci_prob=0.95`` the null 95% range is ≈ (−2.76, 2.70) with 21.4% of
         |WEAT| ≥ 1.81; association .1 → (0.85, 2.76), 51%; .4 → (1.68, 2.19), 83%. The
         correct WEAT's null range is ≈ (−0.96, 0.96) and |WEAT| ≥ 1.81 never happens.
         Both numerators see the same raw data for the same ``random_seed``.
@@ -354,7 +355,9 @@ def simulate_weat(
         |WEAT| threshold for :attr:`WeatSimulation.share_above` (default 1.81, the
         largest effect Caliskan et al. report).
     ci_prob
-        Probability of the central range :attr:`WeatSimulation.interval`.
+        Probability of the central range :attr:`WeatSimulation.interval` (default
+        :data:`embias.settings.DEFAULT_CI_PROB`, 0.89; the published figures are 95%
+        ranges: pass ``ci_prob=0.95`` to reproduce them).
     random_seed
         Seed or Generator; ``None`` draws a fresh seed. The seed used is stored in the
         result, and the first k data sets do not depend on ``n_sims``.
@@ -416,7 +419,7 @@ def simulate_weat_grid(
     n_sims: int = 10_000,
     ddof: int = 1,
     threshold: float = CALISKAN_LARGEST_EFFECT,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     random_seed: int | np.random.Generator | None = 0,
 ) -> tuple[WeatSimulation, ...]:
     """:func:`simulate_weat` over every combination of the given design values.
@@ -633,7 +636,7 @@ class WeatDistribution:
         out = np.vectorize(self._ppf_one, otypes=[float])(np.asarray(q, dtype=float))
         return float(out) if out.ndim == 0 else out
 
-    def interval(self, ci_prob: float = 0.95) -> tuple[float, float]:
+    def interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
         """Central ``ci_prob`` range."""
         a = (1 - ci_prob) / 2
         return float(self.ppf(a)), float(self.ppf(1 - a))
@@ -840,7 +843,7 @@ def simulate_weat_bootstrap_coverage(
     *,
     n_sims: int = 1000,
     n_boot: int = 2000,
-    ci_prob: float = 0.89,
+    ci_prob: float = DEFAULT_CI_PROB,
     dim: int = 50,
     common: float = 3.0,
     association: float = 0.75,
@@ -874,7 +877,7 @@ def simulate_weat_bootstrap_coverage(
     n_boot
         Bootstrap replicates per study and option.
     ci_prob
-        Interval probability (default 0.89, embias's default).
+        Interval probability (default :data:`embias.settings.DEFAULT_CI_PROB`).
     dim, common, association, attribute_separation, target_separation
         The word-vector model (:func:`vector_model_effect_size`).
     resample

@@ -68,7 +68,7 @@ def share_se(p: float, n: int) -> float:
 def test_first_word_numerator_reproduces_the_published_figures(association):
     lo_pub, hi_pub, share_pub = SLIDES[association]
     r = simulate_weat(association=association, numerator="first-word", n_sims=N_SIMS,
-                      random_seed=20240401)
+                      ci_prob=0.95, random_seed=20240401)
     lo, hi = r.interval
     lo_se, hi_se = r.interval_se
     assert lo_se > 0 and hi_se > 0
@@ -90,7 +90,7 @@ def test_published_figures_agree_with_the_exact_first_word_law(association):
     first = exact_weat_distribution(association=association, numerator="first-word")
     lo, hi = first.interval(0.95)
     se = simulate_weat(association=association, numerator="first-word", n_sims=N_SIMS,
-                       random_seed=7).interval_se  # quantile se of a 10k-draw estimate
+                       ci_prob=0.95, random_seed=7).interval_se  # quantile se of a 10k-draw estimate
     assert abs(lo - lo_pub) <= 3 * se[0] and abs(hi - hi_pub) <= 3 * se[1]
     assert abs(first.share_above(1.81) - share_pub) <= 3 * share_se(share_pub, N_SIMS)
     mean = exact_weat_distribution(association=association, numerator="mean")
@@ -103,7 +103,7 @@ def test_module_copy_of_the_published_figures():
 
 # --------------------------------------------------------------------------- corrected
 def test_corrected_null_matches_student_t_transform():
-    r = simulate_weat(n_sims=N_SIMS, random_seed=11)
+    r = simulate_weat(n_sims=N_SIMS, ci_prob=0.95, random_seed=11)
     exact = (t_transform_quantile(0.025, 8), t_transform_quantile(0.975, 8))
     assert exact == pytest.approx((-0.9630, 0.9630), abs=1e-4)  # "about (−0.96, 0.96)"
     lo, hi = r.interval
@@ -125,7 +125,7 @@ def test_corrected_alternatives(association, lo, hi, share):
     dist = exact_weat_distribution(association=association)
     assert dist.interval(0.95) == pytest.approx((lo, hi), abs=1e-3)
     assert dist.share_above(1.81) == pytest.approx(share, abs=1e-3)
-    r = simulate_weat(association=association, n_sims=N_SIMS, random_seed=12)
+    r = simulate_weat(association=association, n_sims=N_SIMS, ci_prob=0.95, random_seed=12)
     (s_lo, s_hi), (lo_se, hi_se) = r.interval, r.interval_se
     e_lo, e_hi = dist.interval(0.95)
     assert abs(s_lo - e_lo) <= 4 * lo_se + 1e-12 and abs(s_hi - e_hi) <= 4 * hi_se + 1e-12
@@ -183,7 +183,7 @@ def test_null_does_not_depend_on_sd_or_attribute_list_length():
     short = exact_weat_distribution(n_attributes=2, sd=0.01)
     long = exact_weat_distribution(n_attributes=200, sd=0.3)
     assert short.interval() == pytest.approx(long.interval(), abs=1e-12)
-    m50 = simulate_weat(n_attributes=50, n_sims=N_SIMS, random_seed=5)
+    m50 = simulate_weat(n_attributes=50, n_sims=N_SIMS, ci_prob=0.95, random_seed=5)
     (lo, hi), (lo_se, hi_se) = m50.interval, m50.interval_se
     assert abs(lo - short.ppf(0.025)) <= 4 * lo_se and abs(hi - short.ppf(0.975)) <= 4 * hi_se
 
@@ -288,7 +288,8 @@ def test_reproducible_prefix_stable_and_generator_seed_recorded():
 
 def test_summary_table():
     sims = simulate_weat_grid(n_protected_per_group=(1, 8), association=(0.0, 0.1),
-                              numerator=NUMERATORS, n_sims=1000, random_seed=0)
+                              numerator=NUMERATORS, n_sims=1000, ci_prob=0.95,
+                              random_seed=0)
     assert [(s.n_protected_per_group, s.association, s.numerator) for s in sims] == [
         (1, 0.0, "mean"), (1, 0.0, "first-word"), (1, 0.1, "mean"), (1, 0.1, "first-word"),
         (8, 0.0, "mean"), (8, 0.0, "first-word"), (8, 0.1, "mean"), (8, 0.1, "first-word")]

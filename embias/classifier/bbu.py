@@ -31,8 +31,15 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from embias._validation import check_columns, resolve_rng
+from embias._validation import (
+    check_columns,
+    check_int,
+    check_number,
+    check_probability,
+    resolve_rng,
+)
 from embias.report import CREDIBLE_DIFFERENCE, UNDECIDED, interval_table, rope_decision
+from embias.settings import DEFAULT_CI_PROB
 
 __all__ = [
     "MNLI_GENRE_COSTS",
@@ -68,59 +75,30 @@ MNLI_GENRE_COSTS: Mapping[str, tuple[float, float]] = {
 
 
 # --------------------------------------------------------------------------------------
-# validation helpers (shared with parity.py and generalized.py)
+# validation helpers (shared with parity.py), built on embias._validation
 # --------------------------------------------------------------------------------------
 
 
-def _check_open_unit(name: str, value: Any) -> float:
-    """Return ``value`` as a float in the open interval (0, 1) or raise ``ValueError``."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}") from None
-    if not (0.0 < v < 1.0):
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
-    return v
-
-
 def _check_positive(name: str, value: Any) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number, got {value!r}") from None
-    if not (v > 0.0 and math.isfinite(v)):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return v
+    """A positive finite number (``max_cost``)."""
+    return check_number(name, value, low=0.0, low_open=True)
 
 
 def _check_gamma(value: Any) -> float:
+    """γ in (0, 0.5], a lower bound on the smaller group's share."""
     try:
-        g = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"gamma must be a number in (0, 0.5], got {value!r}") from None
-    if not (0.0 < g <= 0.5):
-        raise ValueError(
-            f"gamma must be in (0, 0.5] (a lower bound on the smaller group's share), "
-            f"got {value!r}"
-        )
-    return g
+        return check_number("gamma", value, low=0.0, high=0.5, low_open=True)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (a lower bound on the smaller group's share)") from None
 
 
-def _check_count(name: str, value: Any, *, minimum: int = 0) -> int:
-    """Return ``value`` as an int ≥ ``minimum`` or raise ``ValueError``."""
-    if isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    try:
-        f = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}") from None
-    if not math.isfinite(f) or f != int(f):
-        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    if f < minimum:
-        if f < 0:
-            raise ValueError(f"{name} must be a non-negative count, got {value!r}")
-        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
-    return int(f)
+def _check_counts_array(name: str, value: Any, *, minimum: int) -> np.ndarray:
+    """Integer counts ≥ ``minimum`` (a scalar or an array of them), each checked by
+    :func:`embias._validation.check_int` as given: ``3.0`` and ``True`` are refused and a
+    bad value is shown as written (``0``, not ``0.0``)."""
+    items = np.asarray(value, dtype=object)
+    checked = [check_int(name, v, minimum=minimum) for v in items.ravel().tolist()]
+    return np.asarray(checked, dtype=np.int64).reshape(items.shape)
 
 
 def _log_tail(ci_prob: float) -> float:
@@ -135,12 +113,9 @@ def _variance_value(variance: Any, *, max_cost: float, gamma: float) -> float:
             raise ValueError(f"variance must be 'max' or a number ≥ 0, got {variance!r}")
         return (max_cost / gamma) ** 2
     try:
-        v = float(variance)
-    except (TypeError, ValueError):
+        return check_number("variance", variance, low=0.0)
+    except ValueError:
         raise ValueError(f"variance must be 'max' or a number ≥ 0, got {variance!r}") from None
-    if not (v >= 0.0 and math.isfinite(v)):
-        raise ValueError(f"variance must be 'max' or a number ≥ 0, got {variance!r}")
-    return v
 
 
 # --------------------------------------------------------------------------------------
@@ -152,7 +127,7 @@ def bernstein_half_width(
     n: Any,
     *,
     sigma2: Any,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     max_cost: float = 1.0,
     gamma: Any = 0.5,
 ) -> np.ndarray | float:
@@ -176,7 +151,7 @@ def bernstein_half_width(
     float or numpy.ndarray
         ``t = (B + √(B² + 8nσ²L)) / (2n)`` with ``L = −log((1−ρ)/2)``, ``B = 2CL/(3γ)``.
     """
-    rho = _check_open_unit("ci_prob", ci_prob)
+    rho = check_probability("ci_prob", ci_prob)
     c = _check_positive("max_cost", max_cost)
     big_l = _log_tail(rho)
     n_arr = np.asarray(n, dtype=float)
@@ -190,7 +165,7 @@ def bernstein_half_width(
 def hoeffding_half_width(
     n: Any,
     *,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     max_cost: float = 1.0,
     gamma: Any = 0.5,
 ) -> np.ndarray | float:
@@ -201,7 +176,7 @@ def hoeffding_half_width(
     √(2σ²L/n) of the Bernstein half-width at the largest variance σ² = (C/γ)², so
     Bernstein is narrower whenever the amortized disparities vary less than that.
     """
-    rho = _check_open_unit("ci_prob", ci_prob)
+    rho = check_probability("ci_prob", ci_prob)
     c = _check_positive("max_cost", max_cost)
     big_l = _log_tail(rho)
     n_arr = np.asarray(n, dtype=float)
@@ -213,7 +188,7 @@ def hoeffding_half_width(
 def bbu_required_n(
     delta: Any,
     *,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     max_cost: float = 1.0,
     gamma: float = 0.5,
     variance: float | Literal["max"] = "max",
@@ -239,7 +214,7 @@ def bbu_required_n(
         The smallest integer ``n`` with ``n > (2σ² + 2Cδ/(3γ)) (−log((1−ρ)/2)) / δ²``.
         Ethayarajh's example (C=1, δ=.05, ρ=.95, γ=.5, σ²=(C/γ)²) gives 11903.
     """
-    rho = _check_open_unit("ci_prob", ci_prob)
+    rho = check_probability("ci_prob", ci_prob)
     c = _check_positive("max_cost", max_cost)
     g = _check_gamma(gamma)
     s2 = _variance_value(variance, max_cost=c, gamma=g)
@@ -256,7 +231,7 @@ def bbu_required_n(
 def bbu_detectable_delta(
     n: Any,
     *,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     max_cost: float = 1.0,
     gamma: float = 0.5,
     variance: float | Literal["max"] = "max",
@@ -273,12 +248,9 @@ def bbu_detectable_delta(
     c = _check_positive("max_cost", max_cost)
     g = _check_gamma(gamma)
     s2 = _variance_value(variance, max_cost=c, gamma=g)
-    n_arr = np.asarray(n, dtype=float)
-    bad = ~((n_arr >= 1) & (n_arr == np.floor(n_arr)))
-    if np.any(bad):
-        first = n_arr.ravel()[np.flatnonzero(bad.ravel())[0]]
-        raise ValueError(f"n must be a positive integer, got {float(first)!r}")
-    return bernstein_half_width(n_arr, sigma2=s2, ci_prob=ci_prob, max_cost=c, gamma=g)
+    n_arr = _check_counts_array("n", n, minimum=1).astype(float)
+    half = bernstein_half_width(n_arr, sigma2=s2, ci_prob=ci_prob, max_cost=c, gamma=g)
+    return half
 
 
 # --------------------------------------------------------------------------------------
@@ -379,7 +351,7 @@ def bbu_interval(
     cost: Any,
     group: Any,
     *,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     max_cost: float = 1.0,
     gamma: float | None = None,
     protected: Any = None,
@@ -430,7 +402,7 @@ def bbu_interval(
         Bad ``ci_prob``/``gamma``/``max_cost``, costs outside [0, C] or NaN, lengths that
         differ, or an empty group.
     """
-    rho = _check_open_unit("ci_prob", ci_prob)
+    rho = check_probability("ci_prob", ci_prob)
     c_max = _check_positive("max_cost", max_cost)
     c = _costs(cost, max_cost=c_max)
     f, name_a, name_b = _annotation(group, protected)
@@ -523,7 +495,7 @@ def demographic_parity(
     y_pred: Any,
     group: Any,
     *,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     gamma: float | None = None,
     protected: Any = None,
     positive: Any = None,
@@ -571,7 +543,7 @@ def equal_opportunity(
     y_pred: Any,
     group: Any,
     *,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     gamma: float | None = None,
     protected: Any = None,
     positive: Any = None,
@@ -588,7 +560,7 @@ def equal_opportunity(
     yhat = _binary("y_pred", y_pred, positive)
     if y.shape != yhat.shape:
         raise ValueError(f"y_true has {y.size} values but y_pred has {yhat.size}")
-    rho = _check_open_unit("ci_prob", ci_prob)
+    rho = check_probability("ci_prob", ci_prob)
     row = _rate_gap(1.0 - yhat.astype(float), group, y, estimand="equal_opportunity",
                     ci_prob=rho, gamma=gamma, protected=protected, variance=variance,
                     bound=bound)
@@ -600,7 +572,7 @@ def equalized_odds(
     y_pred: Any,
     group: Any,
     *,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     gamma: float | None = None,
     protected: Any = None,
     positive: Any = None,
@@ -639,7 +611,7 @@ def equalized_odds(
         )
     if method != "rates":
         raise ValueError(f"method must be 'rates' or 'zero_one', got {method!r}")
-    rho = _check_open_unit("ci_prob", ci_prob)
+    rho = check_probability("ci_prob", ci_prob)
     each = 1.0 - (1.0 - rho) / 2.0
     rows = [
         _rate_gap(1.0 - yhat.astype(float), group, y, estimand="equalized_odds_fnr",
@@ -683,8 +655,8 @@ def genre_population(
     if genre not in MNLI_GENRE_COSTS:
         raise ValueError(f"genre={genre!r} is not one of {sorted(MNLI_GENRE_COSTS)}")
     m_in, m_out = MNLI_GENRE_COSTS[genre]
-    n_in = _check_count("n_in", n_in, minimum=1)
-    n_out = _check_count("n_out", n_out, minimum=1)
+    n_in = check_int("n_in", n_in, minimum=1)
+    n_out = check_int("n_out", n_out, minimum=1)
 
     def block(size: int, mean: float) -> np.ndarray:
         k = round(size * mean / 0.8)
@@ -704,7 +676,7 @@ def bbu_coverage(
     sample_sizes: Sequence[int] = (100, 200, 500, 1000, 2000),
     protected_share: float | Sequence[float] = 0.5,
     n_sims: int = 1000,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     max_cost: float = 1.0,
     bound: Bound = "bernstein",
     random_seed: int = 0,
@@ -727,11 +699,11 @@ def bbu_coverage(
         ``share_biased`` (intervals excluding 0), ``n_sims``, ``bound``, ``ci_prob``,
         ``seconds``.
     """
-    rho = _check_open_unit("ci_prob", ci_prob)
+    rho = check_probability("ci_prob", ci_prob)
     c_max = _check_positive("max_cost", max_cost)
     if bound not in ("bernstein", "hoeffding"):
         raise ValueError(f"bound must be 'bernstein' or 'hoeffding', got {bound!r}")
-    n_sims = _check_count("n_sims", n_sims, minimum=1)
+    n_sims = check_int("n_sims", n_sims, minimum=1)
     c = _costs(cost, max_cost=c_max)
     f, _, _ = _annotation(group, None)
     if c.shape != f.shape:
@@ -747,7 +719,7 @@ def bbu_coverage(
     rng = resolve_rng(random_seed)[0]
     rows: list[dict[str, Any]] = []
     for n in sample_sizes:
-        n = _check_count("sample size", n, minimum=2)
+        n = check_int("sample size", n, minimum=2)
         for share in shares:
             start = time.perf_counter()
             n_a = round(share * n)

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from embias._validation import check_number
 from embias.report import interval_table
 
 __all__ = [
@@ -349,13 +350,10 @@ def _check_normalization(normalization: Any, n_groups: int) -> float:
                              f"number, got {normalization!r}")
         return table[normalization]
     try:
-        v = float(normalization)
-    except (TypeError, ValueError):
+        return check_number("normalization", normalization, low=0.0, low_open=True)
+    except ValueError:
         raise ValueError(f"normalization must be 'none', 'groups', 'pairs' or a positive "
                          f"number, got {normalization!r}") from None
-    if not (v > 0 and math.isfinite(v)):
-        raise ValueError(f"normalization must be a positive number, got {normalization!r}")
-    return v
 
 
 def _resolve_score(score: str, data_classes: tuple[Any, ...]) -> _Score:

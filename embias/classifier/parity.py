@@ -29,9 +29,9 @@ import numpy as np
 import pandas as pd
 from scipy import integrate, optimize, signal, special, stats
 
-from embias._validation import resolve_rng
-from embias.classifier.bbu import _check_count, _check_open_unit
+from embias._validation import check_int, check_number, check_probability, resolve_rng
 from embias.report import CREDIBLE_DIFFERENCE, interval_table, rope_decision
+from embias.settings import DEFAULT_CI_PROB
 
 __all__ = [
     "ParityDecision",
@@ -89,31 +89,26 @@ def _rope_rule(lower: float, upper: float, threshold: float) -> str:
 
 
 def _check_prior(prior: Any) -> tuple[float, float]:
+    """A Beta prior (alpha, beta) of two positive numbers."""
     try:
-        a, b = (float(v) for v in prior)
+        a, b = prior
+        return (check_number("alpha", a, low=0.0, low_open=True),
+                check_number("beta", b, low=0.0, low_open=True))
     except (TypeError, ValueError):
-        raise ValueError(f"prior must be a pair (alpha, beta) of positive numbers, got {prior!r}")\
-            from None
-    if not (a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)):
-        raise ValueError(f"prior must be a pair (alpha, beta) of positive numbers, got {prior!r}")
-    return a, b
+        raise ValueError(f"prior must be a pair (alpha, beta) of positive numbers, got "
+                         f"{prior!r}") from None
 
 
 def _check_threshold(threshold: Any, name: str = "threshold") -> float:
-    try:
-        t = float(threshold)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in [0, 1), got {threshold!r}") from None
-    if not (0.0 <= t < 1.0):
-        raise ValueError(f"{name} must be in [0, 1), got {threshold!r}")
-    return t
+    """A fairness threshold T in [0, 1)."""
+    return check_number(name, threshold, low=0.0, high=1.0, high_open=True)
 
 
 def _check_counts(x: Any, n: Any, which: str) -> tuple[int, int]:
-    n_i = _check_count(f"n{which}", n, minimum=0)
+    n_i = check_int(f"n{which}", n, minimum=0)
     if n_i == 0:
         raise ValueError(f"n{which}=0: group {which} is empty; it needs at least one observation")
-    x_i = _check_count(f"x{which}", x, minimum=0)
+    x_i = check_int(f"x{which}", x, minimum=0)
     if x_i > n_i:
         raise ValueError(f"x{which}={x_i} exceeds n{which}={n_i}: successes cannot exceed trials")
     return x_i, n_i
@@ -312,7 +307,7 @@ class ParityPosterior:
 
     def _hdi_bounds(self, ci_prob: float) -> tuple[float, float]:
         """Shortest interval with posterior mass ``ci_prob`` (d is unimodal: log-concave)."""
-        p = _check_open_unit("ci_prob", ci_prob)
+        p = check_probability("ci_prob", ci_prob)
         key = f"hdi:{p!r}"
         if key in self._cache:
             return self._cache[key]
@@ -344,7 +339,7 @@ class ParityPosterior:
     def contrast(self) -> str:
         return f"{self.labels[1]} − {self.labels[0]}"
 
-    def hdi(self, ci_prob: float = 0.95) -> pd.DataFrame:
+    def hdi(self, ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
         """HDI of the rate difference as a one-row interval table (``ci_kind="hdi"``).
 
         Extra columns: ``sd``, ``prob_gt_0`` (P(e₂ − e₁ > 0)), ``x1``, ``n1``, ``x2``,
@@ -364,11 +359,11 @@ class ParityPosterior:
         return interval_table([row], ci_prob=ci_prob, ci_kind="hdi")
 
 
-    def to_interval_table(self, *, ci_prob: float = 0.95) -> pd.DataFrame:
+    def to_interval_table(self, *, ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
         """The HDI of the rate difference as a one-row interval table (:meth:`hdi`)."""
         return self.hdi(ci_prob)
     def decide(
-        self, rope: float, ci_prob: float = 0.95, *, z: float | None = None
+        self, rope: float, ci_prob: float = DEFAULT_CI_PROB, *, z: float | None = None
     ) -> ParityDecision:
         """Apply the simple z·σ rule and the HDI+ROPE rule against the ROPE [−rope, rope].
 
@@ -385,7 +380,7 @@ class ParityPosterior:
             68/95/99.7 % for z = 1/2/3 are the two-sided coverages of μ ± zσ.
         """
         t = _check_threshold(rope, "rope")
-        p = _check_open_unit("ci_prob", ci_prob)
+        p = check_probability("ci_prob", ci_prob)
         zz = _z_for(p) if z is None else float(z)
         if not (zz >= 0 and math.isfinite(zz)):
             raise ValueError(f"z must be a finite number ≥ 0, got {z!r}")
@@ -446,7 +441,7 @@ def parity_comparisons(
     totals: Sequence[int],
     *,
     labels: Sequence[str] | None = None,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     rope: float | None = None,
     prior: tuple[float, float] = (1, 1),
     comparisons: Sequence[Literal["pairwise", "rest"]] = ("pairwise", "rest"),
@@ -496,7 +491,7 @@ def parity_comparisons(
     if unknown or not comparisons:
         raise ValueError(f"comparisons must be a non-empty subset of ['pairwise', 'rest'], "
                          f"got {list(comparisons)!r}")
-    p = _check_open_unit("ci_prob", ci_prob)
+    p = check_probability("ci_prob", ci_prob)
     pairs: list[tuple[str, ParityPosterior]] = []
     if "pairwise" in comparisons:
         for i, j in combinations(range(len(xs)), 2):
@@ -533,7 +528,7 @@ def simulate_detection(
     n: int | Sequence[int],
     *,
     rope: float = 0.1,
-    ci_prob: float = 0.9,
+    ci_prob: float = DEFAULT_CI_PROB,
     max_bias: float = 0.2,
     base_rate: float = 0.5,
     share: float = 0.5,
@@ -558,10 +553,10 @@ def simulate_detection(
         ``ci_prob``, ``seconds``.
     """
     t = _check_threshold(rope, "rope")
-    c = _check_open_unit("ci_prob", ci_prob)
-    s = _check_open_unit("share", share)
+    c = check_probability("ci_prob", ci_prob)
+    s = check_probability("share", share)
     pr = _check_prior(prior)
-    n_sims = _check_count("n_sims", n_sims, minimum=1)
+    n_sims = check_int("n_sims", n_sims, minimum=1)
     if not (0.0 < max_bias < 1.0):
         raise ValueError(f"max_bias must be in (0, 1), got {max_bias!r}")
     if not (max_bias / 2 <= base_rate <= 1 - max_bias / 2):
@@ -571,7 +566,7 @@ def simulate_detection(
     rng = resolve_rng(random_seed)[0]
     rows = []
     for total in np.atleast_1d(n):
-        total = _check_count("n", total, minimum=2)
+        total = check_int("n", total, minimum=2)
         start = time.perf_counter()
         n1 = round(total * s)
         n2 = total - n1
@@ -602,7 +597,7 @@ def parity_hdi_coverage(
     *,
     rate2: float | None = None,
     n2: int | None = None,
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     n_sims: int = 1000,
     prior: tuple[float, float] = (1, 1),
     random_seed: int = 0,
@@ -625,10 +620,10 @@ def parity_hdi_coverage(
     for name, r in (("rate1", r1), ("rate2", r2)):
         if not (0.0 <= r <= 1.0):
             raise ValueError(f"{name} must be in [0, 1], got {r!r}")
-    n1 = _check_count("n1", n1, minimum=1)
-    n2 = n1 if n2 is None else _check_count("n2", n2, minimum=1)
-    p = _check_open_unit("ci_prob", ci_prob)
-    n_sims = _check_count("n_sims", n_sims, minimum=1)
+    n1 = check_int("n1", n1, minimum=1)
+    n2 = n1 if n2 is None else check_int("n2", n2, minimum=1)
+    p = check_probability("ci_prob", ci_prob)
+    n_sims = check_int("n_sims", n_sims, minimum=1)
     pr = _check_prior(prior)
     start = time.perf_counter()
     rng = resolve_rng(random_seed)[0]

@@ -58,6 +58,7 @@ from embias._validation import (
 from embias.classifier import demographic_parity, parity_comparisons
 from embias.embeddings import MissingWords, is_uncased, lookup_words
 from embias.report import validate_interval_table
+from embias.settings import DEFAULT_CI_PROB
 from embias.wordlists import Study, load_study
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -771,7 +772,7 @@ def downstream_fairness(
     stop_words: Iterable[str] = DEFAULT_STOP_WORDS,
     exclude_identity: bool = True,
     comparisons: Literal["rest", "pairwise"] = "rest",
-    ci_prob: float = 0.95,
+    ci_prob: float = DEFAULT_CI_PROB,
     rope: float = 0.1,
 ) -> DownstreamResult:
     """Does embedding bias reach a classifier's decisions? Group fairness of a sentiment

@@ -41,18 +41,18 @@ def test_required_n_reproduces_paper_11903():
     bound = (2 * 4 + 2 * 0.05 / 1.5) * -math.log(0.025) / 0.05**2
     assert 11902 < bound < 11903
     # explicit σ² = (C/γ)² = 4 is the same as "max"
-    assert bbu_required_n(0.05, variance=4.0) == 11903
+    assert bbu_required_n(0.05, ci_prob=0.95, variance=4.0) == 11903
 
 
 def test_required_n_is_3_8_times_winobias():
     # §3.3: "≈ 3.8 times larger than the size of WinoBias" (3160 examples)
-    assert round(bbu_required_n(0.05) / 3160, 1) == 3.8
+    assert round(bbu_required_n(0.05, ci_prob=0.95) / 3160, 1) == 3.8
 
 
 def test_detectable_delta_at_winobias_size():
     # §3.3 / Figure 2: with WinoBias (n = 3160) only δ̄ ≥ 0.0975 can be called biased.
     # The formula gives 0.09742; the paper rounds up to 0.0975 (tolerance 1e-4).
-    delta = bbu_detectable_delta(3160)
+    delta = bbu_detectable_delta(3160, ci_prob=0.95)
     assert delta == pytest.approx(0.0974, abs=5e-5)
     assert abs(delta - 0.0975) < 1e-4
 
@@ -73,8 +73,8 @@ def test_tiny_samples_detect_nothing():
 
 
 def test_required_n_vectorised():
-    out = bbu_required_n(np.array([0.05, 0.1]))
-    assert out.tolist() == [11903, bbu_required_n(0.1)]
+    out = bbu_required_n(np.array([0.05, 0.1]), ci_prob=0.95)
+    assert out.tolist() == [11903, bbu_required_n(0.1, ci_prob=0.95)]
 
 
 @pytest.mark.parametrize(("n", "s2", "rho", "c", "g"),
@@ -108,7 +108,7 @@ def test_bbu_interval_hand_computed():
     # A costs [1, 0, 1, 1] (mean .75), B costs [0, 0, 1, 0] (mean .25), one "neither".
     cost = [1, 0, 1, 1, 0, 0, 1, 0, 1]
     group = [1, 1, 1, 1, -1, -1, -1, -1, 0]
-    row = bbu_interval(cost, group).iloc[0]
+    row = bbu_interval(cost, group, ci_prob=0.95).iloc[0]
     # amortized disparities (n = 9, n_A = n_B = 4): ±9/4 · c, 0 for "neither"
     # values [2.25, 0, 2.25, 2.25, 0, 0, −2.25, 0, 0]: mean .5, sample variance
     # (4 · 2.25² − 9 · .5²) / 8 = 2.25
@@ -253,7 +253,8 @@ def test_bbu_coverage_figure_1():
     # so no tolerance is needed.
     cost, group = genre_population("government")
     cov = bbu_coverage(cost, group, sample_sizes=(100, 200, 500, 1000, 2000),
-                       protected_share=(0.1, 0.5), n_sims=1000, random_seed=1)
+                       protected_share=(0.1, 0.5), n_sims=1000, ci_prob=0.95,
+                       random_seed=1)
     print("\nBBU 95% coverage on the 'government' population (Table 1):")
     print(cov[["n", "protected_share", "coverage", "mean_half_width"]].to_string(index=False))
     assert len(cov) == 10
@@ -280,7 +281,7 @@ def test_bbu_coverage_under_null_of_equal_rates():
     pop_cost = np.r_[np.ones(300), np.zeros(700), np.ones(300), np.zeros(700)]
     pop_group = np.repeat([1, -1], 1000)
     row = bbu_coverage(pop_cost, pop_group, sample_sizes=(200,), protected_share=0.5,
-                       n_sims=1000, random_seed=5).iloc[0]
+                       n_sims=1000, ci_prob=0.95, random_seed=5).iloc[0]
     print(f"\nBBU 95% coverage under the null (100/group, 1000 sets): {row['coverage']:.3f}")
     assert row["true_disparity"] == 0.0
     assert row["coverage"] >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 1000)
@@ -292,7 +293,7 @@ def test_plot_bbu_coverage_draws_the_result():
     cov = bbu_coverage(cost, group, sample_sizes=(100, 400), n_sims=50)
     fig = plot_bbu_coverage(cov, title="verbatim")
     ax = fig.axes[0]
-    assert "95% bernstein" in ax.get_title()
+    assert "89% bernstein" in ax.get_title()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["100", "400"]
 
 
@@ -350,7 +351,7 @@ def test_other_bad_inputs():
         bbu_interval([0.0, 1.0], ["a", "b"], protected="x")
     with pytest.raises(ValueError, match=r"delta must be in \(0, max_cost=1\.0\], got 0\.0"):
         bbu_required_n(0.0)
-    with pytest.raises(ValueError, match=r"n must be a positive integer, got 0\.0"):
+    with pytest.raises(ValueError, match=r"n must be an integer ≥ 1, got 0$"):
         bbu_detectable_delta(0)
     with pytest.raises(ValueError, match=r"variance must be 'max' or a number ≥ 0, got 'big'"):
         bbu_required_n(0.1, variance="big")

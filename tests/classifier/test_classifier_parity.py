@@ -205,7 +205,7 @@ def test_monitoring_reproduces_the_blog():
 
 def test_parity_comparisons_pairwise_and_rest():
     table = parity_comparisons([20, 30, 25], [100, 100, 100], labels=["a", "b", "c"],
-                               rope=0.1)
+                               rope=0.1, ci_prob=0.95)
     validate_interval_table(table)
     assert table["estimand"].tolist() == ["pairwise_difference"] * 3 + ["difference_vs_rest"] * 3
     assert table["group"].tolist() == ["b − a", "c − a", "c − b", "a − rest", "b − rest",
@@ -232,7 +232,7 @@ def test_hdi_coverage_under_null_of_equal_rates(rate):
     # interval, so coverage is ≈ .95 rather than ≥ .95 (long-run figures with 20,000
     # sets: .950 at .3, .944 at .5, ±.0015; see benchmarks/bench_classifier.py). Assert
     # coverage ≥ .95 − 3 s.e. with s.e. = √(.95·.05/1000) = .0069.
-    row = parity_hdi_coverage(rate, 100, n_sims=1000, random_seed=11).iloc[0]
+    row = parity_hdi_coverage(rate, 100, n_sims=1000, ci_prob=0.95, random_seed=11).iloc[0]
     print(f"\nparity 95% HDI coverage under the null (rate {rate}, 100/group): "
           f"{row['coverage']:.3f}")
     assert row["true_difference"] == 0.0
@@ -247,9 +247,9 @@ def test_hdi_coverage_under_null_of_equal_rates(rate):
 def test_bad_counts():
     with pytest.raises(ValueError, match=r"x1=120 exceeds n1=100"):
         parity_posterior(120, 100, 30, 100)
-    with pytest.raises(ValueError, match=r"n2 must be a non-negative count, got -5"):
+    with pytest.raises(ValueError, match=r"n2 must be an integer ≥ 0, got -5"):
         parity_posterior(1, 10, 0, -5)
-    with pytest.raises(ValueError, match=r"x2 must be a non-negative count, got -1"):
+    with pytest.raises(ValueError, match=r"x2 must be an integer ≥ 0, got -1"):
         parity_posterior(1, 10, -1, 10)
     with pytest.raises(ValueError, match=r"n1=0: group 1 is empty"):
         parity_posterior(0, 0, 1, 10)

@@ -365,7 +365,8 @@ def test_score_sentences_rejects_other_models(toy_kv):
 @pytest.fixture(scope="module")
 def religion_result(glove):
     hard = hard_debias(glove, "religion").embeddings
-    return downstream_fairness({"original": glove, "hard": hard}, "religion")
+    # 95%: the level of notebook 04's figures (embias's default is DEFAULT_CI_PROB)
+    return downstream_fairness({"original": glove, "hard": hard}, "religion", ci_prob=0.95)
 
 
 def test_religion_table_has_both_embeddings_and_both_interval_kinds(religion_result):
@@ -417,7 +418,8 @@ def test_rows_equal_parity_posterior_and_bbu_by_hand(religion_result, embedding)
         bbu = part.loc[("demographic_parity", f"{cls} − rest")]
         assert bbu["estimate"] == pytest.approx(x / n - x_rest / n_rest, abs=1e-12)
         groups = np.where(scores["class"] == cls, cls, "rest")
-        ref = demographic_parity(scores["y_pred"].to_numpy(), groups, protected="rest").iloc[0]
+        ref = demographic_parity(scores["y_pred"].to_numpy(), groups, protected="rest",
+                                 ci_prob=0.95).iloc[0]
         for col in ("estimate", "lower", "upper", "gamma", "sigma2"):
             assert bbu[col] == pytest.approx(ref[col], abs=1e-15)
         assert bbu["decision"] == ref["decision"]
