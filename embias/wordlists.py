@@ -11,6 +11,10 @@ study folder holds
   of the protected classes; for WEAT the first is X, the second Y),
 - optionally ``definitional.txt`` (Manzini's definitional sets, one set per line),
   ``neutral.txt`` and ``human.txt`` (else the shared control lists are used).
+
+Files are read as UTF-8 (a byte-order mark is ignored); names are case-sensitive, and a
+``.txt`` file with any other name is an error naming it (other files, e.g. a README.md,
+may sit in the folder).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+
+from ._validation import close_match_hint
 
 __all__ = ["BUILTIN_STUDIES", "Study", "load_study", "read_wordlist", "wordlists_dir"]
 
@@ -69,17 +75,51 @@ def _dedupe(words: Iterable[str], where: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
+#: The files of a study folder with fixed names (see the module docstring).
+FOLDER_FILES: tuple[str, ...] = ("associations.txt", "neutral.txt", "human.txt",
+                                 "definitional.txt")
+_CLASS_LISTS: tuple[str, ...] = ("protected", "attributes")
+
+
+def _folder_entry(name: str) -> tuple[str | None, str]:
+    """What a file of a study folder is: ``("protected", class)``, ``("attributes",
+    class)``, ``(file name, "")`` for the fixed names, or ``(None, "")``."""
+    if name in FOLDER_FILES:
+        return name, ""
+    for kind in _CLASS_LISTS:
+        cls = name.removeprefix(f"{kind}.").removesuffix(".txt")
+        if name == f"{kind}.{cls}.txt" and cls:
+            return kind, cls
+    return None, ""
+
+
+def _names_like(name: str) -> list[str]:
+    """The names a misspelt study-folder file may have meant."""
+    parts = name.split(".")
+    middle = ".".join(parts[1:-1]) if len(parts) >= 3 else ""
+    return [*FOLDER_FILES, *(f"{kind}.{middle}.txt" for kind in _CLASS_LISTS if middle)]
+
+
+def _looks_like_word_list(name: str) -> bool:
+    """A file a study folder would read if it were named right: a ``.txt`` file, or a
+    name close to a word list's (``protected.cats.csv``). Other files (``README.md``)
+    may sit in the folder."""
+    return name.lower().endswith(".txt") or bool(close_match_hint(name, _names_like(name)))
+
+
 def read_wordlist(path: str | os.PathLike[str]) -> tuple[str, ...]:
     """Read a word-list file: one word per line, blank lines and ``#`` comments ignored.
 
-    Duplicates are removed with a warning that names them.
+    The file is read as UTF-8; a byte-order mark at its start (written by some Windows
+    editors) is not part of the first word. Duplicates are removed with a warning that
+    names them.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"word list not found: {str(path)!r}")
     words = [
         line.split("#", 1)[0].strip()
-        for line in path.read_text(encoding="utf-8").splitlines()
+        for line in path.read_text(encoding="utf-8-sig").splitlines()
     ]
     return _dedupe((w for w in words if w), str(path.name))
 
@@ -150,6 +190,7 @@ class Study:
                 raise ValueError(f"study {self.name!r}: {label} must be a list of words, got "
                                  f"the string {words!r}")
             set_(self, label, _dedupe(words, f"study {self.name!r} {label}"))
+        self._check_roles()
         assoc = dict(self.associations)
         for cls in self.protected:
             if cls not in assoc:
@@ -171,6 +212,67 @@ class Study:
                 raise ValueError(f"study {self.name!r}: definitional[{i}] must be a list of "
                                  f"words, got the string {words!r}")
         set_(self, "definitional", tuple(tuple(s) for s in self.definitional))
+
+    def _check_roles(self) -> None:
+        """Refuse a word in two lists whose rows would contradict each other.
+
+        A protected word that is also a neutral or human control word is allowed (its row
+        compared with itself is dropped by :func:`embias.cosine_table`, with a warning);
+        every other pair of roles is an error naming the word and both lists.
+        """
+        roles: dict[str, list[str]] = {}
+        for label, groups in (("protected", self.protected), ("attributes", self.attributes)):
+            for cls, words in groups.items():
+                for w in words:
+                    roles.setdefault(w, []).append(f"{label}[{cls!r}]")
+        for label in ("neutral", "human"):
+            for w in getattr(self, label):
+                roles.setdefault(w, []).append(label)
+        clashes = []
+        for w, where in roles.items():
+            # protected words come first in `where`, then attributes, neutral, human
+            control_too = (len(where) == 2 and where[0].startswith("protected[")
+                           and where[1] in ("neutral", "human"))
+            if len(where) > 1 and not control_too:
+                clashes.append(f"{w!r} is in {' and in '.join(where)}")
+        if clashes:
+            raise ValueError(
+                f"study {self.name!r}: {len(clashes)} word(s) in two roles: "
+                f"{'; '.join(clashes)}. A word can be in one of the attribute, neutral and "
+                "human lists only (its rows would be counted under two connections: "
+                "'associated'/'different', 'none', 'human'), and a protected word cannot be "
+                "an attribute word; remove it from one of the lists")
+
+    @property
+    def unassociated(self) -> tuple[str, ...]:
+        """Protected classes without an associated attribute class (in order)."""
+        return tuple(c for c in self.protected if c not in self.associations)
+
+    def require_associations(self) -> None:
+        """Refuse a study in which a protected class has no associated attribute class.
+
+        Without one, every attribute row of its words is labelled ``different`` and none
+        ``associated``: ``different − none`` would be reported as if nothing were missing.
+
+        Raises
+        ------
+        ValueError
+            Names the protected classes without one and how to give the associations.
+        """
+        missing = self.unassociated
+        if not missing:
+            return
+        example_p, example_a = missing[0], next(iter(self.attributes))
+        raise ValueError(
+            f"study {self.name!r}: protected class(es) {list(missing)} have no associated "
+            "attribute class, so every attribute row of their words would be labelled "
+            "'different' and none 'associated'. Say which attribute class belongs to which "
+            "protected class: in the study folder, a file associations.txt with one line "
+            f"'<protected class> <attribute class>' per protected class (e.g. "
+            f"'{example_p} {example_a}'), or Study.from_dicts(..., associations="
+            f"{{{example_p!r}: {example_a!r}, ...}}); attribute classes: "
+            f"{list(self.attributes)} (an attribute class named '<class>_stereotype' or "
+            "'<class>' is associated with protected class <class> by default)")
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # the read-only views (MappingProxyType) cannot be pickled: a Study travels to a
@@ -232,19 +334,43 @@ class Study:
         """Read a study from a folder of word-list files (layout in the module docstring).
 
         Missing ``neutral.txt``/``human.txt`` fall back to the shipped control lists
-        only for shipped studies; for user folders they default to empty.
+        only for shipped studies; for user folders they default to empty. Without
+        ``associations.txt`` a protected class is associated with the attribute class named
+        ``<class>_stereotype`` or ``<class>``, if there is one (a table of a study with a
+        protected class left without one is refused, see :meth:`require_associations`).
+
+        Raises
+        ------
+        FileNotFoundError
+            The folder does not exist.
+        ValueError
+            A ``.txt`` file (or a file named nearly like a word list) whose name is none of
+            the layout's — ``atributes.extra.txt``, ``Protected.other.txt`` — is named with
+            the close match, rather than ignored; no protected or attribute list; a bad
+            ``associations.txt`` line; a word in two roles.
         """
         folder = Path(path)
         if not folder.is_dir():
             raise FileNotFoundError(f"study folder not found: {str(folder)!r}")
-        protected = {
-            p.name.removeprefix("protected.").removesuffix(".txt"): read_wordlist(p)
-            for p in sorted(folder.glob("protected.*.txt"))
-        }
-        attributes = {
-            p.name.removeprefix("attributes.").removesuffix(".txt"): read_wordlist(p)
-            for p in sorted(folder.glob("attributes.*.txt"))
-        }
+        lists: dict[str, dict[str, Path]] = {"protected": {}, "attributes": {}}
+        unknown = []
+        for p in sorted(folder.iterdir()):
+            if not p.is_file() or p.name.startswith("."):
+                continue
+            kind, label = _folder_entry(p.name)
+            if kind in lists:
+                lists[kind][label] = p
+            elif kind is None and _looks_like_word_list(p.name):
+                unknown.append(f"{p.name!r}{close_match_hint(p.name, _names_like(p.name))}")
+        if unknown:
+            raise ValueError(
+                f"study folder {str(folder)!r}: file(s) not recognised: {', '.join(unknown)}; a "
+                "study folder holds protected.<class>.txt, attributes.<class>.txt, "
+                "associations.txt and optionally neutral.txt, human.txt, definitional.txt "
+                "(names are case-sensitive) — rename the file(s) or move them out of the "
+                "folder")
+        protected = {c: read_wordlist(f) for c, f in lists["protected"].items()}
+        attributes = {c: read_wordlist(f) for c, f in lists["attributes"].items()}
         if not protected or not attributes:
             raise ValueError(
                 f"{str(folder)!r} needs protected.<class>.txt and attributes.<class>.txt files"
