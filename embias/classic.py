@@ -36,8 +36,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._validation import check_int, check_probability, resolve_rng
-from .embeddings import load_embeddings, lookup_words
+from ._validation import (
+    check_distinct_lists,
+    check_int,
+    check_probability,
+    check_word_list,
+    resolve_rng,
+)
+from .embeddings import is_uncased, load_embeddings, lookup_words
 from .report import interval_table, stack_interval_tables
 from .settings import DEFAULT_CI_PROB
 from .tables import cosine_table, validate_table
@@ -55,6 +61,8 @@ __all__ = [
     "WeatBootstrap",
     "WeatResult",
     "association_scores",
+    "check_mac_roles",
+    "check_weat_roles",
     "classic_changes",
     "classic_scores",
     "mac",
@@ -75,6 +83,8 @@ DEFAULT_MC_PERMUTATIONS = 100_000
 ONE_WORD_WHY = ("WEAT compares two samples of target words, and one word is no sample: with "
                 "one word in each set the effect size is always ±√2 — the sample sd of two "
                 "values is |difference|/√2 — whatever the embeddings")
+#: Why WEAT needs at least one word in each attribute list.
+ATTRIBUTE_WHY = "s(w, A, B) is the mean cosine of w with the words of A minus that with B's"
 
 
 # --------------------------------------------------------------------------- numerics
@@ -410,7 +420,7 @@ class WeatResult:
         return self.bootstrap.interval(ci_prob)
 
     def to_interval_table(self, *, ci_prob: float = DEFAULT_CI_PROB,
-                          null_ci_prob: float = 0.95) -> pd.DataFrame:
+                          null_ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
         """One interval-table row: the effect size with its item-bootstrap interval, its
         permutation p-value, and the permutation null's critical values in their own
         columns.
@@ -427,9 +437,10 @@ class WeatResult:
         result without a bootstrap has ``ci_kind="none"`` and NaN ``lower``/``upper``.
 
         Extra columns: ``p_value``, ``alternative``, ``n_permutations``, ``exact``,
-        ``null_lower``, ``null_upper``, ``null_ci_prob``, and with a bootstrap
-        ``resampled`` (which word lists), ``n_boot``, ``boot_redrawn`` (replicates with
-        zero spread of s, redrawn).
+        ``null_lower``, ``null_upper``, ``null_ci_prob`` (default 0.89 too), ``random_seed``
+        (the seed of the permutations and the bootstrap: passing it back repeats them),
+        and with a bootstrap ``resampled`` (which word lists), ``n_boot``,
+        ``boot_redrawn`` (replicates with zero spread of s, redrawn).
         """
         null_ci_prob = check_probability("null_ci_prob", null_ci_prob)
         ci_prob = check_probability("ci_prob", ci_prob)
@@ -448,6 +459,7 @@ class WeatResult:
             "null_lower": float(lo),
             "null_upper": float(hi),
             "null_ci_prob": null_ci_prob,
+            "random_seed": self.random_seed,
         }
         if self.bootstrap is None:
             return interval_table([row], ci_prob=None, ci_kind="none")
@@ -468,8 +480,8 @@ def _p_value(null: np.ndarray, observed: float, center: float, alternative: str,
         hits = np.count_nonzero(np.abs(null - center) >= abs(observed - center) - tol)
     m = null.size
     if exact:
-        return hits / m, 0.0
-    p = (hits + 1) / (m + 1)
+        return float(hits / m), 0.0
+    p = float((hits + 1) / (m + 1))
     return p, math.sqrt(p * (1 - p) / m)
 
 
@@ -536,10 +548,13 @@ def weat(
     Raises
     ------
     ValueError
-        A bad option, fewer than two words of X or of Y found in the embeddings (with one
-        word per set the effect size is always ±√2, whatever the embeddings), or zero
-        spread of s. List entries that are one word after the case handling count once
-        (a ``UserWarning`` names them).
+        A bad option; a word list that is a bare string, holds something other than
+        non-empty strings, or is empty (:func:`embias._validation.check_word_list`); a
+        word in two of the lists, after the case handling (:func:`check_weat_roles`);
+        fewer than two words of X or of Y given or found in the embeddings (with one word
+        per set the effect size is always ±√2, whatever the embeddings); or zero spread of
+        s. Entries of one list that are one word after the case handling count once (a
+        ``UserWarning`` names them).
 
     Notes
     -----
@@ -561,11 +576,13 @@ def weat(
         raise ValueError(f"permutations must be 'auto', 'exact' or a positive integer, got "
                          f"{permutations!r}")
     n_boot = check_int("n_boot", n_boot, minimum=1)
+    lists = _weat_lists(X, Y, A, B, set_names=set_names)
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
-    if len(set(set_names)) != 4:
-        raise ValueError(f"set_names must be 4 distinct names, got {set_names!r}")
+    if lowercase is None:
+        lowercase = is_uncased(kv)
+    check_weat_roles(lists, set_names=set_names, lowercase=lowercase, name=name)
     words, vectors, report = lookup_words(
-        kv, dict(zip(set_names, (X, Y, A, B), strict=True)), missing=missing,
+        kv, dict(zip(set_names, lists, strict=True)), missing=missing,
         lowercase=lowercase, context=f"for WEAT {name!r}",
     )
     words = dict(zip("XYAB", words.values(), strict=True))
@@ -606,6 +623,34 @@ def weat(
     )
 
 
+def _list_labels(set_names: Sequence[str]) -> list[str]:
+    """``X``, ``Y``, ``A``, ``B``, each with its set name when it has another one."""
+    if isinstance(set_names, str) or len(set_names) != 4 or len(set(set_names)) != 4:
+        raise ValueError(f"set_names must be 4 distinct names, got {set_names!r}")
+    return [k if n == k else f"{k} ({n!r})" for k, n in zip("XYAB", set_names, strict=True)]
+
+
+def _weat_lists(X: Any, Y: Any, A: Any, B: Any, *,
+                set_names: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """WEAT's four word lists, checked (:func:`embias._validation.check_word_list`): X and
+    Y need two words each, A and B one."""
+    return tuple(
+        check_word_list(label, words, minimum=minimum, why=why)
+        for label, words, minimum, why in zip(
+            _list_labels(set_names), (X, Y, A, B), (2, 2, 1, 1),
+            (ONE_WORD_WHY, ONE_WORD_WHY, ATTRIBUTE_WHY, ATTRIBUTE_WHY), strict=True))
+
+
+def check_weat_roles(lists: Sequence[Sequence[str]], *,
+                     set_names: Sequence[str] = ("X", "Y", "A", "B"),
+                     lowercase: bool = False, name: str = "weat") -> None:
+    """Refuse a word in two of WEAT's lists X, Y, A, B (X = Y, X and Y sharing a word, a
+    target word in A or B, a word in both A and B), after the case handling of the
+    lookup (:func:`embias._validation.check_distinct_lists`)."""
+    check_distinct_lists(dict(zip(_list_labels(set_names), lists, strict=True)),
+                         key=str.lower if lowercase else None, context=f"WEAT {name!r}: ")
+
+
 def _bootstrap_stream(rng: np.random.Generator) -> np.random.Generator:
     """A generator independent of ``rng``'s own draws: spawned from its seed sequence
     (``rng`` itself when it has none), so the bootstrap does not shift the permutations."""
@@ -636,7 +681,7 @@ def weat_pairs(
     study: Study | str,
     *,
     ci_prob: float = DEFAULT_CI_PROB,
-    null_ci_prob: float = 0.95,
+    null_ci_prob: float = DEFAULT_CI_PROB,
     **options: object,
 ) -> pd.DataFrame:
     """WEAT for every pair of protected classes of a multi-class study (e.g. religion):
@@ -692,10 +737,13 @@ class MacResult:
     study: str = ""
     embedding: str = ""
 
-    def to_interval_table(self, *, ci_prob: float = 0.95) -> pd.DataFrame:
+    def to_interval_table(self, *, ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
         """MAC overall and per connection (associated/different) with Student-t intervals
         over the S values (``ci_kind="t"``; the S values share words, so these intervals
-        are the classic, optimistic ones)."""
+        are the classic, optimistic ones). ``ci_prob`` defaults to embias's one interval
+        probability, 0.89 (:data:`embias.settings.DEFAULT_CI_PROB`); pass a paper's level
+        (e.g. 0.95) to reproduce its figures."""
+        ci_prob = check_probability("ci_prob", ci_prob)
         rows = []
         groups = [("all", self.s_values["S"].to_numpy())]
         groups += [(c, g["S"].to_numpy()) for c, g in self.s_values.groupby("connection")]
@@ -741,6 +789,17 @@ def mac(
     Returns
     -------
     MacResult
+
+    Raises
+    ------
+    ValueError
+        A protected word that is also an attribute word (of the study, or a compared word
+        of the table's attribute rows): S(t, A_j) would compare t with itself or hold t's
+        rows under two roles (:func:`check_mac_roles`).
+
+    Notes
+    -----
+    MAC draws nothing at random, so its result has no seed.
     """
     if isinstance(embeddings_or_table, pd.DataFrame):
         table = embeddings_or_table
@@ -748,7 +807,11 @@ def mac(
         if study is None:
             raise ValueError("mac() on embeddings needs a study (e.g. 'religion')")
         st = load_study(study)
-        table = cosine_table(embeddings_or_table, st.replace(neutral=(), human=()),
+        kv = (load_embeddings(embeddings_or_table) if isinstance(embeddings_or_table, str)
+              else embeddings_or_table)
+        check_mac_roles(st.protected, st.attributes, lowercase=(
+            is_uncased(kv) if lowercase is None else lowercase), context=f"MAC of {st.name!r}: ")
+        table = cosine_table(kv, st.replace(neutral=(), human=()),
                              missing=missing, lowercase=lowercase)
     validate_table(table, what="table given to mac()")
     attr = table[table["connection"].isin(["associated", "different"])]
@@ -757,6 +820,12 @@ def mac(
                          "the table has none")
     if "protected_class" not in attr.columns:
         attr = attr.assign(protected_class="")
+    check_mac_roles(
+        {str(c): g.unique() for c, g in attr.groupby("protected_class", sort=False)[
+            "protected_word"]},
+        {str(c): g.unique() for c, g in attr.groupby("word_class", sort=False)[
+            "word_to_compare"]},
+        context="MAC of the table's attribute rows: ")
     s_values = (
         attr.groupby(["protected_word", "protected_class", "word_class", "connection"],
                      sort=False)["cosine_distance"]
@@ -772,6 +841,19 @@ def mac(
     embedding = str(table["embedding"].iloc[0]) if "embedding" in table.columns else ""
     return MacResult(value=float(s_values["S"].mean()), s_values=s_values, by_class=by_class,
                      study=str(study_name), embedding=embedding)
+
+
+def check_mac_roles(protected: Mapping[str, Sequence[str]],
+                    attributes: Mapping[str, Sequence[str]], *, lowercase: bool = False,
+                    context: str = "") -> None:
+    """Refuse a protected word that is also an attribute word (after the case handling):
+    MAC's S(t, A_j) compares protected words with attribute words, each in one role
+    (:func:`embias._validation.check_distinct_lists`)."""
+    lists = {f"protected[{c!r}]": tuple(w) for c, w in protected.items()}
+    lists |= {f"attributes[{c!r}]": tuple(w) for c, w in attributes.items()}
+    pairs = [(f"protected[{p!r}]", f"attributes[{a!r}]") for p in protected for a in attributes]
+    check_distinct_lists(lists, pairs=pairs, key=str.lower if lowercase else None,
+                         context=context)
 
 
 def mac_ttest(before: MacResult, after: MacResult) -> Any:
@@ -826,8 +908,9 @@ def weat_overview(
         percentile interval of the two-way item bootstrap, :func:`weat_item_bootstrap`:
         other words from the same populations), ``ci_prob``, ``p_value`` (permutation
         test: could the X/Y labels be arbitrary?), ``p_method`` (``exact`` or
-        ``MC <permutations>``), ``mac``, ``caliskan_840B``, ``missing`` (missing words per
-        list, or ``none``).
+        ``MC <permutations>``), ``random_seed`` (the seed of the test's permutations and
+        bootstrap: a fresh one per test when ``random_seed=None``), ``mac``,
+        ``caliskan_840B``, ``missing`` (missing words per list, or ``none``).
     """
     import warnings
 
@@ -853,6 +936,7 @@ def weat_overview(
             "ci_prob": ci_prob,
             "p_value": r.p_value,
             "p_method": "exact" if r.exact else f"MC {r.n_permutations:,}",
+            "random_seed": r.random_seed,
             "mac": m.value,
             "caliskan_840B": published,
             "missing": ", ".join(f"{k}:{v}" for k, v in missing.items()) or "none",
@@ -862,8 +946,9 @@ def weat_overview(
 
 # =========================================================================== the same table
 #: Confidence level of the classic (MAC t) intervals of :func:`classic_scores` and
-#: :func:`classic_changes`.
-CLASSIC_CI_PROB = 0.95
+#: :func:`classic_changes`: embias's one default interval probability
+#: (:data:`embias.settings.DEFAULT_CI_PROB`, 0.89); pass ``ci_prob=0.95`` for a paper's.
+CLASSIC_CI_PROB = DEFAULT_CI_PROB
 
 
 
@@ -908,8 +993,9 @@ def classic_scores(table: pd.DataFrame, *, ci_prob: float = CLASSIC_CI_PROB) -> 
     classes computed from the table's rows (X, Y = the two classes' protected words,
     A, B = their associated attribute classes; no interval: the permutation test needs
     the embeddings, see :func:`weat_pairs`). Empty when the table has no
-    ``word_class`` column.
+    ``word_class`` column. ``ci_prob`` defaults to 0.89 (:data:`CLASSIC_CI_PROB`).
     """
+    ci_prob = check_probability("ci_prob", ci_prob)
     parts = []
     if "word_class" not in table.columns:  # MAC and WEAT need the attribute classes
         return interval_table([], ci_prob=None, ci_kind="none")
@@ -953,6 +1039,7 @@ def classic_changes(
     pandas.DataFrame
         Interval table with ``embedding`` (and ``reference`` for change rows).
     """
+    ci_prob = check_probability("ci_prob", ci_prob)
     per = stack_interval_tables({label: classic_scores(t, ci_prob=ci_prob)
                                  for label, t in tables.items()}, key="embedding")
     per["reference"] = ""

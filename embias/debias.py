@@ -7,6 +7,7 @@ Both functions return a :class:`DebiasResult` whose ``embeddings`` is a new gens
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,7 @@ import numpy as np
 from gensim.models import KeyedVectors
 from scipy.sparse import linalg as sparse_linalg
 
+from ._validation import check_int, check_word_list
 from .embeddings import _keyed_vectors, is_uncased, load_embeddings
 from .wordlists import Study, load_study
 
@@ -23,6 +25,9 @@ __all__ = ["DebiasResult", "bias_subspace", "hard_debias", "soft_debias"]
 #: Manzini et al.'s code identifies the bias subspace with ``-k`` = 1 component by default,
 #: and their published commands (which produced the reported MAC figures) do not change it.
 DEFAULT_K = 1
+#: Why a definitional set needs two words.
+DEFINITIONAL_WHY = ("a definitional set is centred on its own mean, so one word gives no "
+                    "direction")
 
 
 @dataclass(frozen=True)
@@ -85,14 +90,22 @@ def _definitional(
     if lowercase is None:
         lowercase = is_uncased(embeddings)
     index = embeddings.key_to_index
-    sets, rows, missing = [], [], []
-    for s in study.definitional:
+    sets, rows, missing, unused = [], [], [], []
+    for i, s in enumerate(study.definitional):
+        s = check_word_list(f"study {study.name!r}: definitional[{i}]", s, minimum=2,
+                            why=DEFINITIONAL_WHY)
         keys = [w.lower() if lowercase else w for w in s]
         kept = [k for k in keys if k in index]
         missing.extend(k for k in keys if k not in index)
         if len(kept) >= 2:
             sets.append(kept)
             rows.append([index[k] for k in kept])
+        elif kept:
+            unused.append(f"definitional[{i}] {tuple(s)} ({kept[0]!r} found)")
+    if sets and unused:  # the word found in such a set would be dropped without a word
+        warnings.warn(f"study {study.name!r}: {len(unused)} definitional set(s) have one word "
+                      f"in the vocabulary and are not used: {'; '.join(unused)} "
+                      f"({DEFINITIONAL_WHY})", UserWarning, stacklevel=3)
     if not sets:
         raise ValueError(f"none of the definitional sets of study {study.name!r} has two words "
                          f"in the vocabulary (missing: {missing}); cannot find a bias subspace")
@@ -122,7 +135,13 @@ def bias_subspace(
     Raises
     ------
     ValueError
-        ``k`` < 1 or larger than the number of directions the sets span.
+        ``k`` < 1 or larger than the number of directions the sets span; a definitional
+        set that is not a list of at least two words.
+
+    Warns
+    -----
+    UserWarning
+        Definitional sets with one word in the vocabulary (not used; the word is named).
     """
     study = load_study(study)
     _, rows, _ = _definitional(embeddings, study, lowercase)
@@ -191,7 +210,17 @@ def hard_debias(
     Returns
     -------
     DebiasResult
+
+    Raises
+    ------
+    ValueError
+        ``neutralize`` not a list of words (a bare string is refused: its letters are
+        words of most vocabularies), or with words not in the vocabulary or in a
+        definitional set; the errors of :func:`bias_subspace`.
     """
+    if neutralize is not None:
+        neutralize = check_word_list("neutralize", neutralize, why=(
+            "to neutralize every word but the definitional ones, leave it None"))
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
     study = load_study(study)
     sets, rows, missing = _definitional(kv, study, lowercase)
@@ -295,9 +324,23 @@ def soft_debias(
         or a list.
     max_iter, tol
         Conjugate-gradient limits (iterations, relative residual).
+
+    Returns
+    -------
+    DebiasResult
+
+    Raises
+    ------
+    ValueError
+        ``vocabulary`` neither a number of words in [1, vocabulary size] nor a list of
+        words in the vocabulary (a bare string is refused); the errors of
+        :func:`bias_subspace`.
     """
     if not (isinstance(lam, int | float) and np.isfinite(lam) and lam > 0):
         raise ValueError(f"lam must be a positive number, got {lam!r}")
+    is_count = isinstance(vocabulary, int | float | np.number)
+    if vocabulary is not None and not is_count:
+        vocabulary = check_word_list("vocabulary", vocabulary)
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
     study = load_study(study)
     sets, rows, missing = _definitional(kv, study, lowercase)
@@ -305,10 +348,9 @@ def soft_debias(
     n_words = len(kv.index_to_key)
     if vocabulary is None:
         vocab_rows = np.arange(n_words)
-    elif isinstance(vocabulary, int | np.integer):
-        if not 1 <= vocabulary <= n_words:
-            raise ValueError(f"vocabulary={vocabulary} must be between 1 and {n_words}")
-        vocab_rows = np.arange(int(vocabulary))
+    elif is_count:
+        vocab_rows = np.arange(check_int("vocabulary", vocabulary, minimum=1, maximum=n_words,
+                                         why="the number of most frequent words kept"))
     else:
         absent = [w for w in vocabulary if w not in kv.key_to_index]
         if absent:

@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
-from ._validation import check_choice
+from ._validation import check_choice, check_word_list
 from .tables import _compared_lists, validate_table
 from .wordlists import BUILTIN_STUDIES, Study, load_study
 
@@ -390,14 +390,7 @@ def word_sentences(
         templates, or no words.
     """
     spec = _template_spec(templates)
-    if isinstance(words, str):
-        raise ValueError(f"words must be a list of words, got the string {words!r}")
-    words = list(dict.fromkeys(words))
-    if not words:
-        raise ValueError("word_sentences() needs at least one word")
-    bad = [w for w in words if not isinstance(w, str) or not w.strip()]
-    if bad:
-        raise ValueError(f"words must be non-empty strings, got {bad[0]!r}")
+    words = list(dict.fromkeys(check_word_list("words", words)))
     kinds = resolve_word_kinds(words, word_kinds)
     if isinstance(spec, dict):
         absent: dict[str, list[str]] = {}
@@ -611,7 +604,16 @@ def seat_test(
     -------
     WeatResult
         Named ``"<test> (SEAT)"``; its ``s_values`` have one row per sentence: ``word``,
-        ``template``, ``sentence``, ``target`` (X/Y), ``s``.
+        ``template``, ``sentence``, ``target`` (X/Y), ``s``; ``random_seed`` is the seed
+        used (drawn when ``random_seed=None``; passing it back repeats the test).
+
+    Raises
+    ------
+    ValueError
+        A word in two of the lists X, Y, A, B (case folded: a template capitalises the
+        sentence's first letter), naming the word and both lists
+        (:func:`embias.classic.check_weat_roles`); the errors of :func:`word_sentences`
+        and :func:`embias.classic.weat`.
     """
     from .encoders import as_encoder
 
@@ -625,10 +627,21 @@ def _seat(study: Study, enc: Any, spec: Any, word_kinds: Mapping[str, Any] | Non
     """SEAT of one study: the WEAT result and the sentences of X, Y, A, B."""
     import dataclasses
 
-    from .classic import weat
+    from .classic import check_weat_roles, weat
     from .embeddings import _keyed_vectors
 
     sets = study.weat_sets()
+    cx, cy = study.protected
+    ca, cb = (study.associations[cl] for cl in study.protected)
+    set_names = (cx, cy, ca, cb) if len({cx, cy, ca, cb}) == 4 else ("X", "Y", "A", "B")
+    options = dict(options)
+    options.setdefault("name", f"{study.name} (SEAT)")
+    options.setdefault("set_names", set_names)
+    # a word in two roles would put the same sentences in two lists: named here, by word;
+    # case is folded, since templates capitalise a sentence's first letter ('alpha' and
+    # 'Alpha' give 'Alpha is here.' both)
+    check_weat_roles(sets, set_names=options["set_names"], lowercase=True,
+                     name=str(options["name"]))
     words = [w for s in sets for w in s]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -639,12 +652,6 @@ def _seat(study: Study, enc: Any, spec: Any, word_kinds: Mapping[str, Any] | Non
     sentence_sets = [[s for w in dict.fromkeys(words_) for s in by_word[w]] for words_ in sets]
     distinct = list(dict.fromkeys(sentences["sentence"]))
     kv = _keyed_vectors(distinct, np.ascontiguousarray(enc(distinct)))
-    cx, cy = study.protected
-    ca, cb = (study.associations[cl] for cl in study.protected)
-    options = dict(options)
-    options.setdefault("name", f"{study.name} (SEAT)")
-    options.setdefault("set_names", (cx, cy, ca, cb) if len({cx, cy, ca, cb}) == 4
-                       else ("X", "Y", "A", "B"))
     result = weat(kv, *sentence_sets, lowercase=False, **options)
     origin = sentences.drop_duplicates("sentence").set_index("sentence")
     s_values = result.s_values.rename(columns={"word": "sentence"})
@@ -673,7 +680,9 @@ def seat_overview(
     -------
     pandas.DataFrame
         One row per test: ``test``, ``encoder``, ``sentences`` (X/Y/A/B counts),
-        ``effect_size``, ``p_value``, ``p_method`` (``exact`` or ``MC <permutations>``).
+        ``effect_size``, ``p_value``, ``p_method`` (``exact`` or ``MC <permutations>``),
+        ``random_seed`` (the seed of the test's permutations and bootstrap: a fresh one per
+        test when ``random_seed=None``; passing it back repeats the test).
     """
     from .encoders import as_encoder
 
@@ -694,5 +703,6 @@ def seat_overview(
             "effect_size": r.effect_size,
             "p_value": r.p_value,
             "p_method": "exact" if r.exact else f"MC {r.n_permutations:,}",
+            "random_seed": r.random_seed,
         })
     return pd.DataFrame(rows)

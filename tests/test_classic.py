@@ -248,18 +248,18 @@ def test_weat_refuses_fewer_than_two_words_per_target_set(toy):
     why = ("WEAT compares two samples of target words, and one word is no sample: with one "
            "word in each set the effect size is always ±√2 — the sample sd of two values is "
            "|difference|/√2 — whatever the embeddings")
+    # one word listed: refused by the word-list check, before any lookup
     with pytest.raises(ValueError) as info:
         embias.weat(toy, ["x1"], ["y1", "y2"], ["a"], ["b"])
-    assert str(info.value) == (
-        f"the number of X words found in the embeddings must be an integer ≥ 2, got 1 ({why})")
+    assert str(info.value) == f"X has 1 word; it needs at least 2 ({why})"
     with pytest.raises(ValueError) as info:
         embias.weat(toy, ["x1", "x2"], ["y1"], ["a"], ["b"], set_names=("p", "q", "A", "B"))
-    assert str(info.value) == (
-        f"the number of Y words ('q') found in the embeddings must be an integer ≥ 2, got 1 "
-        f"({why})")
-    # two listed words of which one is missing from the embeddings: refused the same way
-    with pytest.warns(UserWarning, match="zzz"), pytest.raises(ValueError, match=r"got 1"):
+    assert str(info.value) == f"Y ('q') has 1 word; it needs at least 2 ({why})"
+    # two listed words of which one is missing from the embeddings: one found, refused
+    with pytest.warns(UserWarning, match="zzz"), pytest.raises(ValueError) as info:
         embias.weat(toy, ["x1", "zzz"], ["y1", "y2"], ["a"], ["b"])
+    assert str(info.value) == (
+        f"the number of X words found in the embeddings must be an integer ≥ 2, got 1 ({why})")
 
 
 def test_weat_counts_case_variants_once(glove):
@@ -315,7 +315,7 @@ def test_item14_weat_rows_have_no_null_quantiles_in_interval_columns(glove):
     # ci_kind="permutation": an "interval" that excludes its own estimate. The interval
     # columns hold an interval for the estimate or nothing; the null goes elsewhere.
     # Since issue 13 (item 5) they hold the item-bootstrap interval for the estimate.
-    pairs = embias.weat_pairs(glove, "religion", random_seed=3)
+    pairs = embias.weat_pairs(glove, "religion", random_seed=3, null_ci_prob=0.95)
     assert (pairs["ci_kind"] == "bootstrap").all() and (pairs["ci_prob"] == 0.89).all()
     assert (pairs["resampled"] == "targets and attributes").all()
     assert ((pairs["lower"] < pairs["estimate"]) & (pairs["estimate"] < pairs["upper"])).all()
@@ -337,6 +337,13 @@ def test_item14_weat_rows_have_no_null_quantiles_in_interval_columns(glove):
     assert row.null_lower == pytest.approx(-1.173, abs=5e-4)
     assert row.null_upper == pytest.approx(1.173, abs=5e-4)
     assert row.null_ci_prob == 0.95
+    # by default the null's range has embias's one interval probability, 0.89
+    default = embias.weat_pairs(glove, "religion", random_seed=3).set_index("group")
+    lo, hi = np.quantile(null, [0.055, 0.945])
+    assert default.loc["christian vs jewish", "null_ci_prob"] == 0.89
+    assert (default.loc["christian vs jewish", "null_lower"],
+            default.loc["christian vs jewish", "null_upper"]) == (
+        pytest.approx(lo, abs=1e-9), pytest.approx(hi, abs=1e-9))
     # one result, other null probability; the interval columns keep the bootstrap interval
     result = embias.weat_test("weat6", glove, random_seed=0)
     t = result.to_interval_table(null_ci_prob=0.9)
@@ -364,8 +371,10 @@ def test_item14_cli_prints_weat_as_point_estimates_with_named_null_columns(capsy
     assert {"estimate", "p_value", "null_lower", "null_upper"} <= set(cols)
     line = next(x for x in weat.splitlines() if "christian vs jewish" in x)
     cells = dict(zip(cols, (c.strip() for c in line.strip("|").split("|")), strict=True))
+    # the null's central 89% range (embias's default interval probability; its brute-force
+    # check is in the test above)
     assert (cells["estimate"], cells["null_lower"], cells["null_upper"]) == (
-        "1.193", "-1.173", "1.173")
+        "1.193", "-0.979", "0.979")
     assert "permutation" not in cells.values()  # no ci_kind column, no 'permutation' kind
     assert main(["weat", "weat6", "--permutations", "exact", "--n-boot", "2000"]) == 0
     out = capsys.readouterr().out

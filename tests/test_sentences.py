@@ -259,15 +259,23 @@ def test_bad_table_options():
 
 # --------------------------------------------------------------------------- SEAT
 def test_seat_is_weat_over_sentences_exact_p_value_by_enumeration():
+    # the attribute words epsilon and zeta have alpha's and beta's vectors (a word may not
+    # be a target and an attribute word at once)
+    vectors = {**TOY_VECTORS, "This is epsilon.": [1, 0, 0], "Epsilon is here.": [0, 1, 0],
+               "This is zeta.": [1, 1, 0], "Zeta is here.": [0, 0, 1]}
+
+    def encoder(sentences):
+        return np.array([vectors[s] for s in sentences], dtype=float)
+
     study = embias.Study(name="toy2", protected={"x": ("alpha", "beta"),
                                                  "y": ("gamma", "delta")},
-                         attributes={"x_stereotype": ("alpha",), "y_stereotype": ("beta",)})
-    r = seat_test(study, toy_encoder, templates=TWO_TEMPLATES, permutations="exact")
-    v = {s: np.array(x) / np.linalg.norm(x) for s, x in TOY_VECTORS.items()}
+                         attributes={"x_stereotype": ("epsilon",), "y_stereotype": ("zeta",)})
+    r = seat_test(study, encoder, templates=TWO_TEMPLATES, permutations="exact")
+    v = {s: np.array(x) / np.linalg.norm(x) for s, x in vectors.items()}
     sent = {w: [t.format(term=w)[:1].upper() + t.format(term=w)[1:] for t in TWO_TEMPLATES]
-            for w in ("alpha", "beta", "gamma", "delta")}
+            for w in ("alpha", "beta", "gamma", "delta", "epsilon", "zeta")}
     X, Y = sent["alpha"] + sent["beta"], sent["gamma"] + sent["delta"]
-    A, B = sent["alpha"], sent["beta"]
+    A, B = sent["epsilon"], sent["zeta"]
 
     def s_of(x):
         return np.mean([v[x] @ v[a] for a in A]) - np.mean([v[x] @ v[b] for b in B])
