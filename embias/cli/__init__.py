@@ -14,12 +14,18 @@ One error policy, in :func:`main`:
 - anything else is a bug and shows its traceback.
 
 Warnings print as one line ``embias: warning: …``.
+
+Messages written for Python callers advise keywords (``pass format= …``); on the command
+line such advice names the command's option instead (a command maps the keywords it has an
+option for in ``set_defaults(python_options={...})``), or says that there is none
+(:func:`cli_wording`).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import re
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -27,7 +33,7 @@ from contextlib import contextmanager
 
 from . import classifier, compare, debias, fit, models, report, sentence, simulate, tables
 
-__all__ = ["COMMAND_MODULES", "build_parser", "main", "run"]
+__all__ = ["COMMAND_MODULES", "build_parser", "cli_wording", "main", "run"]
 
 #: The command modules, in the order ``embias --help`` lists their commands; each has
 #: ``register(subparsers)``.
@@ -63,13 +69,42 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return errors
 
 
+#: Advice to a Python caller inside a message: ``pass NAME=VALUE`` (VALUE may be empty).
+_PYTHON_ADVICE = re.compile(r"\bpass (\w+)=(\w*)")
+
+
+def cli_wording(message: str, options: dict[str, str] | None = None) -> str:
+    """``message`` with its Python advice put in command-line terms.
+
+    ``pass NAME=VALUE`` becomes ``give OPTION`` when ``options`` maps ``"NAME=VALUE"`` (or
+    ``"NAME="``) to the command's option; otherwise the advice is marked as Python's and
+    the message says that the command line has no option for it.
+    """
+    options = options or {}
+    missing: list[str] = []
+
+    def reword(match: re.Match[str]) -> str:
+        name, value = match.group(1), match.group(2)
+        option = options.get(f"{name}={value}") or options.get(f"{name}=")
+        if option is not None:
+            return f"give {option}"
+        missing.append(name)
+        return match.group(0).replace("pass ", "in Python, pass ", 1)
+
+    text = _PYTHON_ADVICE.sub(reword, message)
+    if missing:
+        names = ", ".join(f"{name}=" for name in dict.fromkeys(missing))
+        text += f" (the command line has no option for {names})"
+    return text
+
+
 def _one_line(text: str, *, sep: str = " ") -> str:
     return sep.join(part.strip() for part in str(text).strip().splitlines() if part.strip())
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings on the command line: one line, the message only."""
-    print(f"embias: warning: {_one_line(str(message))}",
+    print(f"embias: warning: {cli_wording(_one_line(str(message)))}",
           file=sys.stderr if file is None else file)
 
 
@@ -106,7 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.func(args) or 0)
         except _user_errors() as exc:
             sep = "; " if isinstance(exc, KeyError) else " "  # MissingWordsError's report
-            print(f"embias: error: {_one_line(str(exc), sep=sep)}", file=sys.stderr)
+            text = cli_wording(_one_line(str(exc), sep=sep), getattr(args, "python_options",
+                                                                     None))
+            print(f"embias: error: {text}", file=sys.stderr)
             return 1
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,7 @@ from ..wordlists import BUILTIN_STUDIES
 __all__ = [
     "DEFAULT_EMBEDDING",
     "PUBLISHED_EMBEDDINGS",
+    "DeprecatedAlias",
     "add_ci_prob",
     "add_embedding",
     "add_encoder_options",
@@ -49,8 +52,10 @@ __all__ = [
     "add_seed",
     "check_sampler",
     "checked",
+    "deprecation_note",
     "draw_to_files",
     "fit_settings",
+    "folders_for",
     "output_path",
     "probability",
     "refuse_published",
@@ -142,10 +147,12 @@ def refuse_published(command: str, source: str) -> str:
     return source
 
 
-def add_ci_prob(parser: argparse._ActionsContainer, *, default: float = DEFAULT_CI_PROB,
-                what: str = "interval probability") -> None:
+def add_ci_prob(parser: argparse._ActionsContainer, *, default: float | None = DEFAULT_CI_PROB,
+                what: str = "interval probability", shown: str | None = None) -> None:
+    """``--ci-prob P``; its default is :data:`embias.settings.DEFAULT_CI_PROB` everywhere
+    (``default=None`` with ``shown`` for a command that resolves it itself)."""
     parser.add_argument("--ci-prob", type=ci_prob_type, default=default, metavar="P",
-                        help=f"{what}, in (0, 1) (default %(default)s)")
+                        help=f"{what}, in (0, 1) (default {shown or '%(default)s'})")
 
 
 def add_rope(parser: argparse._ActionsContainer) -> None:
@@ -228,6 +235,58 @@ def writable(path: str | os.PathLike[str], *, folder: bool = False) -> Path:
     path = Path(path)
     (path if folder else path.parent).mkdir(parents=True, exist_ok=True)
     return path
+
+
+@contextmanager
+def folders_for(path: Path | None) -> Iterator[None]:
+    """The one output policy for a writer that needs its folder to exist beforehand
+    (:func:`embias.audit_report`): the missing parent folders of ``path`` are created for
+    the block, and removed again (those still empty) if it fails, so a failed command
+    leaves no trace."""
+    if path is None:
+        yield
+        return
+    missing = []
+    folder = Path(path).parent
+    while not folder.exists() and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    writable(path)
+    try:
+        yield
+    except BaseException:
+        for folder in missing:  # deepest first
+            try:
+                folder.rmdir()
+            except OSError:  # not empty: something else was written there
+                break
+        raise
+
+
+# --------------------------------------------------------------------------- deprecation
+#: Release in which deprecated command-line spellings are removed.
+DEPRECATED_UNTIL = "0.5"
+
+
+def deprecation_note(old: str, new: str) -> None:
+    """One line on stderr: ``embias: deprecated: OLD is now NEW …``."""
+    print(f"embias: deprecated: {old} is now {new}; {old} still works but will be removed "
+          f"in embias {DEPRECATED_UNTIL}", file=sys.stderr)
+
+
+class DeprecatedAlias(argparse._AppendAction):
+    """A repeatable option with deprecated spellings (``deprecated={"--from": "--fits"}``):
+    each use of an old spelling prints :func:`deprecation_note`."""
+
+    def __init__(self, *args: Any, deprecated: Mapping[str, str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.deprecated = dict(deprecated)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if option_string in self.deprecated:
+            deprecation_note(option_string, self.deprecated[option_string])
+        super().__call__(parser, namespace, values, option_string)
 
 
 def draw_to_files() -> None:

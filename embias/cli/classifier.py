@@ -4,14 +4,19 @@
     embias bbu delta --n 3160 [...]
     embias bbu interval FILE.csv --cost COL --group COL [--protected LABEL --bound hoeffding]
     embias parity 20/100 30/100 --rope 0.1 [--ci-prob 0.95 --labels a,b]
+
+``--ci-prob`` defaults to :data:`embias.settings.DEFAULT_CI_PROB` (0.89) here as everywhere;
+Ethayarajh's figures are at ρ = 0.95 (``--ci-prob 0.95``).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
 
-from ._options import add_ci_prob
+from .._validation import check_int, check_number
+from ._options import add_ci_prob, checked
 
 __all__ = ["cmd_bbu_delta", "cmd_bbu_interval", "cmd_bbu_n", "cmd_parity", "register"]
 
@@ -21,17 +26,46 @@ def _variance(text: str) -> Any:
     return text if text in ("max", "sample") else float(text)
 
 
+#: What ``embias parity`` accepts for each group (named in its errors).
+_COUNT_RULE = ("SUCCESSES/TRIALS with whole numbers 0 ≤ SUCCESSES ≤ TRIALS and TRIALS ≥ 1, "
+               "such as 20/100")
+#: Counts that start with a minus sign (``-1/10``) are values, not options: argparse's own
+#: rule (``-1``, ``-.5``) extended to ``-X/N`` so that a negative count is named and
+#: refused by :func:`_parse_count` instead of being "unrecognized arguments".
+_NEGATIVE_VALUE = re.compile(r"^-(\d+|\d*\.\d+)(/.*)?$")
+
+
 def _parse_count(text: str) -> tuple[int, int]:
-    """``X/N`` as two integers; whether X ≤ N is the library's check (exit 1)."""
+    """``X/N`` as two integers with 0 ≤ X ≤ N and N ≥ 1 (argparse's usage error naming
+    the value otherwise)."""
     parts = text.split("/")
     try:
         if len(parts) != 2:
             raise ValueError
         x, n = int(parts[0]), int(parts[1])
+        if not 0 <= x <= n or n < 1:
+            raise ValueError
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected SUCCESSES/TOTAL such as 20/100, got {text!r}") from None
+            f"invalid group count {text!r}: expected {_COUNT_RULE}") from None
     return x, n
+
+
+def _number(name: str, value: float) -> float:
+    return check_number(name, value)
+
+
+def _sample_size(name: str, value: int) -> int:
+    return check_int(name, value, minimum=1)
+
+
+def _cell_number(text: str, *, file: str, column: str, row: int) -> float:
+    """One cell of a CSV as a number, or a ValueError naming the file, column and row."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{file}: column {column!r}, row {row} (line {row + 1}): "
+                         f"{text!r} is not a number") from None
 
 
 def _bound_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -84,6 +118,11 @@ def cmd_bbu_interval(args: argparse.Namespace) -> int:
         if col not in frame.columns:
             raise ValueError(f"column {col!r} is not in {args.file} (columns: "
                              f"{list(frame.columns)})")
+    if not pd.api.types.is_numeric_dtype(frame[args.cost]) or frame[args.cost].isna().any():
+        # the cells as written (an empty cell is ''), data rows numbered from 1
+        text = pd.read_csv(args.file, dtype=str, keep_default_na=False)[args.cost]
+        frame[args.cost] = [_cell_number(v, file=args.file, column=args.cost, row=i)
+                            for i, v in enumerate(text, start=1)]
     protected: Any = args.protected
     if protected is not None and pd.api.types.is_numeric_dtype(frame[args.group]):
         protected = pd.to_numeric(pd.Series([protected])).iloc[0]
@@ -128,7 +167,7 @@ def cmd_parity(args: argparse.Namespace) -> int:
 
 def _add_bound_options(p: argparse.ArgumentParser, *, gamma_default: float | None,
                        variance_default: str) -> None:
-    add_ci_prob(p, default=0.95, what="confidence level ρ")
+    add_ci_prob(p, what="confidence level ρ")
     p.add_argument("--max-cost", type=float, default=1.0, help="largest cost C (default 1)")
     if gamma_default is None:
         p.add_argument("--gamma", type=float, default=None,
@@ -153,13 +192,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                                  required=True)
 
     p = bbu_sub.add_parser("n", help="sample size needed to call a disparity biased")
-    p.add_argument("--delta", type=float, nargs="+", required=True,
+    p.add_argument("--delta", type=checked(float, _number, "--delta"), nargs="+", required=True,
                    help="disparity magnitude(s) δ in (0, C]")
     _add_bound_options(p, gamma_default=0.5, variance_default="max")
     p.set_defaults(func=cmd_bbu_n)
 
     p = bbu_sub.add_parser("delta", help="smallest disparity detectable with n examples")
-    p.add_argument("--n", type=int, nargs="+", required=True, help="sample size(s)")
+    p.add_argument("--n", type=checked(int, _sample_size, "--n"), nargs="+", required=True,
+                   help="sample size(s), integers ≥ 1")
     _add_bound_options(p, gamma_default=0.5, variance_default="max")
     p.set_defaults(func=cmd_bbu_delta)
 
@@ -180,11 +220,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Posterior of selection-rate differences (Beta posteriors): mean, HDI, "
                     "P(|d| > T) and decisions. Two groups give one contrast; more give all "
                     "pairwise and each-vs-rest contrasts.")
+    p._negative_number_matcher = _NEGATIVE_VALUE  # a negative count is a value to refuse
     p.add_argument("counts", nargs="+", type=_parse_count, metavar="X/N",
-                   help="successes/total for each group, e.g. 20/100 30/100")
+                   help="successes/trials for each group, e.g. 20/100 30/100")
     p.add_argument("--rope", type=float, default=None,
                    help="fairness threshold T: the ROPE is [-T, T]")
-    add_ci_prob(p, default=0.95, what="HDI probability")
+    add_ci_prob(p, what="HDI probability")
     p.add_argument("--labels", default=None, help="comma-separated group names")
     p.add_argument("--prior", default="1,1", help="Beta prior 'alpha,beta' (default 1,1)")
     p.set_defaults(func=cmd_parity)

@@ -79,6 +79,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         result = embias.compare_embeddings(
             dict(args.embeddings), args.study, reference=args.reference, settings=settings,
             executor=executor, max_workers=args.workers, min_shared=args.min_shared,
+            require_same_dimension=not args.different_dimensions,
             progress=not args.no_progress)
     finally:
         if client is not None:
@@ -140,10 +141,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         f"{VECTOR_SOURCES}, or {PUBLISHED_SOURCES}")
     p.add_argument("--reference", metavar="LABEL", default=None,
                    help="label changes are measured against (default: the first)")
-    add_sampler_options(p, seed=0, what="per fit")
+    add_sampler_options(p, what="per fit")
     p.add_argument("--min-shared", type=share_type, default=DEFAULT_MIN_SHARED, metavar="S",
                    help="smallest share of every table's rows the embeddings must share "
                         "(default %(default)s)")
+    p.add_argument("--different-dimensions", action="store_true",
+                   help="compare embeddings of different dimensions on their shared word "
+                        "pairs (default: refused; a comparison is meant for versions of one "
+                        "embedding space, e.g. biased vs debiased)")
     p.add_argument("--workers", type=int, default=None,
                    help="local worker processes (default: one per CPU)")
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
@@ -154,4 +159,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="folder for the forest plot PNG and the table CSV "
                         "(default %(default)s/)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    p.set_defaults(func=cmd_compare)
+    p.set_defaults(func=cmd_compare,
+                   python_options={"require_same_dimension=False": "--different-dimensions"})

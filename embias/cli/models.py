@@ -1,9 +1,12 @@
-"""``embias compare-models`` and ``embias sensitivity``: which model level predicts best,
+"""``embias compare-models`` and ``embias word-influence``: which model level predicts best,
 and which words drive the result::
 
     embias compare-models religion --embedding published:reddit          # by row
     embias compare-models religion --levels hierarchical,crossed --by word --refit reloo
-    embias sensitivity religion --embedding published:reddit --png influence.png
+    embias word-influence religion --embedding published:reddit --png influence.png
+
+``word-influence`` is named after :func:`embias.word_influence` (and ``embias report
+--word-influence``); ``sensitivity`` is its deprecated spelling.
 
 Both fit through :func:`embias.fit_study_model`, so saved fits in ``--out`` (those of
 ``embias fit`` with the same options too) are reused instead of sampled again.
@@ -23,13 +26,18 @@ from ._options import (
     add_sampler_options,
     check_sampler,
     checked,
+    deprecation_note,
     draw_to_files,
     fit_settings,
     output_path,
     writable,
 )
 
-__all__ = ["cmd_compare_models", "cmd_sensitivity", "register"]
+__all__ = ["cmd_compare_models", "cmd_sensitivity", "cmd_word_influence", "register"]
+
+#: The command's name, and its deprecated spelling (kept for one release).
+WORD_INFLUENCE = "word-influence"
+DEPRECATED_COMMANDS = {"sensitivity": WORD_INFLUENCE}
 
 #: Folder of saved fits (``embias.bayes`` store's default).
 DEFAULT_MODELS_DIR = "models"
@@ -131,8 +139,10 @@ def cmd_compare_models(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_sensitivity(args: argparse.Namespace) -> int:
-    """``embias sensitivity``: fit (or reuse) one level, rank the words by influence."""
+def cmd_word_influence(args: argparse.Namespace) -> int:
+    """``embias word-influence``: fit (or reuse) one level, rank the words by influence."""
+    if args.command in DEPRECATED_COMMANDS:
+        deprecation_note(f"embias {args.command}", f"embias {DEPRECATED_COMMANDS[args.command]}")
     check_sampler(fit_settings(args))
     output_path("--out", args.out, folder=True)
     output_path("--png", args.png)
@@ -180,6 +190,10 @@ def cmd_sensitivity(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The deprecated name of :func:`cmd_word_influence`.
+cmd_sensitivity = cmd_word_influence
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("study", metavar="STUDY", help=f"study: {STUDIES}")
     add_embedding(p)
@@ -193,7 +207,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``compare-models`` and ``sensitivity`` to the main parser."""
+    """Add ``compare-models`` and ``word-influence`` (alias ``sensitivity``, deprecated) to
+    the main parser."""
     p = sub.add_parser(
         "compare-models",
         help="compare model levels by PSIS-LOO: leave one row or one compared word out",
@@ -220,8 +235,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_compare_models)
 
     p = sub.add_parser(
-        "sensitivity",
-        help="word influence: how much each word moves the contrasts when left out",
+        WORD_INFLUENCE, aliases=list(DEPRECATED_COMMANDS),
+        help="how much each word moves the contrasts when left out (alias sensitivity: "
+             "deprecated)",
         description="Fit a study (or reuse the saved fit) and rank its words by how much "
                     "each reported contrast changes when all the rows of the word are left "
                     "out: PSIS where its Pareto k is small, an exact refit elsewhere.")
@@ -238,4 +254,4 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="words shown and plotted (default %(default)s)")
     add_rope(p)
     p.add_argument("--png", metavar="PATH", default=None, help="write the ranked plot here")
-    p.set_defaults(func=cmd_sensitivity)
+    p.set_defaults(func=cmd_word_influence)

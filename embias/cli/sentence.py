@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .._validation import UnknownNameError, close_match_hint
+from .._validation import UnknownNameError, check_seed, close_match_hint
 from ._options import add_seed
 from .tables import WEAT_TESTS, _permutations
 
@@ -34,10 +34,11 @@ def cmd_seat(args: argparse.Namespace) -> int:
         encoder = default_encoder()
     except (ImportError, FileNotFoundError) as exc:
         raise ValueError(str(exc)) from None
+    seed = check_seed(args.random_seed)  # the one seed policy: None draws one, shown
     table = seat_overview(encoder, tests=tests, permutations=args.permutations,
-                          alternative=args.alternative, random_seed=args.random_seed)
+                          alternative=args.alternative, random_seed=seed)
     print(_SEAT_NOTE.format(encoder=MODEL_NAME, alternative=args.alternative,
-                            seed=f"Monte Carlo seed {args.random_seed}"))
+                            seed=f"Monte Carlo seed {seed}"))
     print(embias.to_markdown(table.drop(columns="encoder")))
     return 0
 
@@ -56,5 +57,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "'exact', or a number of Monte Carlo permutations")
     p.add_argument("--alternative", default="two-sided",
                    choices=["two-sided", "greater", "less"])
-    add_seed(p, default=0, what="Monte Carlo seed")
+    add_seed(p, default=None, what="Monte Carlo seed")
     p.set_defaults(func=cmd_seat)

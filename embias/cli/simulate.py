@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .._validation import check_seed
+from ..settings import DEFAULT_CI_PROB
 from ._options import add_ci_prob, add_seed
 
 __all__ = ["cmd_simulate_weat", "register", "weat_simulation_report"]
@@ -15,6 +17,20 @@ NUMERATORS: tuple[str, ...] = ("mean", "first-word")
 CALISKAN_LARGEST_EFFECT = 1.81
 #: The raw sd of the slides' scenarios (``--published``).
 PUBLISHED_SD = 0.08
+#: ``--published`` reproduces the README's table of the slides' figures: their 95% ranges,
+#: at seed 0, unless ``--ci-prob``/``--seed`` say otherwise.
+PUBLISHED_CI_PROB = 0.95
+PUBLISHED_SEED = 0
+
+
+def _resolve(args: argparse.Namespace) -> None:
+    """Fill ``ci_prob`` and ``random_seed`` left unset: the published preset's values with
+    ``--published``, else embias's default level and a fresh seed (shown)."""
+    if args.ci_prob is None:
+        args.ci_prob = PUBLISHED_CI_PROB if args.published else DEFAULT_CI_PROB
+    if args.random_seed is None and args.published:
+        args.random_seed = PUBLISHED_SEED
+    args.random_seed = check_seed(args.random_seed)
 
 
 def weat_simulation_report(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -30,6 +46,7 @@ def weat_simulation_report(args: argparse.Namespace) -> tuple[Any, Any]:
     import embias
     from embias.report import CLI_SIMULATION_COLUMNS
 
+    _resolve(args)
     if args.published:
         n, m, sd = [8], [8], PUBLISHED_SD
         assoc, numerators = sorted(embias.PUBLISHED_FIGURES), NUMERATORS
@@ -99,12 +116,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--threshold", type=float, default=CALISKAN_LARGEST_EFFECT,
                    help=f"|WEAT| threshold (default {CALISKAN_LARGEST_EFFECT}, Caliskan et "
                         "al.'s largest effect)")
-    add_ci_prob(w, default=0.95, what="range probability")
-    add_seed(w, default=0)
+    add_ci_prob(w, default=None, what="range probability",
+                shown=f"{DEFAULT_CI_PROB}; {PUBLISHED_CI_PROB} with --published")
+    add_seed(w, default=None)
     w.add_argument("--no-exact", action="store_true",
                    help="skip the exact (analytic) columns")
     w.add_argument("--published", action="store_true",
                    help="the slides' three scenarios (association 0, .1, .4; 8 words, 8 "
                         "attributes, sd .08) with both numerators, next to the published "
-                        "figures")
+                        f"figures; --ci-prob defaults to their {PUBLISHED_CI_PROB} and --seed "
+                        f"to {PUBLISHED_SEED} (the README's table)")
     w.set_defaults(func=cmd_simulate_weat)

@@ -7,7 +7,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from .._validation import UnknownNameError, check_int, close_match_hint
+from .._validation import UnknownNameError, check_int, check_seed, close_match_hint
+from ..settings import DEFAULT_CI_PROB
 from ..wordlists import BUILTIN_STUDIES
 from ._options import (
     STUDIES,
@@ -25,7 +26,7 @@ WEAT_TESTS: tuple[str, ...] = tuple(s for s in BUILTIN_STUDIES if s.startswith("
 #: so that parsing imports no numpy; a test checks that the two agree).
 DEFAULT_N_BOOT = 10_000
 #: Interval probability of ``embias weat``: :data:`embias.settings.DEFAULT_CI_PROB`.
-WEAT_CI_PROB = 0.89
+WEAT_CI_PROB = DEFAULT_CI_PROB
 
 __all__ = ["cmd_mac", "cmd_summary", "cmd_table", "cmd_weat", "register"]
 
@@ -132,11 +133,13 @@ def cmd_weat(args: argparse.Namespace) -> int:
         raise UnknownNameError(
             f"unknown WEAT test {args.test!r}{close_match_hint(args.test, WEAT_TESTS)}; "
             f"known: {', '.join(WEAT_TESTS)}, 'all', or a folder of a two-class study")
+    seed = check_seed(args.random_seed)  # the one seed policy: None draws one, shown
     embeddings = embias.load_embeddings(args.embedding)
+    print(f"seed {seed}")
     if args.test == "all":
         table = embias.weat_overview(embeddings, permutations=args.permutations,
                                      alternative=args.alternative, n_boot=args.n_boot,
-                                     ci_prob=WEAT_CI_PROB, random_seed=args.random_seed)
+                                     ci_prob=WEAT_CI_PROB, random_seed=seed)
         print(f"WEAT ({args.alternative} permutation p-values, sd with ddof=1) on "
               f"{args.embedding}; lower/upper = {WEAT_CI_PROB:.0%} item-bootstrap interval of "
               f"the effect size ({args.n_boot:,} resamples of the X, Y, A and B words: other "
@@ -146,7 +149,7 @@ def cmd_weat(args: argparse.Namespace) -> int:
         return 0
     result = embias.weat_test(args.test, embeddings, permutations=args.permutations,
                               alternative=args.alternative, n_boot=args.n_boot,
-                              random_seed=args.random_seed)
+                              random_seed=seed)
     print(_WEAT_TEST_NOTE.format(ci=WEAT_CI_PROB, n_boot=args.n_boot))
     table = result.to_interval_table(ci_prob=WEAT_CI_PROB)
     print(embias.to_markdown(table, columns=[c for c in _WEAT_TEST_COLUMNS if c in table]))
@@ -179,12 +182,13 @@ def cmd_summary(args: argparse.Namespace) -> int:
     print(f"\n== MAC (mean cosine distance): {result.value:.4f}")
     print(embias.to_markdown(result.to_interval_table()))
     if not args.embedding.startswith("published:"):
-        print("\n== WEAT for each pair of protected classes (exact permutation test)")
+        seed = check_seed(args.random_seed)
+        print(f"\n== WEAT for each pair of protected classes (exact permutation test; "
+              f"seed {seed})")
         print(_WEAT_NOTE)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # missing words: listed above
-            print(_weat_markdown(embias.weat_pairs(source, args.study,
-                                                   random_seed=args.random_seed)))
+            print(_weat_markdown(embias.weat_pairs(source, args.study, random_seed=seed)))
     return 0
 
 
@@ -213,7 +217,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n-boot", type=checked(int, _n_boot, "n_boot"), default=DEFAULT_N_BOOT,
                    metavar="N", help="item-bootstrap replicates, an integer ≥ 1 (default "
                                      "%(default)s)")
-    add_seed(p, default=0, what="seed of the Monte Carlo permutations and the bootstrap")
+    add_seed(p, default=None, what="seed of the Monte Carlo permutations and the bootstrap")
     p.set_defaults(func=cmd_weat)
 
     p = sub.add_parser("mac", help="Manzini et al.'s MAC of a study",
@@ -227,5 +231,5 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "pairwise WEAT.")
     p.add_argument("study", help=f"study: {STUDIES}")
     add_embedding(p)
-    add_seed(p, default=0, what="Monte Carlo seed")
+    add_seed(p, default=None, what="Monte Carlo seed")
     p.set_defaults(func=cmd_summary)

@@ -14,7 +14,7 @@ def run(argv: list[str]) -> int:
 
 
 def test_bbu_n_prints_11903(capsys):
-    assert run(["bbu", "n", "--delta", "0.05"]) == 0
+    assert run(["bbu", "n", "--delta", "0.05", "--ci-prob", "0.95"]) == 0  # the paper's ρ
     out = capsys.readouterr().out
     header, _, row = out.splitlines()
     assert header.split("|")[-2].strip() == "required_n"
@@ -22,7 +22,7 @@ def test_bbu_n_prints_11903(capsys):
 
 
 def test_bbu_delta_prints_winobias_value(capsys):
-    assert run(["bbu", "delta", "--n", "3160"]) == 0
+    assert run(["bbu", "delta", "--n", "3160", "--ci-prob", "0.95"]) == 0
     assert "0.0974" in capsys.readouterr().out  # Ethayarajh 2020 §3.3 (paper: 0.0975)
 
 
@@ -77,15 +77,17 @@ def test_parity_more_groups_and_labels(capsys):
 
 
 def test_parity_errors(capsys):
-    assert run(["parity", "120/100", "30/100"]) == 1
-    assert "x1=120 exceeds n1=100" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        run(["parity", "120/100", "30/100"])
+    assert info.value.code == 2
+    assert "invalid group count '120/100'" in capsys.readouterr().err
     assert run(["parity", "20/100", "30/100", "--prior", "1,b"]) == 1
     assert capsys.readouterr().err.strip() == ("embias: error: --prior '1,b': expected "
                                                "'alpha,beta' such as 1,1")
     with pytest.raises(SystemExit) as info:
         run(["parity", "20-100", "30/100"])
     assert info.value.code == 2
-    assert "expected SUCCESSES/TOTAL" in capsys.readouterr().err
+    assert "expected SUCCESSES/TRIALS" in capsys.readouterr().err
     assert run(["parity", "20/100"]) == 1
     assert "give at least two groups" in capsys.readouterr().err
     with pytest.raises(SystemExit):
