@@ -8,7 +8,7 @@ Columns (DESIGN §4): ``protected_word``, ``protected_class``, ``word_to_compare
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -20,12 +20,14 @@ from ._validation import (
     UnknownNameError,
     check_choice,
     check_columns,
+    check_distinct_lists,
     check_share,
     close_match_hint,
 )
 from .embeddings import (
     MissingWords,
     MissingWordsError,
+    embedding_name_of,
     is_uncased,
     load_embeddings,
     lookup_words,
@@ -86,6 +88,7 @@ def cosine_table(
     missing: Literal["warn", "raise"] = "warn",
     lowercase: bool | None = None,
     embedding_name: str | None = None,
+    unassociated: Literal["raise", "different"] = "raise",
 ) -> pd.DataFrame:
     """Long-form table of cosine similarities/distances for a study.
 
@@ -109,8 +112,15 @@ def cosine_table(
     lowercase
         Look words up in lower case; ``None`` detects an uncased vocabulary (GloVe).
     embedding_name
-        Value for the ``embedding`` column (default: the source string, or
-        ``"custom"`` for a ``KeyedVectors``).
+        Value for the ``embedding`` column (default: the source string; for a
+        ``KeyedVectors`` the name of the source :func:`embias.load_embeddings` read it
+        from, e.g. ``"glove-6b-50d"``, else ``"custom"``).
+    unassociated
+        A protected class without an associated attribute class (no ``associations``
+        given and no attribute class named ``<class>_stereotype`` or ``<class>``):
+        ``"raise"`` (default) refuses the study, naming the classes and how to give the
+        associations; ``"different"`` labels every attribute row of its words
+        ``different``, on purpose (MAC, for one, averages every attribute class alike).
 
     Returns
     -------
@@ -131,13 +141,28 @@ def cosine_table(
     Raises
     ------
     ValueError
-        A list ends up empty, a vector is zero or not finite (names the word), or two
-        protected classes hold one word (case variants on an uncased vocabulary).
+        A protected class without an associated attribute class (unless
+        ``unassociated="different"``), a list ends up empty, a vector is zero or not
+        finite (names the word), two protected classes hold one word, or one word is in
+        two lists whose rows would contradict each other (an attribute word that is also
+        a control word or another class's attribute, a neutral word that is also a human
+        word, a protected word that is also an attribute word) — the study refuses equal
+        strings, this the case variants of an uncased vocabulary.
     """
     study = load_study(study)
-    if embedding_name is None:
-        embedding_name = embeddings if isinstance(embeddings, str) else "custom"
+    check_choice("unassociated", unassociated, ("raise", "different"))
+    if unassociated == "raise" and study.unassociated:
+        try:
+            study.require_associations()
+        except ValueError as exc:
+            raise ValueError(f"{exc}. To label their attribute rows 'different' on purpose "
+                             "(e.g. for MAC, which averages every attribute class alike), "
+                             "pass unassociated='different' to cosine_table()/study_table()"
+                             ) from None
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
+    if embedding_name is None:
+        embedding_name = (embeddings if isinstance(embeddings, str)
+                          else embedding_name_of(kv) or "custom")
     if lowercase is None:
         lowercase = is_uncased(kv)
     protected_lists = {f"protected:{c}": w for c, w in study.protected.items()}
@@ -172,6 +197,15 @@ def cosine_table(
                     f"{other_cls!r}) and {w!r} (class {cls!r}) are one word in these "
                     f"embeddings ({how}); a word can belong to one protected class only")
             first_class[r] = (w, cls)
+    # the study refuses a word in two roles; here the same for case variants that are one
+    # word in these embeddings
+    lists, pairs = study.role_lists()
+    lookup_name = {**{f"protected[{c!r}]": f"protected:{c}" for c in study.protected},
+                   **{f"attributes[{c!r}]": f"attributes:{c}" for c in study.attributes},
+                   "neutral": "neutral", "human": "human"}
+    check_distinct_lists({label: words.get(lookup_name[label], []) for label in lists},
+                         pairs=pairs, key=str.lower if lowercase else None,
+                         context=f"study {study.name!r} ({how} in these embeddings): ")
     # A protected word that is also a compared word gives a row comparing a vector with
     # itself: cosine distance 0 by construction, no information about bias, yet it pulls
     # its cell mean down. A warning (naming the words) and dropping those rows, not an
@@ -250,20 +284,63 @@ def cosine_table(
     return table
 
 
+#: Columns that, with ``protected_word`` and ``word_to_compare``, identify a row of a
+#: cosine table when the table has them (sentence tables: the templates; several
+#: embeddings in one table: the embedding).
+ROW_KEY_EXTRA: tuple[str, ...] = ("template", "compared_template", "embedding")
+#: Rows named in full in a message about bad rows.
+_SHOWN_ROWS = 5
+
+
+def _row_list(table: pd.DataFrame, positions: np.ndarray, describe: Callable[[int], str]
+              ) -> str:
+    """``row 3 (…), row 7 (…) and 4 more`` for the rows at ``positions``."""
+    shown = ", ".join(f"row {table.index[i]!r} ({describe(int(i))})"
+                      for i in positions[:_SHOWN_ROWS])
+    more = f" and {positions.size - _SHOWN_ROWS} more" if positions.size > _SHOWN_ROWS else ""
+    return shown + more
+
+
+def _check_numbers(table: pd.DataFrame, columns: tuple[str, ...], *, what: str) -> None:
+    """Refuse a column with an entry that is not a number (``'abc'`` read from a CSV),
+    naming the column, the rows (index labels) and the values."""
+    for column in columns:
+        if column not in table.columns or pd.api.types.is_numeric_dtype(table[column]):
+            continue
+        values = table[column]
+        numbers = pd.to_numeric(values, errors="coerce")
+        bad = np.flatnonzero(numbers.isna().to_numpy() & values.notna().to_numpy())
+        if bad.size:
+            shown = _row_list(table, bad, lambda i, v=values: repr(v.iat[i]))
+            raise ValueError(f"{what}: column {column!r} has {bad.size} value(s) that are not "
+                             f"numbers: {shown}; every {column} must be a number (fix the "
+                             "file or drop those rows)")
+
+
 def validate_table(table: pd.DataFrame, *, what: str = "table") -> pd.DataFrame:
     """Check that ``table`` is a usable long-form cosine table; return it.
+
+    A row is identified by its protected word and compared word, plus each of
+    :data:`ROW_KEY_EXTRA` (``template``, ``compared_template``, ``embedding``) the table
+    has: a second row with the same key would be fitted and averaged as if it were more
+    data, so it is refused — except the exact duplicates :func:`load_published_table`
+    kept on request (``attrs["duplicates_kept"]``), which reproduce the authors' tables.
 
     Raises
     ------
     ValueError
-        Missing columns, non-finite distances, distances outside [0, 2] (beyond float
-        rounding, :data:`DISTANCE_TOLERANCE`) or unknown connection labels.
+        Missing columns, values that are not numbers (names the column and the rows),
+        non-finite distances, distances outside [0, 2] (beyond float rounding,
+        :data:`DISTANCE_TOLERANCE`), a ``cosine_similarity`` that is not 1 − the distance
+        (beyond the same tolerance), rows repeating another row's key (names them with
+        their index), or unknown connection labels.
     """
     need = ("protected_word", "word_to_compare", "connection", "cosine_distance")
     check_columns(table, need, name=what, hint=f"a cosine table needs {list(need)}")
     if table.empty:
         raise ValueError(f"{what} has no rows")
-    dist = table["cosine_distance"].to_numpy(dtype=float)
+    _check_numbers(table, ("cosine_distance", "cosine_similarity"), what=what)
+    dist = pd.to_numeric(table["cosine_distance"]).to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isfinite(dist))
     if bad.size:
         ex = table.iloc[bad[:3]][["protected_word", "word_to_compare"]].to_records(index=False)
@@ -276,20 +353,56 @@ def validate_table(table: pd.DataFrame, *, what: str = "table") -> pd.DataFrame:
     if out.size and low < 0:
         raise ValueError(f"{what} has {out.size} paired differences of cosine distances "
                          f"outside [−2, 2], e.g. {float(dist[out[0]])!r}")
+
+    def pair(i: int) -> str:
+        return f"{table['protected_word'].iat[i]!r}, {table['word_to_compare'].iat[i]!r}"
+
     if out.size:
-        shown = ", ".join(
-            f"row {table.index[i]} ({table['protected_word'].iat[i]!r}, "
-            f"{table['word_to_compare'].iat[i]!r}): {float(dist[i])!r}"
-            for i in out[:5]
-        )
+        shown = ", ".join(f"row {table.index[i]} ({pair(i)}): {float(dist[i])!r}"
+                          for i in out[:5])
         more = f" and {out.size - 5} more" if out.size > 5 else ""
         raise ValueError(f"{what} has {out.size} cosine distances outside [0, 2] (a cosine "
                          f"distance is 1 − cosine similarity): {shown}{more}")
+    if "cosine_similarity" in table.columns:
+        sim = pd.to_numeric(table["cosine_similarity"]).to_numpy(dtype=float)
+        gap = np.abs(dist - (1.0 - sim))
+        off = np.flatnonzero(~(gap <= DISTANCE_TOLERANCE))  # NaN similarities too
+        if off.size:
+            shown = _row_list(table, off, lambda i: f"{pair(i)}: distance {float(dist[i])!r}, "
+                                                    f"similarity {float(sim[i])!r}")
+            raise ValueError(f"{what} has {off.size} row(s) whose cosine_distance is not 1 − "
+                             f"cosine_similarity (beyond {DISTANCE_TOLERANCE:g}): {shown}; "
+                             "the two columns must describe the same cosine — fix or drop "
+                             "one of them")
     unknown = sorted(set(table["connection"].unique()) - set(CONNECTIONS))
     if unknown:
         raise ValueError(f"{what} has unknown connection labels {unknown}; allowed: "
                          f"{list(CONNECTIONS)}")
+    _check_repeated_rows(table, what=what)
     return table
+
+
+def _check_repeated_rows(table: pd.DataFrame, *, what: str) -> None:
+    """Refuse rows that repeat another row's key (see :func:`validate_table`)."""
+    key = ["protected_word", "word_to_compare",
+           *(c for c in ROW_KEY_EXTRA if c in table.columns)]
+    repeated = table.duplicated(key, keep="first").to_numpy()
+    if not repeated.any():
+        return
+    kept = int(table.attrs.get("duplicates_kept", 0) or 0)
+    if repeated.sum() <= kept and (repeated == table.duplicated(keep="first").to_numpy()).all():
+        return  # the published table's exact duplicates, kept on request
+    first = (pd.Series(np.arange(len(table)))
+             .groupby([table[c].to_numpy() for c in key], sort=False, dropna=False)
+             .transform("first").to_numpy())
+    rows = np.flatnonzero(repeated)
+    shown = _row_list(table, rows, lambda i: "repeats row "
+                      f"{table.index[first[i]]!r}: "
+                      + ", ".join(repr(table[c].iat[i]) for c in key))
+    raise ValueError(f"{what} has {rows.size} row(s) repeating the {key} of another row: "
+                     f"{shown}. Each pair must be one row — a repeated row would be fitted "
+                     "and averaged as if it were more data; drop the repeats "
+                     f"(table.drop_duplicates(subset={key})) or fix the table")
 
 
 def _published_file(study: str, embedding: str) -> str:
@@ -343,7 +456,10 @@ def load_published_table(
         (Manzini's hard-debiased Reddit; religion/race/gender only).
     duplicates
         Exact duplicate rows (the race tables repeat 2,608 rows): ``"keep"`` keeps them
-        and warns, ``"drop"`` drops them (still reported), ``"raise"`` raises.
+        and warns — the authors fitted them, so their figures are reproduced with them;
+        ``table.attrs["duplicates_kept"]`` records the count, which lets
+        :func:`validate_table` (and the fits) accept these repeats, and no others —
+        ``"drop"`` drops them (still reported), ``"raise"`` raises.
         ``table.attrs["duplicates"]`` always holds the count.
     missing
         Rows the authors coded as −100 (a word missing from their embedding) are
@@ -362,6 +478,7 @@ def load_published_table(
     path = _published_dir() / _published_file(study, embedding)
     raw = pd.read_csv(path, index_col=0)
     what = f"published table {study}/{embedding}"
+    _check_numbers(raw, ("cosine_distance", "cosine_similarity"), what=f"{what} ({path.name})")
 
     n_dup = int(raw.duplicated().sum())
     if n_dup:
@@ -420,6 +537,7 @@ def load_published_table(
         "source": f"Dobrzeniecka & Urbaniak (MIT licence), {path.name}",
         "duplicates": n_dup,
         "duplicates_dropped": duplicates == "drop",
+        "duplicates_kept": n_dup if duplicates == "keep" else 0,
         "missing": {c: {"coded_missing": int(counts.get(c, 0)), "total": int(totals[c])}
                     for c in totals.index},
     }
@@ -465,6 +583,7 @@ def study_table(
     missing: Literal["warn", "raise"] = "warn",
     lowercase: bool | None = None,
     embedding_name: str | None = None,
+    unassociated: Literal["raise", "different"] = "raise",
 ) -> pd.DataFrame:
     """The cosine table of ``study`` on ``embedding``: one entry point for both sources.
 
@@ -483,6 +602,8 @@ def study_table(
         Embeddings only, as in :func:`cosine_table`.
     embedding_name
         Value of the ``embedding`` column (default: the source string).
+    unassociated
+        Embeddings only, as in :func:`cosine_table`.
     """
     if isinstance(embedding, str) and embedding.startswith("published:"):
         name = study.name if isinstance(study, Study) else str(study)
@@ -492,7 +613,7 @@ def study_table(
             table["embedding"] = embedding_name
         return table
     return cosine_table(embedding, study, missing=missing, lowercase=lowercase,
-                        embedding_name=embedding_name)
+                        embedding_name=embedding_name, unassociated=unassociated)
 
 
 # =========================================================================== alignment

@@ -20,6 +20,7 @@ may sit in the folder).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,7 +30,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ._validation import close_match_hint
+from ._validation import check_distinct_lists, close_match_hint
 
 __all__ = ["BUILTIN_STUDIES", "Study", "load_study", "read_wordlist", "wordlists_dir"]
 
@@ -213,35 +214,35 @@ class Study:
                                  f"words, got the string {words!r}")
         set_(self, "definitional", tuple(tuple(s) for s in self.definitional))
 
-    def _check_roles(self) -> None:
-        """Refuse a word in two lists whose rows would contradict each other.
+    def role_lists(self) -> tuple[dict[str, tuple[str, ...]], list[tuple[str, str]]]:
+        """The study's lists by role and the pairs of them that must not share a word.
 
-        A protected word that is also a neutral or human control word is allowed (its row
-        compared with itself is dropped by :func:`embias.cosine_table`, with a warning);
-        every other pair of roles is an error naming the word and both lists.
+        Returns
+        -------
+        lists
+            ``"protected['c']"``, ``"attributes['c']"``, ``"neutral"``, ``"human"`` →
+            words.
+        pairs
+            A protected list with an attribute list (a target compared with itself, on
+            both sides); two attribute lists, an attribute list with a control list, or
+            the two control lists (the word's rows would be counted under two
+            connections). A protected word that is also a control word is allowed: its
+            row compared with itself is dropped by :func:`embias.cosine_table`, with a
+            warning.
         """
-        roles: dict[str, list[str]] = {}
-        for label, groups in (("protected", self.protected), ("attributes", self.attributes)):
-            for cls, words in groups.items():
-                for w in words:
-                    roles.setdefault(w, []).append(f"{label}[{cls!r}]")
-        for label in ("neutral", "human"):
-            for w in getattr(self, label):
-                roles.setdefault(w, []).append(label)
-        clashes = []
-        for w, where in roles.items():
-            # protected words come first in `where`, then attributes, neutral, human
-            control_too = (len(where) == 2 and where[0].startswith("protected[")
-                           and where[1] in ("neutral", "human"))
-            if len(where) > 1 and not control_too:
-                clashes.append(f"{w!r} is in {' and in '.join(where)}")
-        if clashes:
-            raise ValueError(
-                f"study {self.name!r}: {len(clashes)} word(s) in two roles: "
-                f"{'; '.join(clashes)}. A word can be in one of the attribute, neutral and "
-                "human lists only (its rows would be counted under two connections: "
-                "'associated'/'different', 'none', 'human'), and a protected word cannot be "
-                "an attribute word; remove it from one of the lists")
+        protected = {f"protected[{c!r}]": w for c, w in self.protected.items()}
+        compared = {f"attributes[{c!r}]": w for c, w in self.attributes.items()}
+        compared.update(neutral=self.neutral, human=self.human)
+        attributes = [name for name in compared if name.startswith("attributes[")]
+        pairs = [(p, a) for p in protected for a in attributes]
+        pairs += list(itertools.combinations(compared, 2))
+        return {**protected, **compared}, pairs
+
+    def _check_roles(self) -> None:
+        """Refuse a word in two lists whose rows would contradict each other (see
+        :meth:`role_lists`), naming the word and both lists."""
+        lists, pairs = self.role_lists()
+        check_distinct_lists(lists, pairs=pairs, context=f"study {self.name!r}: ")
 
     @property
     def unassociated(self) -> tuple[str, ...]:

@@ -295,8 +295,9 @@ def test_shipped_weat10_billy_is_protected_and_neutral_on_glove(glove):
 
 
 def test_case_variants_in_two_protected_classes_are_an_error(glove):
+    # (each class has its associated attribute class: a study without one is refused)
     study = embias.Study.from_dicts("two", {"a": ["Jew", "rabbi"], "b": ["jew", "priest"]},
-                                    {"a": ["greedy"]})
+                                    {"a": ["greedy"], "b": ["kind"]})
     with pytest.raises(ValueError) as info:
         embias.cosine_table(glove, study)
     assert str(info.value) == (
@@ -319,9 +320,10 @@ def test_validate_table_refuses_distances_outside_0_2():
         "table has 2 cosine distances outside [0, 2] (a cosine distance is 1 − cosine "
         f"similarity): row 5 ({r5.protected_word!r}, {r5.word_to_compare!r}): -3.0, row 9 "
         f"({r9.protected_word!r}, {r9.word_to_compare!r}): 2.5")
-    # rounding of a distance computed in float32 is not an error
+    # rounding of a distance computed in float32 is not an error (with a similarity that
+    # agrees: a table whose two columns disagree is refused)
     ok = good.copy()
-    ok.loc[5, "cosine_distance"] = -1e-7
+    ok.loc[5, ["cosine_distance", "cosine_similarity"]] = [-1e-7, 1 + 1e-7]
     validate_table(ok)
 
 
