@@ -211,13 +211,15 @@ def test_a_comparison_page_shows_the_paired_change_of_every_contrast(comparison,
 
 
 def test_the_glance_of_a_page_from_the_comparison_csv_shows_the_change(comparison, tmp_path):
+    # a table written elsewhere may leave the contrast column empty (NaN when read back):
+    # the group names the contrast then
     csv = tmp_path / "compare.csv"
-    comparison.to_interval_table().to_csv(csv, index=False)
+    table = comparison.to_interval_table()
+    table.assign(contrast="").to_csv(csv, index=False)
     _, html = audit_report(occupations(), fits=comparison.fits, comparison=csv, out=None,
                            return_html=True)
     ((_, _, lines),) = [g for g in glance_groups(html) if g[0] == "change"]
-    table = pd.read_csv(csv)
-    rows = table[table["estimand"] == "change_contrast"].set_index("contrast")
+    rows = table[table["estimand"] == "change_contrast"].set_index("group")
     assert [c for c, _ in lines] == ORDER[:3]
     for contrast, sentence in lines:
         assert printed(rows.loc[contrast]) in sentence

@@ -477,7 +477,7 @@ def classic_section(
 # =========================================================================== Bayesian fit
 def contrast_sentence(row: pd.Series) -> str:
     """A contrast's ROPE decision in plain words."""
-    a, _, b = str(row["contrast"] or row["group"]).partition(" - ")
+    a, _, b = _contrast_name(row).partition(" - ")
     est, lo, hi = float(row["estimate"]), float(row["lower"]), float(row["upper"])
     rope = float(row["rope"])
     label = interval_label(float(row["ci_prob"]), str(row["ci_kind"]))
@@ -961,9 +961,16 @@ class GlanceGroup:
     lines: list[GlanceLine]
 
 
+def _contrast_name(row: pd.Series) -> str:
+    """``"associated - different"`` …: a row's ``contrast``, else its ``group`` (a table
+    read back from CSV has NaN where the column is empty)."""
+    name = row.get("contrast")
+    return name if isinstance(name, str) and name else str(row["group"])
+
+
 def _glance_order(rows: pd.DataFrame) -> pd.DataFrame:
     """Contrast rows in :data:`GLANCE_ORDER` (others after them, as they came)."""
-    names = [str(c or g) for c, g in zip(rows["contrast"], rows["group"], strict=True)]
+    names = [_contrast_name(r) for _, r in rows.iterrows()]
     rank = [GLANCE_ORDER.index(n) if n in GLANCE_ORDER else len(GLANCE_ORDER) for n in names]
     return rows.assign(_rank=rank).sort_values("_rank", kind="stable").drop(columns="_rank")
 
@@ -984,7 +991,7 @@ def glance(
     for e in entries:
         table = e.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
         rows = _glance_order(table[table["estimand"] == "contrast"])
-        lines = [GlanceLine(str(r["contrast"] or r["group"]), contrast_glance(r))
+        lines = [GlanceLine(_contrast_name(r), contrast_glance(r))
                  for _, r in rows.iterrows()]
         if lines:
             groups.append(GlanceGroup("contrast", f"{e.label}, {e.level} model", lines))
@@ -993,7 +1000,7 @@ def glance(
         changes = table[table["estimand"] == "change_contrast"]
         for (embedding, reference), part in changes.groupby(["embedding", "reference"],
                                                             sort=False):
-            lines = [GlanceLine(str(r["contrast"] or r["group"]), change_glance(r))
+            lines = [GlanceLine(_contrast_name(r), change_glance(r))
                      for _, r in _glance_order(part).iterrows()]
             groups.append(GlanceGroup(
                 "change", f"Change from {reference} to {embedding} (paired change model: "
@@ -1004,8 +1011,7 @@ def glance(
 def contrast_glance(row: pd.Series) -> str:
     """A contrast of a fit for "At a glance": what it asks, then its numbers and ROPE
     decision in words (:func:`contrast_sentence`)."""
-    name = str(row["contrast"] or row["group"])
-    question = CONTRAST_QUESTION.get(name)
+    question = CONTRAST_QUESTION.get(_contrast_name(row))
     return f"{question} {contrast_sentence(row)}" if question else contrast_sentence(row)
 
 
@@ -1014,7 +1020,7 @@ def change_glance(row: pd.Series) -> str:
     (:func:`change_sentence`) and, for a credible change, which way the protected words
     moved."""
     sentence = change_sentence(row)
-    a, _, b = str(row["contrast"] or row["group"]).partition(" - ")
+    a, _, b = _contrast_name(row).partition(" - ")
     if row["rope_decision"] == CREDIBLE_DIFFERENCE and b:
         what_a = CONNECTION_MEANING.get(a, f"{a} words")
         what_b = CONNECTION_MEANING.get(b, f"{b} words")
