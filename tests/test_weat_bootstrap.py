@@ -288,7 +288,10 @@ def test_cli_weat_shows_the_interval_next_to_the_p_value(capsys):
     assert cols[:6] == ["test", "effect_size", "lower", "upper", "ci_prob", "p_value"]
     line = next(x for x in out.splitlines() if x.startswith("| weat6 "))
     cells = dict(zip(cols, (c.strip() for c in line.strip("|").split("|")), strict=True))
+    # the command draws a fresh seed and prints it: passing it back repeats the interval
+    seed = int(next(x for x in out.splitlines() if x.startswith("seed "))[len("seed "):])
+    assert int(cells["random_seed"]) == seed
     glove = embias.load_embeddings()
-    r = embias.weat_test("weat6", glove, permutations=200, n_boot=500, random_seed=0)
+    r = embias.weat_test("weat6", glove, permutations=200, n_boot=500, random_seed=seed)
     lo, hi = r.interval(0.89)
     assert (cells["lower"], cells["upper"]) == (f"{lo:.3f}", f"{hi:.3f}")
