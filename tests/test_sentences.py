@@ -204,13 +204,16 @@ def test_hand_checked_table_of_two_plus_two_words_in_two_templates():
 
 
 def test_controls_and_classic_scores_read_the_sentence_table():
-    study = toy_study(neutral=("alpha",), human=("gamma",))
+    # a protected word may also be a control word (its rows with itself are dropped); an
+    # attribute word may not (a word in two roles is refused by the study)
+    study = toy_study(neutral=("alpha",), human=("beta",))
     with pytest.warns(UserWarning, match=r"protected words that are also compared words: "
-                                         r"'alpha' \(neutral\); their 2 row\(s\)"):
+                                         r"'alpha' \(neutral\), 'beta' \(human\); their 4 "
+                                         r"row\(s\)"):
         table = sentence_table(toy_encoder, study, templates=TWO_TEMPLATES)
-    assert table.attrs["self_pairs_dropped"] == [("alpha", "alpha")]
+    assert table.attrs["self_pairs_dropped"] == [("alpha", "alpha"), ("beta", "beta")]
     assert table["connection"].value_counts().to_dict() == {
-        "associated": 4, "different": 4, "human": 4, "none": 2}
+        "associated": 4, "different": 4, "human": 2, "none": 2}
     validate_table(table)
     scores = classic_scores(table)
     weat_row = scores[scores["estimand"] == "weat_effect_size"]
