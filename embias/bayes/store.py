@@ -13,14 +13,28 @@ A saved fit is a directory ``<models_dir>/<study>_<embedding>_<level>_<data>_<ke
   recomputed. :func:`load_fit` reads the draws (``posterior.nc``) only when something
   needs them (``fit.posterior``): showing or reporting a saved fit does not.
 
+- ``manifest.json`` — written last: the SHA-256 of every other file, when and by which
+  process the fit was saved. :func:`load_fit` checks every file against it, so a file
+  edited or deleted since the fit was saved is an error naming it, never a fit that is
+  trusted.
+
 ``<key>`` is a hash of everything that determines the result (study word lists,
 embedding source and the :class:`~embias.FitSettings` fields that change the draws:
 level, data mode, draws, tune, chains, seed, sampler, target_accept, centring, prior
 location), so an identical second call finds and reloads the saved fit instead of
 sampling again; ``refit=True`` forces a new fit, which replaces the saved one. A fit is
-written to a temporary folder inside ``models_dir`` and renamed into place only once it
-is complete: a failed call leaves nothing behind, and nothing is ever written outside
-``models_dir``.
+written to a temporary folder inside ``models_dir`` and swapped into place only once it
+is complete: a failed or interrupted call leaves the saved fit as it was, and nothing is
+ever written outside ``models_dir`` (but a lock file, below).
+
+Several processes may fit and read one key at once. Each fit folder has a lock
+(:mod:`filelock`; the lock file is in the per-user cache, ``$XDG_CACHE_HOME/embias/locks``,
+so it guards the processes of one user on one machine): saving holds it while the old
+folder is renamed aside and the new one renamed in (the old one is deleted only once the
+new one is in place), and :func:`load_fit` holds it while it reads, so a reader always
+finds one complete fit. When another process saved the same key while this one was
+fitting, the later save replaces it and says so (a :class:`SavedFitReplacedWarning`
+naming when the replaced fit was saved and by which process).
 
 A saved fit that cannot be read back — a file cut short by a full disk or a killed
 process, a folder written by an embias whose layout (:data:`FIT_FORMAT`) differs — makes
@@ -40,12 +54,16 @@ import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
+import socket
 import sys
 import tempfile
+import uuid
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,6 +86,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "DEFAULT_MODELS_DIR",
     "ENCODERS",
+    "FitInterrupted",
+    "SavedFitReplacedWarning",
     "UnreadableFitError",
     "fit_gender_model",
     "fit_race_model",
@@ -75,6 +95,7 @@ __all__ = [
     "fit_sentence_model",
     "fit_study_model",
     "load_fit",
+    "read_manifest",
     "save_fit",
 ]
 
@@ -98,8 +119,15 @@ CHECK_FILES = {"coverage": "check_coverage.parquet",
                "cell_intervals": "check_cells.parquet",
                "predictive": "check_predictive.parquet"}
 
-#: Version of the saved-fit layout; bump when it changes.
-FIT_FORMAT = 2
+#: Written last: the SHA-256 of every other file, and when and by whom the fit was saved.
+MANIFEST_FILE = "manifest.json"
+
+#: Version of the saved-fit layout; bump when it changes. Format 3 added
+#: ``manifest.json``; a fit saved without one cannot be checked and is refused (``fit_*``
+#: fits it again over it, with a warning).
+FIT_FORMAT = 3
+#: Seconds a save or a load waits for a fit folder's lock before giving up.
+LOCK_TIMEOUT = 300.0
 #: Sentence encoders :func:`fit_sentence_model` and ``embias fit --encoder`` know by name.
 ENCODERS: tuple[str, ...] = ("minilm",)
 
@@ -121,6 +149,12 @@ class UnreadableFitError(ValueError):
 
     def __reduce__(self) -> tuple[Any, tuple[str, str, str]]:
         return type(self), (self.folder, self.file, self.problem)
+
+
+class SavedFitReplacedWarning(UserWarning):
+    """A fit was saved over one that another process saved under the same key while this
+    one was being fitted: the earlier fit's draws are gone (the message says when it was
+    saved and by which process)."""
 
 
 
@@ -175,20 +209,154 @@ def _no_distributed_lookup() -> Iterator[None]:
             del sys.modules["distributed"]
 
 
+# --------------------------------------------------------------------------- warnings
+#: embias's own folder: warnings from a saved-fit function point at the first line
+#: outside it (the user's call), however many embias functions are in between.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` at the user's line that called into embias."""
+    warnings.warn(message, category, skip_file_prefixes=(_PACKAGE_DIR,))
+
+
+def _at_user_line[T](make: Callable[[], T]) -> T:
+    """``make()``, its warnings given again at the user's line (:func:`_warn`), also when
+    it raises."""
+    caught: list[warnings.WarningMessage] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            return make()
+    finally:
+        for w in caught:
+            _warn(str(w.message), w.category)
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a ``warnings.warn`` in the caller of this function
+    point at the first frame outside embias."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+# --------------------------------------------------------------------------- locks
+def _lock_folder() -> Path | None:
+    """Where the fit folders' lock files are: the per-user cache, else a per-user folder
+    in the temporary directory; ``None`` when neither can be written."""
+    from .cache import cache_home
+
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    for folder in (cache_home() / "locks", Path(tempfile.gettempdir()) / f"embias-locks-{uid}"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(folder, os.W_OK):
+            return folder
+    return None
+
+
+def _locked(folder: Path) -> AbstractContextManager[Any]:
+    """The lock of the fit folder ``folder`` (one lock file per folder, named by a hash of
+    its absolute path), held by a save while it swaps the folder and by a load while it
+    reads. Without a writable lock folder nothing is locked (with a warning)."""
+    from filelock import FileLock
+
+    where = _lock_folder()
+    absolute = os.path.join(os.path.realpath(folder.parent), folder.name)
+    if where is None:
+        _warn(f"saved fit {str(folder)!r}: no writable folder for its lock file (the cache "
+              "and the temporary folder); concurrent saves of it are not guarded")
+        return nullcontext()
+    name = hashlib.sha256(absolute.encode()).hexdigest()[:32]
+    return FileLock(where / f"{_slug(folder.name, 'fit')[:60]}-{name}.lock",
+                    timeout=LOCK_TIMEOUT)
+
+
+# --------------------------------------------------------------------------- manifest
+def _sha256(file: Path) -> str:
+    digest = hashlib.sha256()
+    with open(file, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The manifest of the saved fit at ``path`` (``None`` if it has none or it cannot be
+    read): ``id``, ``saved_at`` (ISO 8601, local time with its UTC offset), ``pid``,
+    ``host``, ``format`` and ``files`` (file name → SHA-256)."""
+    try:
+        record = json.loads((Path(path) / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _saved_by(record: dict[str, Any]) -> str:
+    """``'at 2025-01-02 10:11:12 by process 123 on host'`` from a manifest."""
+    when = str(record.get("saved_at", "an unknown time")).replace("T", " ")
+    return f"at {when} by process {record.get('pid', '?')} on {record.get('host', '?')}"
+
+
+def _write_manifest(folder: Path) -> dict[str, Any]:
+    record = {"format": FIT_FORMAT, "id": uuid.uuid4().hex,
+              "saved_at": datetime.now().astimezone().isoformat(timespec="seconds"),
+              "pid": os.getpid(), "host": socket.gethostname(),
+              "files": {p.name: _sha256(p) for p in sorted(folder.iterdir()) if p.is_file()}}
+    (folder / MANIFEST_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")
+    return record
+
+
+# --------------------------------------------------------------------------- save
+def _swap(new: Path, path: Path) -> None:
+    """Put the complete folder ``new`` at ``path`` (under its lock): the folder there is
+    renamed aside first and deleted only once ``new`` is in place; if anything stops the
+    swap half-way (an error, Ctrl-C) the old folder is put back."""
+    if not (path.exists() or path.is_symlink()):
+        os.rename(new, path)
+        return
+    aside = path.with_name(f".{path.name}.old-{secrets.token_hex(4)}")
+    try:
+        os.rename(path, aside)
+        os.rename(new, path)
+    finally:
+        if aside.exists():
+            if path.exists():
+                shutil.rmtree(aside, ignore_errors=True)
+            else:
+                os.rename(aside, path)
+
+
 def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
     """Save a fit to the directory ``path`` (created; replaced if it exists).
 
-    The fit is written to a temporary sibling folder first and renamed into place, so an
-    interrupted save never leaves a partial fit at ``path``.
+    The fit is written to a temporary sibling folder, with its ``manifest.json`` (the
+    SHA-256 of every file) last, and swapped into place under the folder's lock: the folder
+    already at ``path`` is renamed aside and deleted only once the new one is in place, so
+    a reader (which takes the same lock) always finds one complete fit, and an interrupted
+    save leaves the old fit as it was.
 
     Returns
     -------
     BiasFit
         The same fit with ``path`` set.
     """
-    path = Path(path)
+    return _save(fit, Path(path), seen=None, check=False)
+
+
+def _save(fit: BiasFit, path: Path, *, seen: str | None, check: bool) -> BiasFit:
+    """:func:`save_fit`; with ``check``, warn (:class:`SavedFitReplacedWarning`) when the
+    fit found at ``path`` when it is swapped is not the one whose manifest id was ``seen``
+    when this fit started (another process saved there meanwhile)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    replaced = None
     try:
         with _no_distributed_lookup():
             fit.posterior.to_netcdf(tmp / POSTERIOR_FILE, engine="h5netcdf")
@@ -208,21 +376,32 @@ def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
         fit.diagnostics().to_parquet(tmp / DIAGNOSTICS_FILE, index=False)
         fit.to_interval_table().to_parquet(tmp / INTERVALS_FILE, index=False)
         fit.classic.to_parquet(tmp / CLASSIC_FILE, index=False)
-        check = fit.predictive_check()
+        check_ = fit.predictive_check()
         for part, name in CHECK_FILES.items():
-            getattr(check, part).to_parquet(tmp / name, index=False)
-        if path.exists():
-            shutil.rmtree(path)
-        os.replace(tmp, path)
+            getattr(check_, part).to_parquet(tmp / name, index=False)
+        _write_manifest(tmp)
+        with _locked(path):
+            before = read_manifest(path) if path.is_dir() else None
+            if check and before is not None and before.get("id") != seen:
+                replaced = before
+            _swap(tmp, path)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    if replaced is not None:
+        _warn(f"saved fit {str(path)!r} replaced the one saved there {_saved_by(replaced)} "
+              "while this one was being fitted (same key); that fit's draws are gone, this "
+              "one's are kept", SavedFitReplacedWarning)
     return fit.replace(path=str(path))  # the post-processing computed above travels
 
 
-
+# --------------------------------------------------------------------------- load
 def load_fit(path: str | os.PathLike[str]) -> BiasFit:
     """Load a fit saved by :func:`save_fit` / ``fit_*_model``.
+
+    Every file is checked against the fit's ``manifest.json`` (the SHA-256 of each file,
+    written when it was saved), under the folder's lock (a save by another process waits,
+    and is never seen half-done).
 
     Parameters
     ----------
@@ -239,15 +418,22 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
         ``path`` is not a saved fit: no such folder, or a file the folder must hold is
         missing (names the path given and the missing file).
     UnreadableFitError
-        A ``ValueError``: the folder was saved in another layout (:data:`FIT_FORMAT`), or
-        one of its files cannot be read (cut short, damaged); names the folder and the
-        file. ``fit_*_model`` fits again over such a folder.
+        A ``ValueError`` naming the folder and the file: the folder was saved in another
+        layout (:data:`FIT_FORMAT`; fits saved before ``manifest.json`` existed cannot be
+        checked and are refused), one of its files cannot be read (cut short, damaged), or
+        a file changed or was deleted since the fit was saved (its SHA-256 is not the one
+        in ``manifest.json``). ``fit_*_model`` fits again over such a folder.
     """
     given = Path(path)
-    path = given.parent if given.is_file() else given
-    holds = f"(a fit folder holds {POSTERIOR_FILE}, {TABLE_FILE} and {SETTINGS_FILE})"
+    folder = given.parent if given.is_file() else given
     if not given.exists():
         raise FileNotFoundError(f"{str(given)!r} is not a saved embias fit: no such folder")
+    with _locked(folder):
+        return _load(given, folder)
+
+
+def _load(given: Path, path: Path) -> BiasFit:
+    holds = f"(a fit folder holds {POSTERIOR_FILE}, {TABLE_FILE} and {SETTINGS_FILE})"
     for name in (POSTERIOR_FILE, TABLE_FILE, SETTINGS_FILE):
         if not (path / name).is_file():
             where = (f"it is a file, and its folder {str(path)!r} has no {name}"
@@ -261,12 +447,8 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
                                  f"embias reads format {FIT_FORMAT}")
     if not isinstance(record.get("settings"), dict):
         raise UnreadableFitError(path, SETTINGS_FILE, "has no settings")
-
-    def read_posterior(file: Path) -> DataTree:
-        import xarray as xr
-
-        with xr.open_datatree(file, engine="h5netcdf") as stored:
-            return stored.load().copy()
+    manifest = _checked_manifest(path)
+    listed: dict[str, str] = manifest["files"]
 
     def check_posterior(file: Path) -> None:  # a file cut short fails here, not later
         import h5py
@@ -275,13 +457,21 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
             pass
 
     _read(path, POSTERIOR_FILE, check_posterior)
-    posterior = DeferredDraws(lambda: _read(path, POSTERIOR_FILE, read_posterior),
-                              where=str(path / POSTERIOR_FILE))
     table = _read(path, TABLE_FILE, pd.read_parquet)
     table.attrs = record.get("table_attrs", {})
-    optional = {name: (_read(path, name, pd.read_parquet) if (path / name).is_file() else None)
+    optional = {name: (_read(path, name, pd.read_parquet) if name in listed else None)
                 for name in (CLASSIC_FILE, DIAGNOSTICS_FILE, INTERVALS_FILE,
                              *CHECK_FILES.values())}
+    # every file read parses: now each must be the file that was saved
+    for name, digest in listed.items():
+        if _sha256(path / name) != digest:
+            raise UnreadableFitError(path, name, f"changed since the fit was saved "
+                                     f"{_saved_by(manifest)} (its SHA-256 is not the one "
+                                     f"in {MANIFEST_FILE})")
+    draws_file = path / POSTERIOR_FILE
+    stamp = _stamp(draws_file)
+    posterior = DeferredDraws(lambda: _read_draws(path, stamp, listed[POSTERIOR_FILE]),
+                              where=str(draws_file))
     classic = optional[CLASSIC_FILE]
     fit = BiasFit(posterior=posterior, table=table, cells=cell_statistics(table),
                   settings=record["settings"],
@@ -297,6 +487,55 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
                                 divergences=record.get("divergences"),
                                 predictive_check=check)
     return fit
+
+
+def _checked_manifest(path: Path) -> dict[str, Any]:
+    """The fit's manifest, which must list every file :func:`load_fit` reads, each of
+    them present (an error names the first that is not)."""
+    if not (path / MANIFEST_FILE).is_file():
+        raise UnreadableFitError(path, MANIFEST_FILE, "is missing, so the files cannot be "
+                                 "checked against what was saved")
+    manifest = _read(path, MANIFEST_FILE, lambda f: json.loads(f.read_text(encoding="utf-8")))
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(files, dict) or not all(isinstance(v, str) for v in files.values()):
+        raise UnreadableFitError(path, MANIFEST_FILE, "has no table of files and SHA-256s")
+    needed = (POSTERIOR_FILE, TABLE_FILE, SETTINGS_FILE, CLASSIC_FILE, DIAGNOSTICS_FILE,
+              INTERVALS_FILE, *CHECK_FILES.values())
+    for name in needed:
+        if name not in files:
+            raise UnreadableFitError(path, MANIFEST_FILE, f"does not list {name}")
+    for name in files:
+        if not (path / name).is_file():
+            raise UnreadableFitError(path, name, f"is missing (deleted since the fit was "
+                                     f"saved {_saved_by(manifest)}; {MANIFEST_FILE} lists it)")
+    return manifest
+
+
+def _stamp(file: Path) -> tuple[int, int, int]:
+    st = file.stat()
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _read_draws(folder: Path, stamp: tuple[int, int, int], digest: str) -> DataTree:
+    """The draws of a fit loaded earlier, read (under the folder's lock) only if
+    ``posterior.nc`` is still the file checked when the fit was loaded."""
+    import xarray as xr
+
+    def read(file: Path) -> DataTree:
+        with xr.open_datatree(file, engine="h5netcdf") as stored:
+            return stored.load().copy()
+
+    file = folder / POSTERIOR_FILE
+    with _locked(folder):
+        try:
+            same = _stamp(file) == stamp or _sha256(file) == digest
+        except OSError:
+            same = False
+        if not same:
+            raise UnreadableFitError(folder, POSTERIOR_FILE, "changed since this fit was "
+                                     "loaded (another fit was saved in its folder): load it "
+                                     "again")
+        return _read(folder, POSTERIOR_FILE, read)
 
 
 def _read(folder: Path, name: str, reader: Callable[[Path], Any]) -> Any:
@@ -322,9 +561,8 @@ def _load_saved(target: Path, *, refit: bool) -> BiasFit | None:
         problem = f"saved fit {exc.folder!r}: {exc.file} {exc.problem}"
     except FileNotFoundError as exc:
         problem = str(exc)
-    warnings.warn(f"{problem}; fitting again over it", UserWarning, stacklevel=3)
+    _warn(f"{problem}; fitting again over it")
     return None
-
 
 
 # --------------------------------------------------------------------------- study fits
@@ -387,7 +625,7 @@ def _study_table(study: Study, embedding: str, identity: dict[str, Any]) -> pd.D
     (missing words by list, with counts) are kept with it and given again on every use. A
     cache folder that cannot be written only means the table is built every time."""
     if embedding.startswith("published:"):  # shipped files: read in milliseconds
-        return study_table(study, embedding, duplicates="drop")
+        return _at_user_line(lambda: study_table(study, embedding, duplicates="drop"))
     from importlib.metadata import PackageNotFoundError, version
 
     from .. import __version__, embeddings, tables
@@ -430,7 +668,7 @@ def _study_table(study: Study, embedding: str, identity: dict[str, Any]) -> pd.D
             pass
     categories = {"UserWarning": UserWarning, "RuntimeWarning": RuntimeWarning}
     for message, category in said:
-        warnings.warn(message, categories.get(category, UserWarning), stacklevel=3)
+        _warn(message, categories.get(category, UserWarning))
     return table
 
 
@@ -515,13 +753,52 @@ def fit_study_model(
     identity = {"study": st.name, "study_lists": _study_identity(st),
                 "embedding": _embedding_identity(embedding)}
     target, key = _saved_fit_target(models_dir, st.name, embedding, run, identity)
+    seen = _saved_id(target)
     saved = _load_saved(target, refit=refit)
     if saved is not None:
         return saved
-    table = _study_table(st, embedding, identity)
-    return _fit_and_save(table, run, target, {"study": st.name, "embedding": embedding,
-                                              "fit_key": key},
-                         progressbar=progressbar, on_sampled=on_sampled)
+    with _interruptible(target, seen):
+        table = _study_table(st, embedding, identity)
+        return _fit_and_save(table, run, target, {"study": st.name, "embedding": embedding,
+                                                  "fit_key": key}, seen=seen,
+                             progressbar=progressbar, on_sampled=on_sampled)
+
+
+class FitInterrupted(KeyboardInterrupt):
+    """Ctrl-C during ``fit_*_model``: a ``KeyboardInterrupt`` whose message says what was
+    saved and what was kept (the fit saved before is unchanged, or there is none, or the
+    new fit was saved just before the interruption)."""
+
+
+def _saved_id(target: Path) -> str | None:
+    """The manifest id of the fit saved at ``target`` now (``None`` if there is none)."""
+    if not target.is_dir():
+        return None
+    with _locked(target):
+        return (read_manifest(target) or {}).get("id")
+
+
+@contextmanager
+def _interruptible(target: Path, seen: str | None) -> Iterator[None]:
+    """Turn Ctrl-C while fitting to ``target`` into :class:`FitInterrupted`, whose message
+    says what the folder holds now (read from the disk, not assumed)."""
+    try:
+        yield
+    except FitInterrupted:
+        raise
+    except KeyboardInterrupt as exc:
+        now = read_manifest(target) if target.is_dir() else None
+        if now is None:
+            said = f"interrupted: nothing saved (no fit of this key is saved in {target.parent})"
+        elif now.get("id") == seen:
+            said = (f"interrupted: nothing saved; the fit saved {_saved_by(now)} in "
+                    f"{target} is unchanged")
+        elif now.get("pid") == os.getpid() and now.get("host") == socket.gethostname():
+            said = f"interrupted just after the fit was saved to {target}"
+        else:
+            said = (f"interrupted: nothing saved; {target} holds the fit saved "
+                    f"{_saved_by(now)}")
+        raise FitInterrupted(said) from exc
 
 
 def _fit_and_save(
@@ -530,17 +807,20 @@ def _fit_and_save(
     target: Path,
     labels: dict[str, Any],
     *,
+    seen: str | None,
     progressbar: bool,
     on_sampled: Callable[[BiasFit], None] | None,
 ) -> BiasFit:
     """Fit ``table``, add ``labels`` to the fit's settings, hand it to ``on_sampled``, warn
-    if it did not converge and save it to ``target``."""
+    if it did not converge and save it to ``target`` (saying so if it replaces a fit that
+    another process saved there after ``seen``, the manifest id found when this call
+    started)."""
     fit = fit_bias_model(table, settings=run, progressbar=progressbar, warn=False)
     fit = fit.replace(settings={**fit.settings, **labels})
     if on_sampled is not None:
         on_sampled(fit)
-    fit.warn_if_unconverged(stacklevel=4)  # at the line that called fit_*_model
-    return save_fit(fit, target)
+    fit.warn_if_unconverged(stacklevel=_user_stacklevel() + 1)  # at the user's line
+    return _save(fit, target, seen=seen, check=True)
 
 
 def _encoder_identity(encoder: str) -> dict[str, Any]:
@@ -638,6 +918,7 @@ def fit_sentence_model(
     target, key = _saved_fit_target(models_dir, st.name, encoder, run, {
         "study": st.name, "study_lists": _study_identity(st), "table": "sentences",
         "encoder": encoder_key, "templates": templates_key})
+    seen = _saved_id(target)
     saved = _load_saved(target, refit=refit)
     if saved is not None:
         return saved
@@ -648,12 +929,14 @@ def fit_sentence_model(
         sentence_encoder = default_encoder()
     except (ImportError, FileNotFoundError) as exc:
         raise ValueError(str(exc)) from None
-    table = sentence_table(sentence_encoder, st, templates=templates)
-    return _fit_and_save(table, run, target, {
-        "study": st.name, "embedding": str(table["embedding"].iloc[0]), "encoder": encoder,
-        "templates": templates_key["templates"],
-        "template_list": sorted(set(table["template"])), "fit_key": key},
-        progressbar=progressbar, on_sampled=on_sampled)
+    with _interruptible(target, seen):
+        table = _at_user_line(lambda: sentence_table(sentence_encoder, st,
+                                                     templates=templates))
+        return _fit_and_save(table, run, target, {
+            "study": st.name, "embedding": str(table["embedding"].iloc[0]),
+            "encoder": encoder, "templates": templates_key["templates"],
+            "template_list": sorted(set(table["template"])), "fit_key": key}, seen=seen,
+            progressbar=progressbar, on_sampled=on_sampled)
 
 
 def fit_religion_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
