@@ -793,9 +793,11 @@ def mac(
     Raises
     ------
     ValueError
-        A protected word that is also an attribute word (of the study, or a compared word
-        of the table's attribute rows): S(t, A_j) would compare t with itself or hold t's
-        rows under two roles (:func:`check_mac_roles`).
+        A protected word that is also an attribute word — in the study (refused by the
+        study and, for case variants that are one word in the embeddings, by
+        :func:`embias.cosine_table`) or among a given table's attribute rows
+        (:func:`check_mac_roles`): S(t, A_j) would compare t with itself or hold t's rows
+        under two roles.
 
     Notes
     -----
@@ -807,11 +809,7 @@ def mac(
         if study is None:
             raise ValueError("mac() on embeddings needs a study (e.g. 'religion')")
         st = load_study(study)
-        kv = (load_embeddings(embeddings_or_table) if isinstance(embeddings_or_table, str)
-              else embeddings_or_table)
-        check_mac_roles(st.protected, st.attributes, lowercase=(
-            is_uncased(kv) if lowercase is None else lowercase), context=f"MAC of {st.name!r}: ")
-        table = cosine_table(kv, st.replace(neutral=(), human=()),
+        table = cosine_table(embeddings_or_table, st.replace(neutral=(), human=()),
                              missing=missing, lowercase=lowercase)
     validate_table(table, what="table given to mac()")
     attr = table[table["connection"].isin(["associated", "different"])]

@@ -196,8 +196,9 @@ def test_mac_refuses_a_protected_word_that_is_also_an_attribute_word(glove):
                                     {"male_stereotype": ["man", "career"],
                                      "female_stereotype": ["home", "family"]})
     assert _message(lambda: embias.mac(glove, study)) == (
-        "MAC of 'm': the word 'Man' (as 'man' in attributes['male_stereotype']) is in both "
-        "protected['male'] and attributes['male_stereotype']" + ROLE)
+        "study 'm' (looked up in lower case in these embeddings): the word 'Man' (as 'man' in "
+        "attributes['male_stereotype']) is in both protected['male'] and "
+        "attributes['male_stereotype']" + ROLE)
     # a table: its attribute rows compare 'muslim' as a jew_stereotype word
     table = embias.load_published_table("religion", "reddit")
     word = table.loc[table["word_class"] == "jew_stereotype", "word_to_compare"].iloc[0]
