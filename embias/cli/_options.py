@@ -85,7 +85,7 @@ def checked(convert: Callable[[str], Any], check: Callable[[str, Any], Any],
             value = convert(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"{name} must be a {'number' if convert is float else 'integer'}, got "
+                f"{name} must be {'a number' if convert is float else 'an integer'}, got "
                 f"{text!r}") from None
         try:
             return check(name, value)
