@@ -48,9 +48,11 @@ def cell_statistics(table: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        Any problem :func:`fit_bias_model` refuses: missing columns, NaN distances,
-        unknown or empty connection levels, empty (protected word, connection) cells, a
-        single protected word or a single connection.
+        Any problem :func:`fit_bias_model` refuses: any :func:`embias.tables.validate_table`
+        refuses (missing columns, values that are not numbers, NaN distances, repeated
+        rows …), unknown or empty connection levels, ``different`` rows without any
+        ``associated`` row (a study without associations), empty (protected word,
+        connection) cells, a single protected word or a single connection.
     """
     what = "table given to fit_bias_model()"
     if not isinstance(table, pd.DataFrame):
@@ -74,6 +76,14 @@ def cell_statistics(table: pd.DataFrame) -> pd.DataFrame:
     con_codes_raw, con_raw = pd.factorize(connection, sort=False)
     con_raw = [str(c) for c in con_raw]
     con_levels = [c for c in CONNECTIONS if c in con_raw]
+    if "different" in con_levels and "associated" not in con_levels:
+        raise ValueError(
+            f"{what} has 'different' rows but no 'associated' row: every attribute row says "
+            "the attribute belongs to another protected class, as in a table of a study "
+            "without associations, and a fit would report 'different' against the controls "
+            "as if nothing were missing. Give the study its associations (associations.txt "
+            "in its folder, lines '<protected class> <attribute class>', or "
+            "Study.from_dicts(..., associations={...})) and build the table again")
     if len(con_levels) < 2:
         raise ValueError(f"{what} has a single connection {con_levels}; the models need at "
                          f"least 2 of {list(CONNECTIONS)} to compare")
