@@ -197,11 +197,11 @@ def test_page_rebuilds_from_the_saved_fit_without_refitting(page, fit, tmp_path,
     commands = [text(code) for code in reproduce.iter("code") if text(code).startswith(
         "embias report")]
     rebuild = shlex.split(commands[0])
-    assert rebuild[:4] == ["embias", "report", "religion", "--from"]
+    assert rebuild[:4] == ["embias", "report", "religion", "--fits"]
     assert rebuild[4] == fit.path and rebuild[-2] == "--out"
     again = tmp_path / "again.html"
     assert main([*rebuild[1:-1], str(again)]) == 0
-    assert capsys.readouterr().out.strip() == f"audit report: {again}"
+    assert capsys.readouterr().out.strip() == f"audit report: {again} (report seed 0)"
 
     def stable(page_html: str) -> str:  # the same page but for the time it was made
         page_html = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "TIME", page_html)
@@ -238,7 +238,7 @@ def test_report_that_fits_reuses_the_identical_saved_fit(fit, models, tmp_path,
             "--seed", "11", "--sampler", "pymc", "--level", "hierarchical", "--models",
             str(models), "--out", str(out), "--no-progress"]
     assert main(argv) == 0
-    assert capsys.readouterr().out.strip() == f"audit report: {out}"
+    assert capsys.readouterr().out.strip() == f"audit report: {out} (report seed 0)"
     reproduce = parse(out.read_text(encoding="utf-8")).find(".//section[@id='reproduce']")
     commands = [text(code) for code in reproduce.iter("code")]
     # the command as given (options in the parser's order; --chains 2 is the default),
@@ -246,7 +246,7 @@ def test_report_that_fits_reuses_the_identical_saved_fit(fit, models, tmp_path,
     assert commands[0] == ("embias report religion --level hierarchical --draws 300 --tune "
                            f"300 --sampler pymc --seed 11 --models {models} --out {out} "
                            "--no-progress")
-    assert commands[1] == f"embias report religion --from {fit.path} --out {out}"
+    assert commands[1] == f"embias report religion --fits {fit.path} --out {out}"
 
 
 def test_several_levels_and_parts_computed_elsewhere(fit, monkeypatch):
@@ -286,7 +286,7 @@ def test_several_levels_and_parts_computed_elsewhere(fit, monkeypatch):
     assert "fit-glove-6b-50d-word" in html and "fit-glove-6b-50d-hierarchical" in html
     # an unsaved fit: the page says so instead of a rebuild command
     assert "Not saved: glove-6b-50d/word" in html
-    assert "embias report religion --from" not in html
+    assert "embias report religion --fits" not in html
 
 
 def test_the_comparison_across_embeddings(tmp_path):
@@ -337,7 +337,7 @@ def test_the_comparison_across_embeddings(tmp_path):
     command = _rebuild_command("religion", entries, out=None, comparison_path=str(csv),
                                files={}, ci_prob=0.89, ci_kind="hdi", rope=0.02,
                                figures="svg", random_seed=0)
-    assert command.startswith(f"embias report religion --from {tmp_path / 'reddit'} --from ")
+    assert command.startswith(f"embias report religion --fits {tmp_path / 'reddit'} --fits ")
     assert f"--comparison {csv} --out report.html" in command
 
 
@@ -393,7 +393,7 @@ def test_seat_with_the_offline_encoder(fit):
         lower, upper = result.interval(0.89)
         assert float(row["lower"]) == pytest.approx(lower, abs=HALF_LAST_DIGIT)
         assert float(row["upper"]) == pytest.approx(upper, abs=HALF_LAST_DIGIT)
-    assert "embias report religion --from" in html and "--encoder minilm" in html
+    assert "embias report religion --fits" in html and "--encoder minilm" in html
 
 
 # --------------------------------------------------------------------------- bad input
@@ -450,14 +450,12 @@ def test_bad_input_is_one_clear_error_naming_it(fit, tmp_path, capsys):
     assert not out.exists()
     # on the command line: one line on stderr, exit 1, nothing written
     for argv, message in (
-            (["report", "religion", "--from", str(tmp_path / "nope")], "no such folder"),
-            (["report", "religion", "--from", str(old)], "settings.json says fit format 1"),
-            (["report", "race", "--from", str(folder.parent)],
+            (["report", "religion", "--fits", str(tmp_path / "nope")], "no such folder"),
+            (["report", "religion", "--fits", str(old)], "settings.json says fit format 1"),
+            (["report", "race", "--fits", str(folder.parent)],
              "study 'race' has no fitted level"),
-            (["report", "religion", "--from", str(folder), "--out",
-              str(tmp_path / "missing" / "r.html")], "does not exist"),
-            (["report", "religion", "--from", str(folder), "--draws", "10"],
-             "--draws: options for fitting, but --from builds the page from saved fits")):
+            (["report", "religion", "--fits", str(folder), "--draws", "10"],
+             "--draws: options for fitting, but --fits builds the page from saved fits")):
         assert main(argv) == 1, argv
         err = capsys.readouterr().err
         assert err.startswith("embias: error: ") and message in err, (argv, err)

@@ -133,7 +133,7 @@ def _rebuild_command(
         return None
     parts = ["embias", "report", study]
     for path in dict.fromkeys(e.fit.path for e in entries):
-        parts += ["--from", str(path)]
+        parts += ["--fits", str(path)]
     for e in {e.label: e for e in entries}.values():
         if e.label != e.source:
             parts += ["--embedding", f"{e.label}={e.source}"]
@@ -441,7 +441,7 @@ def keep_figures(
     """Draw the figures of a saved fit's audit page now and keep them with the fit.
 
     ``embias fit`` does this with every fit it makes (:class:`FitFigures`, drawn while the
-    fit is saved), so that ``embias report STUDY --from FIT`` afterwards only reads them
+    fit is saved), so that ``embias report STUDY --fits FIT`` afterwards only reads them
     back (benchmarks/bench_report.py: the page's first build then takes what a rebuild
     takes). The options are those of :func:`audit_report`; a page made with other options
     draws its own. Figures the fit keeps already are not drawn again.
@@ -505,7 +505,7 @@ class FitFigures:
         from . import content
         from .sources import FitEntry
 
-        entry = FitEntry.of(fit)  # labelled as `embias report --from FIT` labels it
+        entry = FitEntry.of(fit)  # labelled as `embias report --fits FIT` labels it
         return (content.forest_spec(entry, **self.options, fmt=self.figures),
                 content.check_spec(entry, fmt=self.figures, random_seed=self.random_seed))
 

@@ -57,7 +57,7 @@ class FitEntry:
     @classmethod
     def of(cls, fit: BiasFit, label: str | None = None) -> FitEntry:
         """``fit`` under ``label``; by default under its embedding, as ``embias report
-        --from`` labels a fit ("custom" when it has none)."""
+        --fits`` labels a fit ("custom" when it has none)."""
         return cls(label=label or str(fit.settings.get("embedding") or "") or "custom",
                    fit=fit)
 
@@ -138,7 +138,7 @@ def collect_fits(
         items = [(None, f) for f in fits]
     if not items:
         raise ValueError(f"no fits given for study {study or '?'!r}: pass saved-fit folders "
-                         "(embias report STUDY --from models/…) or fit now (--embedding)")
+                         "(embias report STUDY --fits models/…) or fit now (--embedding)")
     # expand folders of saved fits into their members (read lazily: settings only)
     pending: list[tuple[str | None, Any, str]] = []  # (label, fit or folder, where)
     scanned: list[tuple[Path, list[dict[str, Any]]]] = []
@@ -164,7 +164,7 @@ def collect_fits(
     if study is None and len(in_folders) > 1:
         raise ValueError(f"{', '.join(repr(str(f)) for f, _ in scanned)} holds fits of several "
                          f"studies ({', '.join(sorted(in_folders))}); name the study "
-                         "(embias report STUDY --from …)")
+                         "(embias report STUDY --fits …)")
     loaded = [(label, item if _is_fit(item) else load_fit(item), where)
               for label, item, where in pending]
     studies = {str(fit.settings.get("study") or fit.table.attrs.get("study", ""))
@@ -206,7 +206,7 @@ def collect_fits(
             other = seen_keys[key]
             first, second = (x.fit.path or "a fit in memory" for x in (other, entry))
             raise ValueError(f"two fits of {entry.label} at level {entry.level!r}: {first!r} "
-                             f"and {second!r}; give the one to report (embias report --from "
+                             f"and {second!r}; give the one to report (embias report --fits "
                              "FOLDER)")
         seen_keys[key] = entry
     labels = list(dict.fromkeys(e.label for e in entries))
