@@ -40,6 +40,8 @@ __all__ = [
     "LEVELS",
     "SAMPLERS",
     "FitSettings",
+    "check_memory",
+    "physical_memory",
     "sampler_available",
 ]
 
@@ -78,6 +80,45 @@ DEFAULT_TARGET_ACCEPT = 0.9
 DEFAULT_PRIOR_LOCATION = 1.0
 
 
+#: Fewest float64 values a fit stores per draw and chain: three parameters (the smallest
+#: model, ``level="dataset"``, has a connection effect, an sd and a mean) and seven sampler
+#: statistics (numpyro's; PyMC's and nutpie's are more). ``draws × chains`` times this is a
+#: floor of any fit's memory, checked when the settings are made.
+MIN_VALUES_PER_DRAW = 3 + 7
+BYTES_PER_VALUE = 8
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (``None`` where it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows)
+        pass
+    try:
+        import psutil
+    except ImportError:
+        return None
+    return int(psutil.virtual_memory().total)
+
+
+def _size(n: float) -> str:
+    """``n`` bytes in the largest unit that keeps a number ≥ 1 (``'24.0 GB'``)."""
+    for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    raise AssertionError  # pragma: no cover
+
+
+def check_memory(needed: float, what: str, *, advice: str = "") -> None:
+    """Raise ``ValueError`` when ``needed`` bytes are more than this machine's physical
+    memory: the message gives both figures, ``what`` needs them, and ``advice``."""
+    total = physical_memory()
+    if total is not None and needed > total:
+        raise ValueError(f"{what} needs about {_size(needed)} of memory; this machine has "
+                         f"{_size(total)}" + (f" — {advice}" if advice else ""))
+
+
 def sampler_available(sampler: str) -> None:
     """Raise ``ValueError`` naming the package to install when ``sampler`` needs one that
     is not installed (checked before any work starts, without importing it)."""
@@ -106,9 +147,12 @@ class FitSettings:
         ``"summary"`` (default; fit on the cell sufficient statistics, same posterior in
         time independent of the rows) or ``"raw"`` (one likelihood term per row).
     draws, tune, chains
-        Posterior draws per chain, tuning steps per chain, chains. The defaults (3000,
-        1000, 2) keep bulk and tail ESS ≥ 1000 for every reported quantity of every
-        level on the shipped tables.
+        Posterior draws per chain, tuning steps per chain, chains (each ≥ 1; tune ≥ 0).
+        The defaults (3000, 1000, 2) keep bulk and tail ESS ≥ 1000 for every reported
+        quantity of every level on the shipped tables. Their only upper limit is memory:
+        ``draws × chains`` whose draws alone (at least :data:`MIN_VALUES_PER_DRAW` float64
+        values each) exceed this machine's memory are refused here, and a fit checks its
+        model's own estimate before it samples.
     cores
         Chains run in parallel; ``None`` means ``min(chains, CPUs)`` (PyMC's own default
         runs chains one after another on 2-core machines). It does not change the draws.
@@ -146,6 +190,10 @@ class FitSettings:
         set_(self, "draws", check_int("draws", self.draws, minimum=1))
         set_(self, "tune", check_int("tune", self.tune, minimum=0))
         set_(self, "chains", check_int("chains", self.chains, minimum=1))
+        floor = self.draws * self.chains * MIN_VALUES_PER_DRAW * BYTES_PER_VALUE
+        check_memory(floor, f"draws={self.draws} × chains={self.chains} (at least "
+                     f"{MIN_VALUES_PER_DRAW} stored values per draw)",
+                     advice="use fewer draws or chains")
         if self.cores is not None:
             set_(self, "cores", check_int("cores", self.cores, minimum=1))
         if self.random_seed is not None:

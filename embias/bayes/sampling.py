@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..settings import FitSettings
+from ..settings import BYTES_PER_VALUE, FitSettings, check_memory, physical_memory
 from .cache import ensure_jax
 from .crossed import crossed_design, draw_word_effects
 from .data import approximate_posterior_sd, initial_values
@@ -32,9 +32,78 @@ from .model import build_model
 if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
 
-__all__ = ["compiled_shapes", "sample_posterior"]
+__all__ = ["compiled_shapes", "fit_memory", "sample_posterior"]
 
-#: nutpie models compiled in this process, by shape.
+#: Sampler statistics kept per draw and chain: numpyro's and blackjax's 7 (acceptance
+#: rate, step size, divergence, energy, steps, tree depth, log density); PyMC's NUTS keeps
+#: 17, nutpie's as many.
+SAMPLER_STATS = {"numpyro": 7, "blackjax": 7, "pymc": 17, "nutpie": 17}
+#: Peak memory of a fit per byte of the draws it keeps: the sampler's own arrays, PyMC's
+#: conversion to ArviZ, the float64 copy, the word effects and log-likelihoods, the
+#: diagnostics' copies. Measured as the growth of the peak resident memory between two
+#: fits of religion/GloVe with 10 to 20 times as many draws (2 chains): 4.5 at the
+#: hierarchical level (2,000 → 20,000 draws) and 9.0–9.5 at the crossed level (1,000 or
+#: 2,000 → 21,000), whose word effects are drawn after sampling.
+PEAK_PER_STORED_BYTE = {"crossed": 9.5}
+PEAK_PER_STORED_BYTE_OTHER = 4.5
+#: Memory of a fitting process before its draws (Python, PyMC, JAX, the compiled model):
+#: 0.7–0.8 GB measured (the intercept of the same fits).
+BASE_MEMORY = 0.75e9
+
+
+def fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -> tuple[float, int]:
+    """The memory a fit of ``model`` with ``run``'s draws and chains needs, estimated
+    before it samples.
+
+    The values kept per draw and chain are the sizes of the model's free variables and
+    deterministics, the sampler statistics (:data:`SAMPLER_STATS`), each compared word's
+    log-likelihood (each row's for a table without compared words) and, at the crossed
+    level, each compared word's effect; the fit's peak is :data:`BASE_MEMORY` plus
+    :data:`PEAK_PER_STORED_BYTE` times their bytes.
+
+    Returns
+    -------
+    tuple of (float, int)
+        The estimated peak in bytes, and the values kept per draw and chain.
+    """
+    import numpy as np
+
+    def size(name: str, shape: Any) -> int:
+        dims = model.named_vars_to_dims.get(name) or ()
+        if dims and all(model.coords.get(d) is not None for d in dims):
+            return int(np.prod([len(model.coords[d]) for d in dims]))
+        return int(np.prod(shape)) if shape is not None else 1
+
+    shapes = model.eval_rv_shapes()
+    values = sum(size(v.name, shapes.get(v.name)) for v in model.free_RVs)
+    values += sum(size(v.name, None) for v in model.deterministics)
+    values += SAMPLER_STATS.get(run.sampler, max(SAMPLER_STATS.values()))
+    if table is not None:
+        words = (int(table["word_to_compare"].nunique()) if "word_to_compare" in table.columns
+                 else 0)
+        values += words if words else len(table)  # log-likelihoods
+        if run.level == "crossed":
+            values += words  # the word effects
+    stored = float(run.draws) * run.chains * values * BYTES_PER_VALUE
+    factor = PEAK_PER_STORED_BYTE.get(run.level, PEAK_PER_STORED_BYTE_OTHER)
+    return BASE_MEMORY + factor * stored, values
+
+
+def _check_fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -> None:
+    """Refuse (ValueError) a fit whose estimated memory (:func:`fit_memory`) is more than
+    this machine has, before it samples: the message gives both figures and the most draws
+    that fit."""
+    needed, values = fit_memory(model, run, table)
+    total = physical_memory()
+    if total is None or needed <= total:
+        return
+    factor = PEAK_PER_STORED_BYTE.get(run.level, PEAK_PER_STORED_BYTE_OTHER)
+    most = int((total - BASE_MEMORY) / (factor * run.chains * values * BYTES_PER_VALUE))
+    advice = (f"at most about {most:,} draws with {run.chains} chains fit here"
+              if most >= 1 else "use fewer chains")
+    check_memory(needed, f"a {run.level} fit of {run.draws:,} draws × {run.chains} chains "
+                 f"({values:,} values kept per draw)", advice=advice)
+
 _COMPILED: dict[tuple[Any, ...], Any] = {}
 _COMPILE_LOCK = threading.Lock()
 
@@ -104,9 +173,16 @@ def sample_posterior(
     xarray.DataTree
         Groups ``posterior`` (raw parameters and the deterministics ``connection_mean``,
         ``coef``) and ``sample_stats`` (with ``diverging``).
+
+    Raises
+    ------
+    ValueError
+        The fit's estimated memory (:func:`fit_memory`) is more than this machine has;
+        checked before sampling, the message gives both figures.
     """
     model = build_model(cells, level=run.level, data=run.data,  # type: ignore[arg-type]
                         table=table, centred=centred, prior_location=run.prior_location)
+    _check_fit_memory(model, run, table)
     if run.sampler == "nutpie":
         tree = _sample_nutpie(cells, run, model, progressbar=progressbar)
     else:

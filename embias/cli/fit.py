@@ -13,13 +13,21 @@ With ``--encoder`` the study's words are put in templates and encoded
 (:func:`embias.sentence_table`), and the model is the crossed level by default: the report
 adds how much of the variation is the compared words and how much the wording
 (``compared_word_sd`` next to ``template_sd``) and each template's effect.
+
+``embias fit`` says what became of the saved fit: ``saved fit: PATH`` when it sampled and
+saved one, ``reused saved fit: PATH (saved at …)`` when an identical one was reused, and
+a warning when its save replaced a fit another process saved under the same key while
+it was sampling. Ctrl-C prints one line — interrupted, nothing saved, and what the fit
+folder holds (the fit saved before is unchanged) — and exits with status 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -46,6 +54,8 @@ FOREST_PNG = "forest.png"
 FOREST_DPI = 120
 #: Folder of saved fits (``embias.bayes`` store's default).
 DEFAULT_MODELS_DIR = "models"
+#: Exit status after Ctrl-C (128 + SIGINT, as a shell reports a process it interrupted).
+EXIT_INTERRUPTED = 130
 
 
 def describe(result: Any, key: str) -> Any:
@@ -70,7 +80,22 @@ def _rendered(png: Path, opts: dict[str, Any]) -> bool:
         return False
 
 
-def _report(fit: Any, args: argparse.Namespace, figures: Any = None) -> int:
+def _saved_line(fit: Any, *, how: str) -> str:
+    """What became of the saved fit: ``how`` is ``"saved"`` (sampled and saved now),
+    ``"reused"`` (an identical saved fit) or ``"shown"`` (``embias show``); the last two
+    say when it was saved."""
+    from embias.bayes.store import read_manifest
+
+    if how == "saved" or fit.path is None:
+        return f"saved fit: {fit.path}"
+    record = read_manifest(fit.path) or {}
+    when = str(record.get("saved_at", "")).replace("T", " ")
+    return (f"{'reused saved' if how == 'reused' else 'saved'} fit: {fit.path}"
+            + (f" (saved {when})" if when else ""))
+
+
+def _report(fit: Any, args: argparse.Namespace, figures: Any = None, *,
+            how: str = "shown") -> int:
     import embias
     from embias.report import CLI_SHORT_COLUMNS, CLI_WORD_COLUMNS
 
@@ -80,7 +105,7 @@ def _report(fit: Any, args: argparse.Namespace, figures: Any = None) -> int:
           f"{describe(fit, 'level')} model, data={describe(fit, 'data')}, "
           f"{describe(fit, 'chains')} chains × {describe(fit, 'draws')} draws, "
           f"seed {describe(fit, 'random_seed')}")
-    print(f"saved fit: {fit.path}")
+    print(_saved_line(fit, how=how))
     print()
     top = table[table["estimand"].isin(["connection_mean", "contrast"])]
     print(embias.to_markdown(top, columns=CLI_SHORT_COLUMNS))
@@ -140,8 +165,38 @@ def _report(fit: Any, args: argparse.Namespace, figures: Any = None) -> int:
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
-    """``embias fit``: fit (or reuse a saved fit), print, plot."""
-    # every option is checked here, before anything is loaded or sampled
+    """``embias fit``: fit (or reuse a saved fit), print, plot. Ctrl-C prints one line
+    saying what was kept and returns :data:`EXIT_INTERRUPTED`."""
+    done: dict[str, Any] = {}
+    try:
+        return _fit(args, done)
+    except KeyboardInterrupt as exc:  # embias.bayes.store.FitInterrupted says what was kept
+        if "fit" in done:
+            said = f"interrupted after the fit was saved to {done['fit']}; nothing else written"
+        else:
+            said = str(exc) or "interrupted before anything was fitted: nothing saved"
+        print(f"embias: {said}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _figure_worker(args: argparse.Namespace) -> Any:
+    """The figures' worker, forked now, before JAX is imported (≈ 1.5 s of a fit,
+    measured). It ignores Ctrl-C: this process reports an interruption and closes it."""
+    from embias.audit import FitFigures
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        return FitFigures(ci_prob=args.ci_prob, ci_kind=args.ci_kind, rope=args.rope,
+                          png_dpi=FOREST_DPI, start_now=True)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _fit(args: argparse.Namespace, done: dict[str, Any]) -> int:
+    # every option is checked here, before anything is loaded or sampled (the settings'
+    # draws and chains against this machine's memory too)
     if args.encoder is None and args.templates is not None:
         raise ValueError("--templates needs --encoder (the templates words are put in for a "
                          "sentence encoder)")
@@ -157,12 +212,16 @@ def cmd_fit(args: argparse.Namespace) -> int:
     embias.load_study(args.study)
     figures = None
     if args.png is None and settings.sampler != "pymc":  # PyMC's own sampler forks chains
-        # the figures are drawn by a worker forked now, before JAX is imported, while the
-        # fit's r̂/ESS are computed and it is saved (≈ 1.5 s of a fit, measured)
-        from embias.audit import FitFigures
+        # the figures are drawn by a worker while the fit's r̂/ESS are computed and it is
+        # saved
+        figures = _figure_worker(args)
+    sampled: list[bool] = []
 
-        figures = FitFigures(ci_prob=args.ci_prob, ci_kind=args.ci_kind, rope=args.rope,
-                             png_dpi=FOREST_DPI, start_now=True)
+    def on_sampled(fit: Any) -> None:
+        sampled.append(True)
+        if figures is not None:
+            figures.submit(fit)
+
     try:
         with warnings.catch_warnings():
             # convergence problems are printed once, by _report
@@ -174,13 +233,14 @@ def cmd_fit(args: argparse.Namespace) -> int:
                                          templates=args.templates or "may2019",
                                          settings=settings, models_dir=args.out,
                                          refit=args.refit, progressbar=not args.no_progress,
-                                         on_sampled=figures and figures.submit)
+                                         on_sampled=on_sampled)
             else:
                 fit = embias.fit_study_model(args.study, args.embedding, settings=settings,
                                              models_dir=args.out, refit=args.refit,
                                              progressbar=not args.no_progress,
-                                             on_sampled=figures and figures.submit)
-        return _report(fit, args, figures)
+                                             on_sampled=on_sampled)
+        done["fit"] = fit.path
+        return _report(fit, args, figures, how="saved" if sampled else "reused")
     finally:
         if figures is not None:
             figures.close()
