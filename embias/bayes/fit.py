@@ -105,6 +105,7 @@ def fit_bias_model(
     posterior = sample_posterior(cells, run, table=table, centred=centred_cons,
                                  progressbar=progressbar)
     t_sampled = time.perf_counter()
+    arviz_ready(posterior, table, cells)
     record = {
         **run.to_dict(),
         "centred": list(centred_cons),
@@ -162,15 +163,67 @@ def _loaded(tree: DataTree) -> DataTree:
     return tree
 
 
+#: The groups of a fit's ``DataTree`` that hold draws (ArviZ's sample groups).
+_SAMPLE_GROUPS: tuple[str, ...] = ("posterior", "sample_stats", "log_likelihood")
+
+
+def arviz_ready(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame) -> DataTree:
+    """Make a fit's ``DataTree`` one that ArviZ's own functions take whole (in place).
+
+    - A coordinate that is not a dimension of its group's draws (the compared words' kind,
+      ``compared_word_kind``, at the crossed level) is data: it moves to the
+      ``constant_data`` group. ArviZ stacks a group's variables into one array for
+      ``az.summary`` and ``az.plot_forest``, and a coordinate held by some variables only
+      makes that fail ("coordinate ... not present in all datasets").
+    - The ``log_likelihood`` group holds each compared word's log-likelihood
+      (:func:`embias.bayes.loo.word_log_likelihood`), so ``az.loo(fit.posterior)``
+      leaves one compared word out. A per-row variable (written by embias 0.3's
+      ``pointwise_log_likelihood``) is dropped, so that ``az.loo`` needs no
+      ``var_name``.
+
+    Returns
+    -------
+    xarray.DataTree
+        ``tree`` itself.
+    """
+    import xarray as xr
+
+    from .loo import LOG_LIKELIHOOD_VARS, word_log_likelihood
+
+    moved: dict[str, xr.DataArray] = {}
+    for name in _SAMPLE_GROUPS:
+        if name not in tree.children:
+            continue
+        ds = tree[name].to_dataset()
+        extra = [c for c in ds.coords if c not in ds.dims]
+        if extra:
+            moved.update({str(c): ds[c].reset_coords(drop=True) for c in extra})
+            tree[name] = xr.DataTree(ds.reset_coords(extra, drop=True))
+    if moved:
+        constant = (tree["constant_data"].to_dataset() if "constant_data" in tree.children
+                    else xr.Dataset())
+        tree["constant_data"] = xr.DataTree(constant.assign(moved))
+    wanted = (LOG_LIKELIHOOD_VARS["word"] if "word_to_compare" in table.columns
+              else LOG_LIKELIHOOD_VARS["row"])
+    have = (tree["log_likelihood"].to_dataset() if "log_likelihood" in tree.children
+            else None)
+    if have is None or wanted not in have:
+        tree["log_likelihood"] = xr.DataTree(word_log_likelihood(tree, table, cells))
+    elif list(have.data_vars) != [wanted]:
+        tree["log_likelihood"] = xr.DataTree(have[[wanted]])
+    return tree
+
+
 class _Draws:
-    """``BiasFit.posterior``: the draws, read on first use when they were deferred."""
+    """``BiasFit.posterior``: the draws, read on first use when they were deferred (and
+    made ArviZ-ready: :func:`arviz_ready`)."""
 
     def __get__(self, fit: BiasFit | None, owner: type) -> Any:
         if fit is None:
             return self
         value = fit.__dict__["_posterior"]
         if isinstance(value, DeferredDraws):
-            value = value.load()
+            value = arviz_ready(value.load(), fit.table, fit.cells)
             fit.__dict__["_posterior"] = value
         return value
 
@@ -186,8 +239,11 @@ class BiasFit:
     ----------
     posterior
         The ArviZ ``DataTree`` returned by ``pm.sample`` (groups ``posterior``,
-        ``sample_stats``, ``observed_data``, ``constant_data``); also available as
-        :attr:`draws`.
+        ``sample_stats``, ``observed_data``, ``constant_data``) with the group
+        ``log_likelihood`` (each compared word's log-likelihood,
+        :func:`embias.bayes.loo.word_log_likelihood`); ArviZ's own functions take it
+        (``az.summary``, ``az.rhat``, ``az.ess``, ``az.plot_forest``, ``az.loo``: leave one
+        compared word out). Also available as :attr:`draws`.
     table
         The long-form cosine table that was fitted.
     cells
@@ -338,7 +394,8 @@ class BiasFit:
 
     def problems(self) -> list[str]:
         """Convergence problems: r̂ > 1.01, ESS < 400, divergences (empty when fine)."""
-        return convergence_problems(self.diagnostics(), self.divergences)
+        return convergence_problems(self.diagnostics(), self.divergences,
+                                    chains=int(self.settings["chains"]))
 
     def diagnostics_overview(self) -> pd.DataFrame:
         """One row: worst r̂, smallest bulk/tail ESS, divergences, draws and chains."""

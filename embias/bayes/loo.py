@@ -11,9 +11,11 @@ Two questions, two pointwise units:
   bias claim about a word list raises.
 
 The log-likelihoods are computed from the posterior draws after sampling (the fast paths
-never see the rows), kept in the fit's ``DataTree`` as the group ``log_likelihood``
-(variables ``cosine_distance``, per row, and ``compared_word``, per compared word) and
-saved with it. PSIS, the comparison, stacking weights
+never see the rows). The one per compared word is the fit's ``DataTree``'s group
+``log_likelihood`` (variable ``compared_word``), made with the fit and saved with it, so
+ArviZ's own :func:`arviz.loo` works on ``fit.posterior`` (leave one compared word out);
+the one per row (variable ``cosine_distance``, rows × draws numbers) is computed when asked
+for and kept with the fit object only. PSIS, the comparison, stacking weights
 and Pareto-k diagnostics are ArviZ's (:func:`arviz.loo`, :func:`arviz.compare`).
 """
 
@@ -31,10 +33,12 @@ from .diagnostics import _cell_location_scale
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
+    from xarray import DataTree
 
     from .fit import BiasFit
 
-__all__ = ["LOG_LIKELIHOOD_VARS", "LOO_UNITS", "compare_models", "pointwise_log_likelihood"]
+__all__ = ["LOG_LIKELIHOOD_VARS", "LOO_UNITS", "compare_models", "pointwise_log_likelihood",
+           "word_log_likelihood"]
 
 #: Pointwise units of the log-likelihood (see the module notes).
 LOO_UNITS: tuple[str, ...] = ("row", "word")
@@ -53,15 +57,142 @@ def _row_words(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
     return codes.astype(np.int64), [str(w) for w in words]
 
 
-def pointwise_log_likelihood(fit: BiasFit, *, chunk: int = 500) -> xr.Dataset:
+def _log_likelihoods(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame, *,
+                     rows: bool, chunk: int = 500,
+                     progress: bool = False) -> dict[str, np.ndarray]:
+    """The pointwise log-likelihoods of a fit's draws, shape (sample, unit): per row
+    (``rows=True``) and per compared word (when the table has ``word_to_compare``).
+
+    Draws run along the last axis of the working arrays (rows × draws), so a compared
+    word's sums over its rows are one sparse product; the sums that depend on a row's cell
+    only (Σ log σ², Σ 1/σ²) come from the words' cell counts.
+    """
+    from scipy import sparse
+
+    from .crossed import crossed_design, row_template_effects
+
+    post = tree["posterior"].to_dataset()
+    mu, sigma = _cell_location_scale(tree, cells)                 # (sample, cell)
+    row_cell = row_cells(table, cells)
+    y = table["cosine_distance"].to_numpy(float)[:, None]
+    by_words = "word_to_compare" in table.columns
+    if by_words:
+        row_word, words = _row_words(table)
+        word_rows = sparse.csr_array((np.ones(len(y)), (row_word, np.arange(len(y)))),
+                                     shape=(len(words), len(y)))   # (word, row) → 1
+        counts = np.zeros((len(words), len(cells)))                # (word, cell) → rows
+        np.add.at(counts, (row_word, row_cell), 1.0)
+        n_w = counts.sum(axis=1)[:, None]
+    crossed = "tau_word" in post
+    template = row_template_effects(tree, table, cells) if crossed else None
+    if crossed:
+        design = crossed_design(table, cells)
+        if design.words != words:  # pragma: no cover - same factorisation
+            raise ValueError("compared words out of order")
+        u = post["word_effect"].transpose("chain", "draw", "word_to_compare").values
+        u = u.reshape(-1, len(words))
+        tau = post["tau_word"].transpose("chain", "draw", "word_kind").sel(
+            word_kind=design.kinds).values.reshape(u.shape[0], -1)
+        tau2 = (tau**2)[:, design.word_kind]
+    n_samples = mu.shape[0]
+    out: dict[str, np.ndarray] = {}
+    if rows:
+        out["row"] = np.empty((n_samples, len(y)))
+    if by_words:
+        out["word"] = np.empty((n_samples, len(words)))
+    for start in _chunks(n_samples, chunk, progress=progress):
+        s = slice(start, start + chunk)
+        var_cell = np.ascontiguousarray(sigma[s].T) ** 2           # (cell, draw)
+        resid = y - np.ascontiguousarray(mu[s].T)[row_cell]        # (row, draw)
+        if template is not None:  # a sentence table: the rows' template effects
+            resid -= template[s].T
+        inv_var = (1.0 / var_cell)[row_cell]
+        weighted = resid * inv_var
+        scaled = resid * weighted                                  # r²/σ²
+        if crossed:
+            if rows:
+                cond = resid - np.ascontiguousarray(u[s].T)[row_word]
+                out["row"][s] = -0.5 * (_LOG_2PI - np.log(inv_var) + cond**2 * inv_var).T
+            # the word's rows jointly, u ~ N(0, τ²) integrated out (matrix determinant
+            # lemma and Sherman–Morrison; embias.bayes.crossed)
+            a = word_rows @ scaled                                 # (word, draw)
+            b = word_rows @ weighted
+            c = counts @ (1.0 / var_cell)
+            log_det = counts @ np.log(var_cell)
+            t2 = tau2[s].T
+            denom = 1.0 + t2 * c
+            out["word"][s] = -0.5 * (n_w * _LOG_2PI + log_det + np.log(denom) + a
+                                     - t2 * b**2 / denom).T
+        else:
+            if rows:
+                out["row"][s] = -0.5 * (_LOG_2PI + np.log(var_cell)[row_cell] + scaled).T
+            if by_words:
+                out["word"][s] = -0.5 * (n_w * _LOG_2PI + counts @ np.log(var_cell)
+                                         + word_rows @ scaled).T
+    return out
+
+
+def _chunks(n: int, chunk: int, *, progress: bool) -> Any:
+    """Start of every chunk of draws, with a tqdm bar when ``progress`` (and a terminal)."""
+    starts = range(0, n, chunk)
+    if not progress:
+        return starts
+    from tqdm import tqdm
+
+    return tqdm(starts, desc="log-likelihood", unit="chunk", disable=None, leave=False)
+
+
+def word_log_likelihood(tree: DataTree, table: pd.DataFrame,
+                        cells: pd.DataFrame) -> xr.Dataset:
+    """The log-likelihood group a fit's ``DataTree`` carries, for ArviZ's :func:`arviz.loo`.
+
+    Parameters
+    ----------
+    tree
+        The fit's draws (group ``posterior``).
+    table, cells
+        The fitted table and its cell statistics.
+
+    Returns
+    -------
+    xarray.Dataset
+        ``compared_word`` (dims ``chain, draw, word_to_compare``): the joint log density of
+        each compared word's rows (crossed level: its u integrated out), so
+        ``az.loo(fit.posterior)`` leaves one compared word out (``by="word"``); a table
+        without ``word_to_compare`` gets ``cosine_distance`` per row instead. The
+        per-row terms of every table (:func:`pointwise_log_likelihood`) are not kept in
+        the ``DataTree``: they have rows × draws numbers (230 MB for religion/GloVe).
+    """
+    import xarray as xr
+
+    post = tree["posterior"].to_dataset()
+    chains, draws = post.sizes["chain"], post.sizes["draw"]
+    coords: dict[str, Any] = {"chain": post["chain"].values, "draw": post["draw"].values}
+    if "word_to_compare" not in table.columns:
+        row = _log_likelihoods(tree, table, cells, rows=True)["row"]
+        coords["row"] = np.arange(len(table))
+        return xr.Dataset({LOG_LIKELIHOOD_VARS["row"]: (
+            ("chain", "draw", "row"), row.reshape(chains, draws, -1))}, coords=coords)
+    word = _log_likelihoods(tree, table, cells, rows=False)["word"]
+    coords["word_to_compare"] = _row_words(table)[1]
+    return xr.Dataset({LOG_LIKELIHOOD_VARS["word"]: (
+        ("chain", "draw", "word_to_compare"), word.reshape(chains, draws, -1))},
+        coords=coords)
+
+
+def pointwise_log_likelihood(fit: BiasFit, *, chunk: int = 500,
+                             progress: bool = False) -> xr.Dataset:
     """Log-likelihood of every row and of every compared word, for every posterior draw.
 
     Parameters
     ----------
     fit
-        A fit at any level.
+        A fit at any level (a crossed fit of a sentence table includes each row's
+        template effect).
     chunk
         Draws processed at a time (bounds the memory to ``chunk × rows`` numbers).
+    progress
+        Show a tqdm bar over the chunks (only in a terminal).
 
     Returns
     -------
@@ -70,69 +201,29 @@ def pointwise_log_likelihood(fit: BiasFit, *, chunk: int = 500) -> xr.Dataset:
         (crossed level: μ includes the word's effect u); ``compared_word`` (dims
         ``chain, draw, word_to_compare``):
         the joint log density of each compared word's rows (crossed level: u integrated
-        out; other levels: the sum of the word's row terms). Cached in the fit's
-        ``DataTree`` as the group ``log_likelihood``.
+        out; other levels: the sum of the word's row terms). Computed once per fit and
+        kept with it (not saved); ``compared_word`` is also the fit's ``DataTree``'s
+        ``log_likelihood`` group (:func:`word_log_likelihood`), which is saved.
     """
     import xarray as xr
 
+    kept = fit.__dict__.get("_pointwise_log_likelihood")
+    if kept is not None:
+        return kept
     tree = fit.posterior
-    if "log_likelihood" in tree.children:
-        ds = tree["log_likelihood"].to_dataset()
-        if set(LOG_LIKELIHOOD_VARS.values()) <= set(ds.data_vars):
-            return ds
-    table, cells = fit.table, fit.cells
     post = tree["posterior"].to_dataset()
     chains, draws = post.sizes["chain"], post.sizes["draw"]
-    mu, sigma = _cell_location_scale(tree, cells)                 # (sample, cell)
-    row_cell = row_cells(table, cells)
-    row_word, words = _row_words(table)
-    y = table["cosine_distance"].to_numpy(float)
-    onehot = np.zeros((len(y), len(words)))
-    onehot[np.arange(len(y)), row_word] = 1.0
-    crossed = "tau_word" in post
-    if crossed:
-        from .crossed import crossed_design
-
-        design = crossed_design(table, cells)
-        if design.words != words:  # pragma: no cover - same factorisation
-            raise ValueError("compared words out of order")
-        u = post["word_effect"].transpose("chain", "draw", "word_to_compare").values
-        u = u.reshape(chains * draws, len(words))
-        tau = post["tau_word"].transpose("chain", "draw", "word_kind").sel(
-            word_kind=design.kinds).values.reshape(chains * draws, -1)
-        tau2 = (tau**2)[:, design.word_kind]
-    n_samples = mu.shape[0]
-    by_row = np.empty((n_samples, len(y)))
-    by_word = np.empty((n_samples, len(words)))
-    for start in range(0, n_samples, chunk):
-        s = slice(start, start + chunk)
-        resid = y[None, :] - mu[s][:, row_cell]
-        var = sigma[s][:, row_cell] ** 2
-        if crossed:
-            cond = resid - u[s][:, row_word]
-            by_row[s] = -0.5 * (_LOG_2PI + np.log(var) + cond**2 / var)
-            # the word's rows jointly, u ~ N(0, τ²) integrated out (matrix determinant
-            # lemma and Sherman–Morrison; embias.bayes.crossed)
-            a = (resid**2 / var) @ onehot
-            b = (resid / var) @ onehot
-            c = (1.0 / var) @ onehot
-            log_det = np.log(var) @ onehot
-            n_w = onehot.sum(axis=0)[None, :]
-            t2 = tau2[s]
-            denom = 1.0 + t2 * c
-            by_word[s] = -0.5 * (n_w * _LOG_2PI + log_det + np.log(denom) + a
-                                 - t2 * b**2 / denom)
-        else:
-            by_row[s] = -0.5 * (_LOG_2PI + np.log(var) + resid**2 / var)
-            by_word[s] = by_row[s] @ onehot
+    values = _log_likelihoods(tree, fit.table, fit.cells, rows=True, chunk=chunk,
+                              progress=progress)
+    _, words = _row_words(fit.table)
     ds = xr.Dataset(
         {LOG_LIKELIHOOD_VARS["row"]: (("chain", "draw", "row"),
-                                      by_row.reshape(chains, draws, len(y))),
+                                      values["row"].reshape(chains, draws, -1)),
          LOG_LIKELIHOOD_VARS["word"]: (("chain", "draw", "word_to_compare"),
-                                       by_word.reshape(chains, draws, len(words)))},
+                                       values["word"].reshape(chains, draws, -1))},
         coords={"chain": post["chain"].values, "draw": post["draw"].values,
-                "row": np.arange(len(y)), "word_to_compare": words})
-    tree["log_likelihood"] = xr.DataTree(ds)
+                "row": np.arange(len(fit.table)), "word_to_compare": words})
+    fit.__dict__["_pointwise_log_likelihood"] = ds
     return ds
 
 
@@ -167,6 +258,7 @@ def compare_models(
     fits: Mapping[str, BiasFit] | Sequence[BiasFit],
     *,
     by: LooUnit = "row",
+    progress: bool = True,
 ) -> pd.DataFrame:
     """PSIS-LOO comparison of models fitted to the same table (ArviZ's ``compare``).
 
@@ -179,6 +271,10 @@ def compare_models(
         ``"row"``: leave one row out (new rows of the same words); ``"word"``: leave one
         compared word out (a new word of the list; the crossed model integrates its u
         out). See the module notes.
+    progress
+        Show a tqdm bar over the fits (the pointwise log-likelihoods and PSIS take a few
+        seconds a fit on a table of thousands of rows); only when the output is a
+        terminal.
 
     Returns
     -------
@@ -208,10 +304,16 @@ def compare_models(
     if len(fits) < 2:
         raise ValueError(f"compare_models() needs at least two fits, got {len(fits)}")
     _same_data(fits)
+    from tqdm import tqdm
+
     loos = {}
-    for label, fit in fits.items():
-        loos[label] = az.loo(_loo_tree(fit, by), pointwise=True,
-                             var_name=LOG_LIKELIHOOD_VARS[by])
+    with tqdm(total=len(fits), desc=f"PSIS-LOO (by {by})", unit="fit",
+              disable=None if progress else True) as bar:
+        for label, fit in fits.items():
+            bar.set_postfix_str(str(label))
+            loos[label] = az.loo(_loo_tree(fit, by), pointwise=True,
+                                 var_name=LOG_LIKELIHOOD_VARS[by])
+            bar.update()
     table = az.compare(loos, method="stacking", round_to="none")
     out = table.reset_index(names="model")
     out["looic"] = -2.0 * out["elpd"]

@@ -22,8 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
     from xarray import DataTree
 
-__all__ = ["CI_KINDS_BAYES", "CONTRASTS", "contrast_draws", "interval_bounds",
-           "summarize_posterior"]
+__all__ = ["CI_KINDS_BAYES", "CONTRASTS", "compared_word_kinds", "contrast_draws",
+           "interval_bounds", "summarize_posterior"]
 
 CiKind = Literal["hdi", "eti"]
 
@@ -136,6 +136,20 @@ def _template_rows(post: xr.Dataset, base: Any) -> list[dict[str, Any]]:
                                 {"template": template, "word_kind": str(kind)}),
                          **empty, "word_kind": str(kind)})
     return rows
+
+
+def compared_word_kinds(posterior: DataTree) -> xr.DataArray:
+    """Each compared word's kind (attribute, neutral, human) of a crossed fit (dims
+    ``word_to_compare``).
+
+    It is data, kept in the ``constant_data`` group (variable ``compared_word_kind``);
+    fits saved by embias 0.3 carry it as a coordinate of the posterior instead, which is
+    read too."""
+    if "constant_data" in posterior.children:
+        constant = posterior["constant_data"].to_dataset()
+        if "compared_word_kind" in constant:
+            return constant["compared_word_kind"]
+    return posterior["posterior"].to_dataset()["compared_word_kind"]
 
 
 def summarize_posterior(
@@ -261,7 +275,7 @@ def summarize_posterior(
     if "tau_word" in post:  # crossed level: the compared words as a sample
         kinds = [str(k) for k in post["word_kind"].values]
         kind_of = dict(zip(post["word_to_compare"].values,
-                           post["compared_word_kind"].values, strict=True))
+                           compared_word_kinds(posterior).values, strict=True))
         for kind in kinds:
             rows.append({**base("compared_word_sd", kind, "tau_word", {"word_kind": kind}),
                          "connection": "", "protected_word": "", "protected_class": "",
