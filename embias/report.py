@@ -39,7 +39,9 @@ __all__ = [
     "DECISIONS",
     "INTERVAL_COLUMNS",
     "RETIRED_CI_KINDS",
+    "SCIENTIFIC_COLUMNS",
     "combine_interval_tables",
+    "format_number",
     "interval_table",
     "rope_decision",
     "stack_interval_tables",
@@ -270,14 +272,56 @@ def combine_interval_tables(
     """Deprecated name of :func:`stack_interval_tables` with a mapping (kept for 0.1 code)."""
     return stack_interval_tables(tables, key=key)
 
+#: Columns whose tiny values print in scientific notation (a test's p-value, which is not
+#: an interval end: ``1.55e-04`` says more than ``0.000``); every other number prints in
+#: fixed point (:func:`format_number`).
+SCIENTIFIC_COLUMNS: tuple[str, ...] = ("p_value",)
+
+
+def format_number(value: Any, digits: int = 3, *, scientific: bool = False) -> str:
+    """A number as embias prints it in tables and intervals.
+
+    Fixed point with ``digits`` decimals, so an estimate and its interval ends line up
+    (``[-0.159, 0.001]``, not ``[-0.159, 9.68e-04]``); a value that rounds to zero prints
+    without a sign (``0.000``, never ``-0.000``); NaN prints as ``""``. With
+    ``scientific=True`` (a p-value, :data:`SCIENTIFIC_COLUMNS`) a non-zero value too small
+    for ``digits`` decimals prints in scientific notation with ``digits - 1`` decimals
+    (``1.55e-04``). Anything that is not a float prints as ``str(value)``.
+
+    Parameters
+    ----------
+    value
+        The value.
+    digits
+        Decimals, ≥ 0.
+    scientific
+        Scientific notation for tiny non-zero values.
+
+    Returns
+    -------
+    str
+    """
+    if not isinstance(value, float | np.floating):
+        return str(value)
+    value = float(value)
+    if np.isnan(value):
+        return ""
+    if scientific and value != 0 and abs(value) < 10 ** (-digits):
+        return f"{value:.{max(digits - 1, 0)}e}"
+    text = f"{value:.{digits}f}"
+    if text.startswith("-") and float(text) == 0:
+        text = text[1:]
+    return text
+
+
 def _fmt(value: Any, digits: int) -> str:
-    if isinstance(value, float | np.floating):
-        if np.isnan(value):
-            return ""
-        if value != 0 and abs(value) < 10 ** (-digits):
-            return f"{value:.{digits - 1}e}"
-        return f"{value:.{digits}f}"
-    return str(value)
+    """:func:`format_number` as embias 0.3 printed single numbers (scientific notation
+    for tiny values; never a negative zero): kept for the audit page's cells."""
+    return format_number(value, digits, scientific=True)
+
+
+def _scientific(column: Any) -> bool:
+    return str(column).startswith(SCIENTIFIC_COLUMNS)
 
 
 def to_markdown(
@@ -293,7 +337,10 @@ def to_markdown(
     table
         The table to render.
     digits
-        Decimal places for floats (tiny values switch to scientific notation).
+        Decimals for floats, in fixed point (:func:`format_number`): an estimate and its
+        interval ends print alike, a value that rounds to zero prints as ``0.000``
+        (never ``-0.000``); only p-values (:data:`SCIENTIFIC_COLUMNS`) switch to
+        scientific notation when too small for ``digits`` decimals.
     columns
         Columns to show, in order; default all.
 
@@ -306,7 +353,9 @@ def to_markdown(
     unknown = [c for c in cols if c not in table.columns]
     if unknown:
         raise ValueError(f"columns {unknown} are not in the table (it has {list(table.columns)})")
-    cells = [[_fmt(v, digits) for v in row] for row in table[cols].itertuples(index=False)]
+    sci = [_scientific(c) for c in cols]
+    cells = [[format_number(v, digits, scientific=e) for v, e in zip(row, sci, strict=True)]
+             for row in table[cols].itertuples(index=False)]
     widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(cols)]
     numeric = [pd.api.types.is_numeric_dtype(table[c]) for c in cols]
 
