@@ -248,17 +248,40 @@ def convergence_problems(
     *,
     r_hat_max: float = RHAT_MAX,
     ess_min: float = ESS_MIN,
+    chains: int | None = None,
 ) -> list[str]:
     """Human-readable convergence problems (empty list when all checks pass).
 
     Checks r̂ > ``r_hat_max``, bulk or tail ESS < ``ess_min`` and divergences > 0.
+
+    Parameters
+    ----------
+    diagnostics
+        :func:`convergence_diagnostics`'s table.
+    divergences
+        Divergent transitions after tuning.
+    r_hat_max, ess_min
+        The thresholds.
+    chains
+        Chains of the fit. r̂ compares chains: with one chain it is not computed, and the
+        problem says so (instead of a NaN r̂ for every parameter).
     """
     problems = []
-    bad_rhat = diagnostics[~(diagnostics["r_hat"] <= r_hat_max)]
-    if not bad_rhat.empty:
-        worst = bad_rhat.sort_values("r_hat", ascending=False).iloc[0]
-        problems.append(f"r_hat > {r_hat_max} for {len(bad_rhat)} parameter(s) (worst "
-                        f"{worst['parameter']}: {worst['r_hat']:.3f})")
+    r_hat = diagnostics["r_hat"]
+    if chains is not None and chains < 2:
+        problems.append(f"r_hat not computed: it compares chains and the fit has {chains}; "
+                        "convergence is unchecked — fit with chains ≥ 2")
+    else:
+        bad_rhat = diagnostics[r_hat > r_hat_max]
+        if not bad_rhat.empty:
+            worst = bad_rhat.sort_values("r_hat", ascending=False).iloc[0]
+            problems.append(f"r_hat > {r_hat_max} for {len(bad_rhat)} parameter(s) (worst "
+                            f"{worst['parameter']}: {worst['r_hat']:.3f})")
+        undefined = diagnostics[r_hat.isna()]
+        if not undefined.empty:
+            problems.append(f"r_hat is undefined (NaN) for {len(undefined)} parameter(s) "
+                            f"(e.g. {undefined['parameter'].iloc[0]}): their draws hold NaN, "
+                            "or there are fewer than 2 chains or 4 draws")
     for col in ("ess_bulk", "ess_tail"):
         low = diagnostics[~(diagnostics[col] >= ess_min)]
         if not low.empty:
