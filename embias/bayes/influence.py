@@ -120,6 +120,15 @@ WORD_PRIOR_SD = 0.5
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
+def _terminal() -> bool:
+    """Whether progress bars are wanted: the standard error is a terminal (a log file or
+    a pipe gets none)."""
+    import sys
+
+    stream = sys.stderr
+    return stream is not None and hasattr(stream, "isatty") and stream.isatty()
+
+
 # --------------------------------------------------------------------------- units
 @dataclass(frozen=True)
 class _Unit:
@@ -368,7 +377,7 @@ def word_influence(
     refit_settings: FitSettings | None = None,
     executor: cf.Executor | None = None,
     max_workers: int | None = None,
-    progress: bool = False,
+    progress: bool = True,
     **options: Any,
 ) -> pd.DataFrame:
     """How much each word moves the reported contrasts when all its rows are left out.
@@ -395,8 +404,12 @@ def word_influence(
         Settings of the refits (default: the fit's own, seed included); e.g.
         ``FitSettings(..., sampler="nutpie")`` compiles one model for all
         leave-one-compared-word-out tables.
-    executor, max_workers, progress
+    executor, max_workers
         Where the refits run (:func:`embias.fit_many`).
+    progress
+        Show tqdm bars (default): one over the steps (log-likelihoods, PSIS, refits) and
+        one over the refits. Shown only when the standard error is a terminal, so a log
+        gets no bar.
 
     Returns
     -------
@@ -444,42 +457,55 @@ def word_influence(
     full_mean = contrast.mean(("chain", "draw"))
     full_sd = contrast.std(("chain", "draw"))
     names = [str(c) for c in contrast["contrast"].values]
+    progress = bool(progress) and _terminal()
+    from tqdm import tqdm
 
-    # PSIS: one importance weight per draw and word (ArviZ), weighted contrast means
+    steps = tqdm(total=3, desc="word influence", unit="step", disable=not progress)
+    steps.set_postfix_str(f"log-likelihood of {len(units)} words")
     import arviz as az
     import xarray as xr
     from arviz_stats import loo_expectations
 
-    log_lik = _unit_log_likelihood(fit, units)
-    tree = xr.DataTree.from_dict({
-        "posterior": xr.Dataset({"contrast_value": contrast}),
-        "log_likelihood": xr.Dataset({"left_out": log_lik.drop_vars(["word", "word_role"])}),
-    })
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # high k is reported in the table, and refitted
-        loo = az.loo(tree, pointwise=True, var_name="left_out")
-        expected, _ = loo_expectations(tree, group="posterior", var_name="contrast_value",
-                                       log_likelihood_var_name="left_out", kind="mean",
-                                       log_weights=loo.log_weights, pareto_k=loo.pareto_k)
-    pareto_k = np.asarray(loo.pareto_k.values, dtype=float)
-    without = expected.transpose("unit", "contrast").values.copy()
-    method = np.array(["psis"] * len(units), dtype=object)
+    try:
+        # PSIS: one importance weight per draw and word (ArviZ), weighted contrast means
+        log_lik = _unit_log_likelihood(fit, units)
+        steps.update()
+        steps.set_postfix_str("PSIS")
+        tree = xr.DataTree.from_dict({
+            "posterior": xr.Dataset({"contrast_value": contrast}),
+            "log_likelihood": xr.Dataset({"left_out": log_lik.drop_vars(["word",
+                                                                         "word_role"])}),
+        })
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # high k is reported in the table, and refitted
+            loo = az.loo(tree, pointwise=True, var_name="left_out")
+            expected, _ = loo_expectations(tree, group="posterior", var_name="contrast_value",
+                                           log_likelihood_var_name="left_out", kind="mean",
+                                           log_weights=loo.log_weights, pareto_k=loo.pareto_k)
+        pareto_k = np.asarray(loo.pareto_k.values, dtype=float)
+        without = expected.transpose("unit", "contrast").values.copy()
+        method = np.array(["psis"] * len(units), dtype=object)
+        steps.update()
 
-    # refits
-    if refit == "always":
-        chosen = list(range(len(units)))
-    elif refit == "auto":
-        chosen = [i for i in range(len(units)) if pareto_k[i] > k_threshold]
-    else:
-        chosen = []
-    tables = []
-    for i in chosen:
-        what = f"{units[i].role} word {units[i].word!r}"
-        remaining = fit.table.loc[~units[i].rows]
-        _check_left_out(fit, remaining, what)
-        tables.append((f"without {what}", remaining))
-    refits, seconds = _run_refits(fit, tables, refit_settings, executor=executor,
-                                  max_workers=max_workers, progress=progress)
+        # refits
+        if refit == "always":
+            chosen = list(range(len(units)))
+        elif refit == "auto":
+            chosen = [i for i in range(len(units)) if pareto_k[i] > k_threshold]
+        else:
+            chosen = []
+        tables = []
+        for i in chosen:
+            what = f"{units[i].role} word {units[i].word!r}"
+            remaining = fit.table.loc[~units[i].rows]
+            _check_left_out(fit, remaining, what)
+            tables.append((f"without {what}", remaining))
+        steps.set_postfix_str(f"{len(tables)} refit(s)")
+        refits, seconds = _run_refits(fit, tables, refit_settings, executor=executor,
+                                      max_workers=max_workers, progress=progress)
+        steps.update()
+    finally:
+        steps.close()
     for i, refitted in zip(chosen, refits, strict=True):
         means = _contrast_draws(refitted).mean(("chain", "draw"))
         without[i] = means.sel(contrast=names).values
