@@ -1,22 +1,43 @@
 """Every notebook in notebooks/ runs top to bottom (in a scratch working directory), and its
-committed outputs are the outputs the code gives today (issue 11, item 16).
+committed outputs are the outputs the code gives today (issue 11, item 16), on any machine
+(issue 26, item 1).
 
 Each notebook is executed once per test session (a session fixture shared by both tests,
 which run on one xdist worker per notebook). The comparison covers what a reader takes as a
-result — the text of ``stdout`` and of ``text/plain`` results — of every code cell except
-those tagged ``nondeterministic`` (a tag for cells whose numbers legitimately vary across
-machines; the notebook says why next to the tag). Ignored: images, ``stderr`` (warnings
-that name temporary paths, PyMC's sampling messages, progress bars), temporary paths,
-timings and memory addresses in the text. Sampling is deterministic for a seed on one
-machine, so a difference means the committed output is stale: re-execute the notebook
-(``make notebooks``, or ``python tests/test_notebooks.py --write notebooks/NAME.ipynb``)
-and commit it.
+result — the text of ``stdout`` and of ``text/plain`` results — of every code cell. Ignored:
+images, ``stderr`` (warnings that name temporary paths, PyMC's sampling messages, progress
+bars), temporary paths, timings and memory addresses in the text.
+
+* Deterministic cells must print exactly the committed text.
+* Cells tagged ``sampled`` print numbers that come from MCMC draws. Seeded MCMC is
+  reproducible on one machine, not across processors (another CPU or XLA build takes
+  another floating-point path, and the chains part ways after a few hundred steps), so
+  their text around the numbers must match and each number must be within its Monte Carlo
+  tolerance of the committed one (see ``tolerance``). The cell's metadata ``sampled``
+  states the rule of every number (by markdown column or by the text before it on the
+  line), the effective sample size behind them and why.
+* Cells tagged ``nondeterministic`` are run but not compared (the notebook says why next
+  to the tag, and checks what matters with an ``assert`` in the cell).
+
+A difference in a deterministic cell, or a sampled number beyond its tolerance, means the
+committed output is stale: re-execute the notebook (``make notebooks``, or ``python
+tests/test_notebooks.py --write notebooks/NAME.ipynb``) and commit it.
+
+Perturbation runs (the proof that the tolerances hold on another machine): set
+``EMBIAS_NOTEBOOK_MCMC_SEED`` (another seed for the notebooks' MCMC fits only) and/or
+``XLA_FLAGS=--xla_cpu_enable_fast_math=true`` (another floating-point path) and run, one
+notebook at a time, ``python -m pytest -p no:xdist tests/test_notebooks.py -k 01_religion``;
+``EMBIAS_NOTEBOOK_REPORT=file.jsonl`` writes every compared sampled number with its
+tolerance.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import itertools
+import json
+import math
 import os
 import re
 import sys
@@ -26,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcmc_bounds import max_rhat_bound
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 #: Cells with this tag are executed but their outputs are not compared.
@@ -107,17 +129,293 @@ def comparable_text(cell: Any) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
-def output_differences(committed: Any, executed: Any, name: str) -> list[str]:
-    """One unified diff per code cell whose comparable text changed."""
+# --------------------------------------------------------------------------- sampled outputs
+#: Cells whose printed numbers come from MCMC draws carry this tag and a ``sampled`` entry in
+#: their metadata: the rule for each number and the effective sample size behind them.
+SAMPLED = "sampled"
+#: A different seed for the notebooks' MCMC fits only (the simulations and permutation tests
+#: keep theirs): the committed outputs must still match within Monte Carlo error.
+MCMC_SEED_SETTING = "EMBIAS_NOTEBOOK_MCMC_SEED"
+#: If set, a file that receives one JSON line per compared sampled number (old, new, |Δ|,
+#: tolerance): the figures behind a perturbation run.
+REPORT_SETTING = "EMBIAS_NOTEBOOK_REPORT"
+
+# Tolerances. Two runs that differ only in their floating-point path (another CPU, another
+# XLA build) or in the MCMC seed give two independent Monte Carlo estimates of the same
+# posterior summary, so their difference has sd √2 × (one run's Monte Carlo se). A number
+# is accepted if |new − committed| ≤ Z × √2 × se + the rounding of the two printed values
+# (half a unit in the last printed digit of each). Z = 4.5: a false failure has probability
+# 7e-6 per number, < 1% over the ~1000 sampled numbers of the notebooks.
+Z = 4.5
+#: Monte Carlo se of a posterior mean in posterior sds: 1/√ESS.
+MEAN_SE = 1.0
+#: Monte Carlo se of an 89% HDI end in posterior sds, × 1/√ESS. Measured, not assumed:
+#: 2000 replicates of N = 2000 independent normal draws give sd(arviz.hdi end) = 3.81/√N
+#: (and sd(5.5% quantile) = 2.03/√N, the theory's √(q(1−q))/φ(z_q) = 2.05). Used for every
+#: interval end, equal-tailed ones included.
+BOUND_SE = 3.8
+#: Monte Carlo se of an 89% HDI's width (upper − lower), likewise measured: 2.64/√N. The ends
+#: move partly together, so it is less than √2 × 3.8.
+WIDTH_SE = 2.64
+#: z of the central 89% interval, to read a posterior sd off a printed interval: sd =
+#: (upper − lower) / (2 × 1.598) for a normal posterior.
+Z_89 = 1.598
+
+
+@dataclass(frozen=True)
+class Number:
+    text: str  # as printed
+    value: float
+    line: int
+    column: str | None  # the markdown table column, None outside tables
+    context: str  # the line's text before the number (earlier numbers as "#")
+    row: dict[str, str]  # the table row (column → cell text), {} outside tables
+
+
+NUMBER = re.compile(
+    r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w]|\.\d)")
+_RULE_LINE = re.compile(r"^\|[\s:|-]+\|$")
+_BRACKETS = re.compile(r"\[\s*(" + NUMBER.pattern + r")\s*,\s*(" + NUMBER.pattern + r")\s*\]")
+
+
+def _float(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _half_unit(text: str) -> float:
+    """Half a unit in the last printed digit of a number (its rounding)."""
+    mantissa, _, exponent = text.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0))
+
+
+def _table_columns(line: str) -> list[tuple[int, int]]:
+    bars = [i for i, ch in enumerate(line) if ch == "|"]
+    return list(itertools.pairwise(bars))
+
+
+def parse_numbers(text: str) -> tuple[list[str], list[Number]]:
+    """(skeleton lines, numbers): every number replaced by ``#``, whitespace collapsed and
+    markdown rule lines reduced to their column count, so that column widths (which follow
+    the printed numbers) do not count."""
+    skeleton, numbers = [], []
+    header: list[str] = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        in_table = line.startswith("|")
+        if in_table and _RULE_LINE.match(line):
+            skeleton.append("|" + "---|" * (line.count("|") - 1))
+            continue
+        spans = _table_columns(line) if in_table else []
+        cells = [line[a + 1:b].strip() for a, b in spans]
+        # a table's header is the line above its rule line (two tables may follow each
+        # other without a blank line)
+        is_header = in_table and i + 1 < len(lines) and bool(_RULE_LINE.match(lines[i + 1]))
+        if is_header:
+            header = cells
+        elif not in_table:
+            header = []
+        row = dict(zip(header, cells, strict=False)) if in_table and not is_header else {}
+        for m in NUMBER.finditer(line):
+            column = None
+            if in_table:
+                k = next((j for j, (a, b) in enumerate(spans) if a < m.start() < b), None)
+                column = "<header>" if is_header else (
+                    header[k] if k is not None and k < len(header) else None)
+            context = NUMBER.sub("#", line[:m.start()])
+            numbers.append(Number(m.group(), _float(m.group()), i, column, context, row))
+        skeleton.append(re.sub(r"\s+", " ", NUMBER.sub("#", line)).strip())
+    return skeleton, numbers
+
+
+def _rule_and_spec(number: Number, spec: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The number's rule, and the cell's settings with its column's own (``ess``, ``sd`` …)
+    on top: a column is given as a rule name or as ``{"rule": …, "ess": …}``."""
+    if number.column == "<header>" or (
+            "exact_rows" in spec and re.search(spec["exact_rows"], number.context)):
+        return "exact", spec  # a header, or a row of classic (deterministic) numbers
+    if number.column is not None:
+        rule = spec.get("columns", {}).get(number.column, spec.get("table", "exact"))
+    else:
+        rule = next((r for pattern, r in spec.get("lines", [])
+                     if re.search(pattern, number.context)), spec.get("text", "exact"))
+    if isinstance(rule, dict):
+        return rule["rule"], {**spec, **rule}
+    return rule, spec
+
+
+def _rule_of(number: Number, spec: dict[str, Any]) -> str:
+    return _rule_and_spec(number, spec)[0]
+
+
+def _posterior_sd(number: Number, line: str, spec: dict[str, Any]) -> float:
+    """The posterior sd behind a printed summary: read off its own printed 89% interval
+    (``[lower, upper]`` in the same table cell or line, or the row's ``lower``/``upper``
+    columns), else the cell's declared ``sd``."""
+    where = number.row.get(number.column, line) if number.column else line
+    m = _BRACKETS.search(where)
+    if m:
+        lo, hi = _float(m.group(1)), _float(m.group(2))
+    elif "lower" in number.row and "upper" in number.row and number.row["lower"] \
+            and number.row["upper"]:
+        lo, hi = _float(number.row["lower"]), _float(number.row["upper"])
+    else:
+        return float(spec["sd"])
+    return max(hi - lo, 0.0) / (2 * Z_89)
+
+
+def tolerance(old: Number, new: Number, old_line: str, spec: dict[str, Any],
+              reseeded: bool = False) -> float:
+    """How far ``new`` may be from ``old`` (the committed value) under the number's rule."""
+    rule, spec = _rule_and_spec(old, spec)
+    rounding = _half_unit(old.text) + _half_unit(new.text)
+    ess = float(spec.get("ess", 1))
+    if rule == "exact":
+        return 0.0
+    if rule == "seed":  # a seed drawn from the MCMC seed: exact unless that was changed
+        return math.inf if reseeded else 0.0
+    if rule in ("mean", "bound", "width"):
+        factor = {"mean": MEAN_SE, "bound": BOUND_SE, "width": WIDTH_SE}[rule]
+        se = factor * _posterior_sd(old, old_line, spec)
+        return Z * math.sqrt(2) * se / math.sqrt(ess) + rounding
+    if rule == "probability":
+        # a posterior probability is the mean of an indicator: se = √(p(1 − p)/ESS)
+        p = min(max((old.value + new.value) / 2, 1 / ess), 1 - 1 / ess)
+        return Z * math.sqrt(2 * p * (1 - p) / ess) + rounding
+    if rule == "ess":
+        # an ESS estimate is N/τ̂, τ̂ the integrated autocorrelation time summed up to a
+        # window of about 2τ lags; its relative sd is √(2(2M + 1)/N) ≈ √(8τ/N) (Madras &
+        # Sokal 1988), N the draws of all chains and τ = N/ESS: √(8/ESS)
+        relative_sd = math.sqrt(8 / old.value)
+        return Z * math.sqrt(2) * relative_sd * old.value + rounding
+    if rule == "rhat":
+        # r̂ − 1 ≈ (2/3) χ²₃/ESS for 2 chains (tests/mcmc_bounds.py); the largest of P
+        # parameters stays below the 1 − 10⁻³/P quantile
+        return max_rhat_bound(ess, int(spec.get("parameters", 100))) - 1 + rounding
+    if rule == "count":  # counts that follow a random event (divergences) or a decision
+        if "count_tolerance" in spec:
+            return float(spec["count_tolerance"])
+        # divergences: Poisson, the difference of two counts has variance 2λ; λ is taken
+        # as the committed count + 1 (an upper estimate that is not 0)
+        return math.floor(Z * math.sqrt(2 * (old.value + 1)))
+    if rule == "share":
+        # share of observed rows inside their posterior predictive intervals: the interval
+        # ends move by Monte Carlo error, and the rows next to them move in or out. For a
+        # row count n, at most m rows in one cell (they share their ends), q = 0.25 (the
+        # 50% interval, the least favourable of those printed):
+        # var = 4 q(1 − q) m / (ESS n) [whole cells] + 3.19 √(q(1 − q)/ESS) / n [single rows]
+        n = _float(old.row[spec.get("rows_column", "rows")])
+        m = min(n, float(spec["rows_per_cell"]))
+        qq = 0.25 * 0.75
+        var = 4 * qq * m / (ess * n) + 3.19 * math.sqrt(qq / ess) / n
+        return Z * math.sqrt(2 * var) + rounding
+    raise ValueError(f"unknown rule {rule!r} for {old.text!r} (column {old.column!r})")
+
+
+def _labels_flip_explained(old_nums: list[Number], old_line: str, spec: dict[str, Any],
+                           reseeded: bool) -> bool:
+    """A decision label (``credible difference`` / ``undecided``, ``True`` / ``False``) may
+    differ only on a line with an interval end within its tolerance of a decision edge."""
+    edges = spec.get("edges", [-0.02, 0.0, 0.02])
+    for n in old_nums:
+        if _rule_of(n, spec) != "bound":
+            continue
+        tol = tolerance(n, n, old_line, spec, reseeded)
+        if any(abs(n.value - e) <= tol for e in edges):
+            return True
+    return False
+
+
+def sampled_differences(before: str, after: str, spec: dict[str, Any], *,
+                        reseeded: bool = False, records: list[dict] | None = None
+                        ) -> list[str]:
+    """Differences between two printings of a sampled cell beyond Monte Carlo error: the
+    text around the numbers must match; each number must be within its tolerance."""
+    old_lines, new_lines = before.splitlines(), after.splitlines()
+    if spec.get("row_order") == "any":  # a table sorted by a sampled estimate
+        old_lines, new_lines = (_sorted_rows(x) for x in (old_lines, new_lines))
+        before, after = "\n".join(old_lines), "\n".join(new_lines)
+    old_skel, old_nums = parse_numbers(before)
+    new_skel, new_nums = parse_numbers(after)
+    if len(old_skel) != len(new_skel):
+        return [f"{len(old_skel)} lines committed, {len(new_skel)} now"]
+    problems = []
+    labels = spec.get("labels", [])
+    by_line_old: dict[int, list[Number]] = {}
+    by_line_new: dict[int, list[Number]] = {}
+    for n in old_nums:
+        by_line_old.setdefault(n.line, []).append(n)
+    for n in new_nums:
+        by_line_new.setdefault(n.line, []).append(n)
+    for i, (a, b) in enumerate(zip(old_skel, new_skel, strict=True)):
+        if a != b:
+            blank = re.compile("|".join(re.escape(x) for x in sorted(labels, key=len,
+                                                                    reverse=True)))
+            same = labels and blank.sub("<label>", a) == blank.sub("<label>", b)
+            if not (same and _labels_flip_explained(by_line_old.get(i, []), old_lines[i],
+                                                     spec, reseeded)):
+                problems.append(f"line {i}: text differs:\n  - {old_lines[i]}\n"
+                                f"  + {new_lines[i]}")
+                continue
+        olds, news = by_line_old.get(i, []), by_line_new.get(i, [])
+        if len(olds) != len(news):
+            problems.append(f"line {i}: {len(olds)} numbers committed, {len(news)} now")
+            continue
+        for o, n in zip(olds, news, strict=True):
+            tol = tolerance(o, n, old_lines[i], spec, reseeded)
+            delta = abs(n.value - o.value)
+            if records is not None:
+                records.append({"line": i, "column": o.column, "rule": _rule_of(o, spec),
+                                "committed": o.text, "now": n.text, "delta": delta,
+                                "tolerance": tol})
+            if delta > tol:
+                where = f"column {o.column!r}" if o.column else f"after {o.context[-30:]!r}"
+                problems.append(f"line {i}, {where} ({_rule_of(o, spec)}): {o.text} → "
+                                f"{n.text}, |Δ| = {delta:.3g} > tolerance {tol:.3g}")
+    return problems
+
+
+def _sorted_rows(lines: list[str]) -> list[str]:
+    """Table rows (after header and rule) sorted by their text without numbers."""
+    out, block = [], []
+    for line in [*lines, ""]:
+        if line.startswith("|"):
+            block.append(line)
+            continue
+        if block:
+            head, body = block[:2], block[2:]
+            out += head + sorted(body, key=lambda s: NUMBER.sub("#", s))
+            block = []
+        out.append(line)
+    return out[:-1]
+
+
+def output_differences(committed: Any, executed: Any, name: str, *, reseeded: bool = False,
+                       records: list[dict] | None = None) -> list[str]:
+    """One message per code cell whose output changed: a unified diff for a deterministic
+    cell, the numbers beyond their Monte Carlo tolerance for a ``sampled`` one."""
     diffs = []
     cells = zip(committed.cells, executed.cells, strict=True)
     for i, (old, new) in enumerate(cells):
-        if old.cell_type != "code" or NONDETERMINISTIC in old.get("metadata", {}).get(
-                "tags", []):
+        tags = old.get("metadata", {}).get("tags", [])
+        if old.cell_type != "code" or NONDETERMINISTIC in tags:
             continue
         before, after = comparable_text(old), comparable_text(new)
-        if before != after:
-            head = old.source.strip().splitlines()[0] if old.source.strip() else ""
+        head = old.source.strip().splitlines()[0] if old.source.strip() else ""
+        if SAMPLED in tags:
+            spec = old.metadata.get(SAMPLED)
+            if not spec or not spec.get("why"):
+                diffs.append(f"cell {i} ({head[:60]!r}) is tagged {SAMPLED!r} but its "
+                             f"metadata has no {SAMPLED!r} rules with a 'why'")
+                continue
+            cell_records: list[dict] = []
+            problems = sampled_differences(before, after, spec, reseeded=reseeded,
+                                           records=cell_records)
+            if records is not None:
+                records += [{"notebook": name, "cell": i, **r} for r in cell_records]
+            if problems:
+                diffs.append(f"cell {i} ({head[:60]!r}), sampled:\n  " + "\n  ".join(problems))
+        elif before != after:
             diff = "\n".join(difflib.unified_diff(
                 before.splitlines(), after.splitlines(), f"{name} cell {i} (committed)",
                 f"{name} cell {i} (executed now)", lineterm="", n=1))
@@ -141,11 +439,19 @@ def test_item16_committed_notebook_outputs_are_todays_outputs(execution):
     changed = [v for v in SPEED_SETTINGS if os.environ.get(v)]
     if changed:
         pytest.skip(f"{', '.join(changed)} set: the committed outputs are for the defaults")
+    records: list[dict] = []
     diffs = output_differences(execution.committed, execution.executed,
-                               execution.path.name)
+                               execution.path.name,
+                               reseeded=bool(os.environ.get(MCMC_SEED_SETTING)),
+                               records=records)
+    if os.environ.get(REPORT_SETTING):
+        with open(os.environ[REPORT_SETTING], "a", encoding="utf-8") as f:
+            for r in records:
+                f.write(json.dumps(r) + "\n")
     assert not diffs, (
-        f"{execution.path.name}: {len(diffs)} cell(s) print other numbers than the "
-        "committed outputs (re-execute and commit: python tests/test_notebooks.py --write "
+        f"{execution.path.name}: {len(diffs)} cell(s) print other text than the committed "
+        "outputs, or sampled numbers beyond their Monte Carlo tolerance (re-execute and "
+        "commit: python tests/test_notebooks.py --write "
         f"notebooks/{execution.path.name}):\n\n" + "\n\n".join(diffs))
 
 
@@ -181,6 +487,107 @@ def test_item16_output_comparison_sees_numbers_not_noise():
         "divergences 0", "divergences 3")
     (diff,) = output_differences(old, new, "nb")
     assert "-divergences 0" in diff and "+divergences 3" in diff
+
+
+def test_sampled_numbers_compare_within_monte_carlo_error():
+    # a sampled cell on hand-made text; every tolerance below is worked out by hand from
+    # the rules (ESS 1000, Z = 4.5, sd read off the row's 89% interval: 0.2/3.196)
+    spec = {"why": "test", "ess": 1000,
+            "columns": {"estimate": "mean", "lower": "bound", "upper": "bound",
+                        "prob_gt_0": "probability"},
+            "labels": ["credible difference", "undecided"]}
+    before = ("| group | estimate | lower | upper | prob_gt_0 | decision |\n"
+              "|:--|--:|--:|--:|--:|:--|\n"
+              "| a | 0.500 | 0.400 | 0.600 | 0.500 | undecided |\n"
+              "| b | -0.100 | -0.150 | 0.021 | 0.100 | undecided |")
+
+    def after(a="0.500 | 0.400 | 0.600 | 0.500 | undecided",
+              b="-0.100 | -0.150 | 0.021 | 0.100 | undecided"):
+        # other column widths, as a table printed from other numbers has
+        return ("| group   | estimate | lower  | upper | prob_gt_0 | decision |\n"
+                "|:------|-------:|---:|--:|--:|:--|\n"
+                f"| a | {a} |\n| b | {b} |")
+
+    def check(**rows):
+        return sampled_differences(before, after(**rows), spec)
+
+    sd = 0.2 / (2 * 1.598)
+    mean_tol = 4.5 * math.sqrt(2) * sd / math.sqrt(1000) + 0.001  # 0.0136
+    bound_tol = 4.5 * math.sqrt(2) * 3.8 * sd / math.sqrt(1000) + 0.001  # 0.0489
+    assert mean_tol == pytest.approx(0.01359, abs=1e-5)
+    assert bound_tol == pytest.approx(0.04886, abs=1e-5)
+    assert check() == []
+    assert check(a="0.513 | 0.448 | 0.648 | 0.590 | undecided") == []
+    (problem,) = check(a="0.515 | 0.400 | 0.600 | 0.500 | undecided")
+    assert "column 'estimate' (mean): 0.500 → 0.515" in problem
+    (problem,) = check(a="0.500 | 0.450 | 0.600 | 0.500 | undecided")
+    assert "column 'lower' (bound)" in problem
+    # a probability: se √(p(1 − p)/ESS) at the mean of the two values
+    assert check(a="0.500 | 0.400 | 0.600 | 0.590 | undecided") == []
+    (problem,) = check(a="0.500 | 0.400 | 0.600 | 0.620 | undecided")
+    assert "column 'prob_gt_0' (probability)" in problem
+    # a decision may flip where an interval end is within its tolerance of a ROPE edge
+    # (row b: upper 0.021, edge 0.02) and nowhere else (row a: ends 0.1 from any edge)
+    assert check(b="-0.100 | -0.150 | 0.019 | 0.100 | credible difference") == []
+    (problem,) = check(a="0.500 | 0.400 | 0.600 | 0.500 | credible difference")
+    assert "text differs" in problem
+    # text around the numbers is compared exactly; so is a number with no rule
+    (problem,) = check(a="0.500 | 0.400 | 0.600 | 0.500 | undecided (!)")
+    assert "text differs" in problem
+    assert sampled_differences("rows: 4815", "rows: 4816", spec) == [
+        "line 0, after 'rows: ' (exact): 4815 → 4816, |Δ| = 1 > tolerance 0"]
+    # rows sorted by a sampled estimate may come in another order
+    swapped = before.splitlines()
+    swapped[2], swapped[3] = swapped[3], swapped[2]
+    assert sampled_differences(before, "\n".join(swapped), spec) != []
+    assert sampled_differences(before, "\n".join(swapped), {**spec, "row_order": "any"}) == []
+
+
+def test_sampled_rules_follow_their_theory():
+    # ESS: relative sd √(8/ESS) → 1000 ± 4.5 √2 √0.008 × 1000 = ± 569 (+ rounding 1)
+    spec = {"why": "test", "ess": 1000, "columns": {"ess": "ess", "r": "rhat", "div": "count",
+                                                    "inside": "share"},
+            "parameters": 100, "rows_per_cell": 10}
+    text = "| ess | r | div | inside | rows |\n|--|--|--|--|--|\n| {} | {} | {} | {} | 100 |"
+    base = ["1000", "1.002", "0", "0.500"]
+
+    def problems(i, value):
+        row = list(base)
+        row[i] = value
+        return sampled_differences(text.format(*base), text.format(*row), spec)
+
+    assert problems(0, "1569") == [] and problems(0, "432") == []
+    assert problems(0, "1571") and problems(0, "429")
+    # r̂ − 1 ≈ (2/3) χ²₃/ESS; the 1 − 10⁻⁵ quantile of χ²₃ is 25.90 → 0.01727 (+ 0.001)
+    assert problems(1, "1.020") == [] and problems(1, "1.021")
+    # divergences, Poisson with λ = committed + 1: ⌊4.5 √(2 × (0 + 1))⌋ = 6
+    assert problems(2, "6") == [] and problems(2, "7")
+    # share of 100 rows, ≤ 10 per cell: var = 4 × 0.1875 × 10/(1000 × 100)
+    #   + 3.19 √(0.1875/1000)/100 = 5.12e-4 → 4.5 √(2 var) + 0.001 = 0.1450
+    assert problems(3, "0.644") == [] and problems(3, "0.646")
+
+
+def test_sampled_cells_state_a_rule_for_every_number():
+    # every tagged cell says why, and each of its committed numbers has a rule that
+    # applies (an unknown rule or a missing setting such as rows_per_cell fails here,
+    # without executing anything)
+    import nbformat
+
+    tagged = 0
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            if SAMPLED not in cell.get("metadata", {}).get("tags", []):
+                continue
+            tagged += 1
+            spec = cell.metadata.get(SAMPLED, {})
+            assert spec.get("why") and spec.get("ess"), (path.name, i)
+            text = comparable_text(cell)
+            assert sampled_differences(text, text, spec) == [], (path.name, i)
+            lines = text.splitlines()
+            for number in parse_numbers(text)[1]:
+                assert tolerance(number, number, lines[number.line], spec) >= 0
+    assert tagged >= 20
 
 
 def write_executed(paths: list[str]) -> None:
