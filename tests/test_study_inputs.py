@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -59,6 +61,26 @@ def test_a_folder_without_associations_is_refused_naming_the_file(tmp_path, pets
     bare = embias.load_study(pets_folder(tmp_path / "bare", associations=False, neutral=False))
     with pytest.raises(ValueError, match=re.escape(ASSOCIATIONS_HELP)):
         embias.study_table(bare, pets_kv)
+
+
+def test_embias_fit_of_a_folder_without_associations_says_what_is_missing(tmp_path, pets_kv):
+    (tmp_path / "pets").mkdir()
+    folder = pets_folder(tmp_path / "pets", associations=False)
+    pets_kv.save_word2vec_format(str(tmp_path / "pets.txt"))
+    done = subprocess.run(
+        [sys.executable, "-m", "embias", "fit", str(folder), "--embedding",
+         str(tmp_path / "pets.txt"), "--level", "dataset", "--draws", "20", "--tune", "20",
+         "--out", str(tmp_path / "models")],
+        capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 1
+    # one line; before: a fit that reported 'different − none' as if nothing were missing
+    assert done.stderr.splitlines() == [
+        "embias: error: study 'pets': protected class(es) ['cats', 'dogs'] have no associated "
+        "attribute class, so every attribute row of their words would be labelled "
+        "'different' and none 'associated'. "
+        + ASSOCIATIONS_HELP.replace("pass unassociated", "in Python, pass unassociated")
+        + " (the command line has no option for unassociated=)"]
+    assert not (tmp_path / "models").exists()
 
 
 def test_from_dicts_without_associations_is_refused_naming_the_argument(pets_kv):
