@@ -82,6 +82,6 @@ def test_compare_command_passes_one_fit_settings(monkeypatch):
     assert embeddings == {"a": "published:reddit", "b": "published:reddit-debiased"}
     assert study == "religion"
     assert options == {"reference": "b", "executor": None, "max_workers": 2,
-                       "min_shared": 0.9, "progress": False,
+                       "min_shared": 0.9, "progress": False, "require_same_dimension": True,
                        "settings": FitSettings(level="word", draws=100, chains=4,
-                                               random_seed=0)}
+                                               random_seed=None)}
