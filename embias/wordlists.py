@@ -144,11 +144,22 @@ class Study:
     associations
         Protected class → its associated attribute class. Defaults to
         ``"<class>_stereotype"`` when such an attribute class exists, else the attribute
-        class of the same name.
+        class of the same name. A class left without one is listed by
+        :attr:`unassociated`; the cosine table of such a study is refused
+        (:meth:`require_associations`) unless asked for.
     neutral, human
         Control words (``none`` and ``human`` connections); may be empty.
     definitional
         Definitional sets for debiasing (one word per protected class each), may be empty.
+
+    Raises
+    ------
+    ValueError
+        An empty or bare-string list, a protected word in two classes, or a word in two
+        lists whose rows would contradict each other (:meth:`role_lists`: an attribute
+        word that is also a control word or another class's attribute word, a neutral
+        word that is also a human word, a protected word that is also an attribute word);
+        the message names the word and both lists.
     """
 
     name: str
