@@ -89,8 +89,9 @@ def test_published_figures_agree_with_the_exact_first_word_law(association):
     lo_pub, hi_pub, share_pub = SLIDES[association]
     first = exact_weat_distribution(association=association, numerator="first-word")
     lo, hi = first.interval(0.95)
+    # quantile se of a 10k-draw estimate
     se = simulate_weat(association=association, numerator="first-word", n_sims=N_SIMS,
-                       ci_prob=0.95, random_seed=7).interval_se  # quantile se of a 10k-draw estimate
+                       ci_prob=0.95, random_seed=7).interval_se
     assert abs(lo - lo_pub) <= 3 * se[0] and abs(hi - hi_pub) <= 3 * se[1]
     assert abs(first.share_above(1.81) - share_pub) <= 3 * share_se(share_pub, N_SIMS)
     mean = exact_weat_distribution(association=association, numerator="mean")
