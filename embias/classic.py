@@ -809,8 +809,9 @@ def mac(
         if study is None:
             raise ValueError("mac() on embeddings needs a study (e.g. 'religion')")
         st = load_study(study)
+        # MAC averages every attribute class alike: associations are not needed
         table = cosine_table(embeddings_or_table, st.replace(neutral=(), human=()),
-                             missing=missing, lowercase=lowercase)
+                             missing=missing, lowercase=lowercase, unassociated="different")
     validate_table(table, what="table given to mac()")
     attr = table[table["connection"].isin(["associated", "different"])]
     if attr.empty:

@@ -474,6 +474,7 @@ def sentence_table(
     pairing = check_choice("pairing", pairing, PAIRINGS)
     spec = _template_spec(templates)
     study = load_study(study)
+    study.require_associations()
     enc = as_encoder(encoder)
     name = enc.name if embedding_name is None else embedding_name
     protected_lists = {c: w for c, w in study.protected.items()}

@@ -32,6 +32,7 @@ from embias import (
     study_jobs,
 )
 from embias.bayes import CHANGE_ESTIMANDS
+from embias.settings import DEFAULT_CI_PROB
 
 matplotlib.use("Agg")
 
@@ -87,7 +88,10 @@ def test_reddit_mac_change_matches_the_raw_rows(reddit, reddit_tables):
     assert row["p_value"] == pytest.approx(2.26e-6, rel=0.01)
     assert (row["mac_reference"], row["mac_embedding"]) == pytest.approx((0.8614, 0.9334),
                                                                          abs=5e-4)
-    assert row["ci_kind"] == "t" and row["ci_prob"] == 0.95
+    assert row["ci_kind"] == "t" and row["ci_prob"] == DEFAULT_CI_PROB
+    interval = test.confidence_interval(confidence_level=DEFAULT_CI_PROB)
+    assert (row["lower"], row["upper"]) == pytest.approx((interval.low, interval.high),
+                                                         rel=1e-9)
 
 
 def test_reddit_change_hpdis(reddit, reddit_tables):

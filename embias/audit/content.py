@@ -276,7 +276,7 @@ def table_weat_tests(
     *,
     random_seed: int = 0,
     ci_prob: float = DEFAULT_CI_PROB,
-    null_ci_prob: float = 0.95,
+    null_ci_prob: float = DEFAULT_CI_PROB,
 ) -> pd.DataFrame:
     """WEAT of every pair of protected classes with its permutation p-value, from a cosine
     table (no embeddings needed: the test uses only each protected word's association

@@ -405,7 +405,7 @@ class EmbeddingComparison:
         = the changed embedding, ``reference`` = what it is compared with); and the
         classic scores and their changes (:attr:`classic`: ``mac``,
         ``weat_effect_size``, ``mac_change`` with ``p_value``, ``weat_change``; classic
-        intervals are Student-t at 95%, as labelled in ``ci_prob``/``ci_kind``).
+        intervals are Student-t, their probability and kind in ``ci_prob``/``ci_kind``).
 
         Parameters
         ----------
