@@ -527,15 +527,12 @@ def _read_draws(folder: Path, stamp: tuple[int, int, int], digest: str) -> DataT
 
     file = folder / POSTERIOR_FILE
     with _locked(folder):
-        try:
-            same = _stamp(file) == stamp or _sha256(file) == digest
-        except OSError:
-            same = False
-        if not same:
+        draws = _read(folder, POSTERIOR_FILE, read)  # a damaged file is named as such
+        if _stamp(file) != stamp and _sha256(file) != digest:
             raise UnreadableFitError(folder, POSTERIOR_FILE, "changed since this fit was "
-                                     "loaded (another fit was saved in its folder): load it "
+                                     "loaded (another fit was saved in its folder?): load it "
                                      "again")
-        return _read(folder, POSTERIOR_FILE, read)
+        return draws
 
 
 def _read(folder: Path, name: str, reader: Callable[[Path], Any]) -> Any:
@@ -739,12 +736,19 @@ def fit_study_model(
         Unknown study or published table, bad options, or a table the models refuse;
         nothing is written in that case.
 
+    FitInterrupted
+        Ctrl-C while fitting or saving (a ``KeyboardInterrupt``); the message says what
+        the fit folder holds (the fit saved before, unchanged, or none).
+
     Warns
     -----
     UserWarning
-        An identical saved fit exists but cannot be read (a damaged file, another
-        :data:`FIT_FORMAT`): the warning names the folder and the file, and the fit is
-        made again over it.
+        An identical saved fit exists but cannot be read (a damaged file, a file changed
+        since it was saved, another :data:`FIT_FORMAT`): the warning names the folder and
+        the file, and the fit is made again over it.
+    SavedFitReplacedWarning
+        Another process saved a fit of the same key while this one was fitted; this one
+        replaced it (the message says when it was saved and by which process).
     """
     run = FitSettings.build(settings, **options)
     sampler_available(run.sampler)

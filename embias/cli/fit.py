@@ -215,12 +215,8 @@ def _fit(args: argparse.Namespace, done: dict[str, Any]) -> int:
         # the figures are drawn by a worker while the fit's r̂/ESS are computed and it is
         # saved
         figures = _figure_worker(args)
-    sampled: list[bool] = []
-
-    def on_sampled(fit: Any) -> None:
-        sampled.append(True)
-        if figures is not None:
-            figures.submit(fit)
+    sampled: list[Any] = []  # what this command sampled (nothing: it reused a saved fit)
+    on_sampled = figures.submit if figures is not None else sampled.append
 
     try:
         with warnings.catch_warnings():
@@ -240,7 +236,8 @@ def _fit(args: argparse.Namespace, done: dict[str, Any]) -> int:
                                              progressbar=not args.no_progress,
                                              on_sampled=on_sampled)
         done["fit"] = fit.path
-        return _report(fit, args, figures, how="saved" if sampled else "reused")
+        sampled.append(figures is not None and figures.submitted)
+        return _report(fit, args, figures, how="saved" if any(sampled) else "reused")
     finally:
         if figures is not None:
             figures.close()
