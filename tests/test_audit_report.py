@@ -397,6 +397,12 @@ def test_seat_with_the_offline_encoder(fit):
 
 
 # --------------------------------------------------------------------------- bad input
+def test_a_page_is_written_into_a_missing_folder(fit, tmp_path):
+    out = tmp_path / "missing" / "deeper" / "r.html"
+    path, html = audit_report("religion", fits=fit, out=out, return_html=True)
+    assert path == out and out.read_text(encoding="utf-8") == html
+
+
 def test_bad_input_is_one_clear_error_naming_it(fit, tmp_path, capsys):
     folder = Path(fit.path)
     out = tmp_path / "r.html"
@@ -424,10 +430,12 @@ def test_bad_input_is_one_clear_error_naming_it(fit, tmp_path, capsys):
     with pytest.raises((OSError, ValueError)):
         audit_report("religion", fits=truncated, out=out)
     assert not out.exists()
-    # an output path in a missing folder, or not a page
-    with pytest.raises(ValueError, match=r"out '.*missing/r.html': the folder '.*missing' "
-                                         r"does not exist"):
-        audit_report("religion", fits=fit, out=tmp_path / "missing" / "r.html")
+    # an output path that cannot be written, or not a page (a missing folder is created,
+    # as for every embias output: test_a_page_is_written_into_a_missing_folder)
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(ValueError, match=r"out '.*a-file/r.html': '.*a-file' is a file, not "
+                                         r"a folder"):
+        audit_report("religion", fits=fit, out=tmp_path / "a-file" / "r.html")
     with pytest.raises(ValueError, match=r"give a \.html file name"):
         audit_report("religion", fits=fit, out=tmp_path / "r.pdf")
     # a study with no fitted level among the fits given

@@ -84,22 +84,19 @@ PAGE_SUFFIXES: tuple[str, ...] = (".html", ".htm")
 
 
 def check_report_path(path: str | os.PathLike[str], *, name: str = "out") -> Path:
-    """The page's path, checked before any work: an ``.html`` file name in a folder that
-    exists (a report is not written into a folder that is not there: a typo in the folder
-    would otherwise scatter pages)."""
+    """The page's path, checked before any work: an ``.html`` file name whose folder exists
+    or can be created (the output rule of every embias output,
+    :func:`embias._validation.check_output`: missing folders are created when the page is
+    written)."""
     path = Path(path)
     if path.suffix.lower() not in PAGE_SUFFIXES:
         raise ValueError(f"{name} {str(path)!r}: the report is an HTML page; give a .html "
                          "file name")
     if path.is_dir():
         raise ValueError(f"{name} {str(path)!r} is a folder; give a .html file name")
-    folder = path.parent
-    if not folder.is_dir():
-        raise ValueError(f"{name} {str(path)!r}: the folder {str(folder)!r} does not exist "
-                         "(create it first)")
-    if not os.access(folder, os.W_OK):
-        raise ValueError(f"{name} {str(path)!r}: the folder {str(folder)!r} is not writable")
-    return path
+    from .._validation import check_output
+
+    return check_output(name, path)
 
 
 def _optional_table(value: Any, name: str) -> Any:
@@ -420,6 +417,7 @@ def audit_report(
     context["css"] = Markup(style_sheet())  # trusted package data: not escaped
     html = environment().get_template("report.html.j2").render(**context)
     if out_path is not None:  # written whole or not at all (one temporary file per process)
+        out_path.parent.mkdir(parents=True, exist_ok=True)
         tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
         try:
             tmp.write_text(html, encoding="utf-8")
