@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from mcmc_bounds import max_divergences, max_rhat_bound
 
 import embias
 from embias.simulate_words import (
@@ -230,6 +231,11 @@ BENCHMARK = {
     ("crossed", "none", "coverage"): (0.915, 0.020),
 }
 SMALL_TABLES = 20
+#: Parameters behind a fit's largest r̂ (the crossed model of the religion design has ~470,
+#: the hierarchical ~140): the union bound of tests/mcmc_bounds.py takes the larger.
+WORD_SAMPLING_PARAMETERS = 500
+#: Smallest ESS of any fit of the small run (see test_small_run_structure).
+MIN_ESS_SMALL_RUN = 10
 
 
 @pytest.fixture(scope="module")
@@ -248,8 +254,22 @@ def test_small_run_structure(small_run, religion):
     assert small_run.parameters == calibrate_word_sampling(religion).without_association()
     assert (results.loc[results["group"] == "associated - none", "truth"] == 0).all()
     fits = results.drop_duplicates(["table", "level"])
-    assert fits["divergences"].sum() == 0
-    assert fits["max_r_hat"].max() < 1.05  # 2 × 500 draws: some fits miss the 1.01 bar
+    assert len(fits) == SMALL_TABLES * 2
+    # Sampler diagnostics are checked within their Monte Carlo spread, not at one machine's
+    # values (tests/mcmc_bounds.py). 2 × 500 draws leave some parameters with an ESS of a few
+    # tens. Measured over seeds 0–3 of this run (40 fits each): smallest ESS (bulk or tail)
+    # of a fit 27, 60, 64, 83, median 142–168; largest r̂ 1.069, 1.042, 1.055, 1.036; 93–98%
+    # of the fits miss the 1.01 bar, as the theory expects for ~500 parameters at ESS ~150;
+    # no divergences. So: each fit's largest r̂ is within what well-mixed chains give at its
+    # own smallest ESS (false alarm ≤ 10⁻³ over the run; the measured fits used at most 36%
+    # of that margin), that ESS is large enough for the bound to mean something (≥ 10, a
+    # third of the smallest measured), and divergences stay below 0.5% of the draws.
+    ess = fits[["min_ess_bulk", "min_ess_tail"]].min(axis=1)
+    bound = [max_rhat_bound(e, WORD_SAMPLING_PARAMETERS, false_alarm=1e-3 / len(fits))
+             for e in ess]
+    assert (fits["max_r_hat"] <= bound).all(), fits.assign(bound=bound)
+    assert ess.min() >= MIN_ESS_SMALL_RUN, ess.describe()
+    assert (fits["divergences"] <= max_divergences(500, 2)).all(), fits["divergences"]
 
 
 def _per_table_errors(results: pd.DataFrame, level: str) -> pd.Series:
