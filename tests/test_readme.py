@@ -3,8 +3,11 @@
 The tables of "WEAT and MAC on GloVe 6B 50d" (``embias weat all``) and "Pre-averaging"
 (``embias simulate weat --published``) are regenerated here from the commands' own output
 (both deterministic: seed 0, exact or seeded Monte Carlo p-values) and compared with the
-README text; a difference fails with a diff and the table to paste. To rewrite the two
-tables in place after a deliberate change::
+README text; a difference fails with a diff and the table to paste. Neither table holds an
+MCMC number (issue 26, item 1): their Monte Carlo parts — bootstrap intervals, permutation
+p-values, simulated WEAT ranges — come from NumPy's seeded ``Generator``, whose streams are
+the same on every platform, so they are compared as text. To rewrite the two tables in
+place after a deliberate change::
 
     make readme        # or: .venv/bin/python tests/test_readme.py --write
 """
