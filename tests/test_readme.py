@@ -6,8 +6,8 @@ The tables of "WEAT and MAC on GloVe 6B 50d" (``embias weat all``) and "Pre-aver
 README text; a difference fails with a diff and the table to paste. Neither table holds an
 MCMC number (issue 26, item 1): their Monte Carlo parts — bootstrap intervals, permutation
 p-values, simulated WEAT ranges — come from NumPy's seeded ``Generator``, whose streams are
-the same on every platform, so they are compared as text. To rewrite the two tables in
-place after a deliberate change::
+the same on every platform for one NumPy version, so they are compared as text. To
+rewrite the two tables in place after a deliberate change::
 
     make readme        # or: .venv/bin/python tests/test_readme.py --write
 """
