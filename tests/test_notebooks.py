@@ -26,7 +26,7 @@ tests/test_notebooks.py --write notebooks/NAME.ipynb``) and commit it.
 Perturbation runs (the proof that the tolerances hold on another machine): set
 ``EMBIAS_NOTEBOOK_MCMC_SEED`` (another seed for the notebooks' MCMC fits only) and/or
 ``XLA_FLAGS=--xla_cpu_enable_fast_math=true`` (another floating-point path) and run, one
-notebook at a time, ``python -m pytest -p no:xdist tests/test_notebooks.py -k 01_religion``;
+notebook at a time, ``python -m pytest -n0 tests/test_notebooks.py -k 01_religion``;
 ``EMBIAS_NOTEBOOK_REPORT=file.jsonl`` writes every compared sampled number with its
 tolerance.
 """
