@@ -892,13 +892,22 @@ def weat_overview(
     alternative: Alternative = "two-sided",
     n_boot: int = DEFAULT_N_BOOT,
     ci_prob: float = DEFAULT_CI_PROB,
-    random_seed: int | np.random.Generator | None = 0,
+    random_seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
     """WEAT effect size with its item-bootstrap interval, p-value, missing words and MAC
     for Caliskan et al.'s ten tests, next to the effect sizes they report for GloVe 840B
     (:data:`CALISKAN_840B`).
 
-    ``permutations``, ``alternative``, ``n_boot`` and ``random_seed`` go to :func:`weat`.
+    ``permutations``, ``alternative`` and ``n_boot`` go to :func:`weat`.
+
+    Parameters
+    ----------
+    random_seed
+        Seed of every test's permutations and bootstrap (each test starts from the same
+        seed), or a Generator the tests draw from in turn. ``None`` (the default) draws
+        one seed from the OS entropy (the seed policy of :mod:`embias._validation`); the
+        seed used is in the table's ``random_seed`` column and ``attrs["random_seed"]``,
+        and passing it back repeats the table exactly.
 
     Returns
     -------
@@ -908,13 +917,17 @@ def weat_overview(
         other words from the same populations), ``ci_prob``, ``p_value`` (permutation
         test: could the X/Y labels be arbitrary?), ``p_method`` (``exact`` or
         ``MC <permutations>``), ``random_seed`` (the seed of the test's permutations and
-        bootstrap: a fresh one per test when ``random_seed=None``), ``mac``,
-        ``caliskan_840B``, ``missing`` (missing words per list, or ``none``).
+        bootstrap; None when a Generator was given), ``mac``, ``caliskan_840B``,
+        ``missing`` (missing words per list, or ``none``). ``attrs["random_seed"]`` holds
+        the seed too.
     """
     import warnings
 
     ci_prob = check_probability("ci_prob", ci_prob)
     n_boot = check_int("n_boot", n_boot, minimum=1)
+    # one seed for the whole table (drawn here when None), so passing it back repeats it
+    _, seed = resolve_rng(random_seed)
+    seeds = random_seed if seed is None else seed
 
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
     rows = []
@@ -923,7 +936,7 @@ def weat_overview(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # missing words: the column below
             r = weat_test(test, kv, permutations=permutations, alternative=alternative,
-                          n_boot=n_boot, random_seed=random_seed)
+                          n_boot=n_boot, random_seed=seeds)
             m = mac(kv, test)
         missing = {k: len(v["missing"]) for k, v in r.missing.items() if v["missing"]}
         lower, upper = r.interval(ci_prob)
@@ -940,7 +953,9 @@ def weat_overview(
             "caliskan_840B": published,
             "missing": ", ".join(f"{k}:{v}" for k, v in missing.items()) or "none",
         })
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["random_seed"] = seed
+    return table
 
 
 # =========================================================================== the same table

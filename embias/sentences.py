@@ -673,19 +673,33 @@ def seat_overview(
     word_kinds: Mapping[str, Any] | None = None,
     permutations: int | Literal["auto", "exact"] = "auto",
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
-    random_seed: int | np.random.Generator | None = 0,
+    random_seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
     """SEAT effect size and permutation p-value of several tests on one encoder.
+
+    Parameters
+    ----------
+    random_seed
+        Seed of every test's permutations and bootstrap (each test starts from the same
+        seed), or a Generator the tests draw from in turn. ``None`` (the default) draws
+        one seed from the OS entropy (the seed policy of :mod:`embias._validation`); the
+        seed used is in the table's ``random_seed`` column and ``attrs["random_seed"]``,
+        and passing it back repeats the table exactly.
 
     Returns
     -------
     pandas.DataFrame
         One row per test: ``test``, ``encoder``, ``sentences`` (X/Y/A/B counts),
         ``effect_size``, ``p_value``, ``p_method`` (``exact`` or ``MC <permutations>``),
-        ``random_seed`` (the seed of the test's permutations and bootstrap: a fresh one per
-        test when ``random_seed=None``; passing it back repeats the test).
+        ``random_seed`` (the seed of the test's permutations and bootstrap; None when a
+        Generator was given). ``attrs["random_seed"]`` holds the seed too.
     """
+    from ._validation import resolve_rng
     from .encoders import as_encoder
+
+    # one seed for the whole table (drawn here when None), so passing it back repeats it
+    _, seed = resolve_rng(random_seed)
+    seeds = random_seed if seed is None else seed
 
     if isinstance(tests, str | Study):
         tests = [tests]
@@ -696,7 +710,7 @@ def seat_overview(
         study = load_study(test)
         r, sentence_sets = _seat(study, enc, spec, word_kinds, {
             "permutations": permutations, "alternative": alternative,
-            "random_seed": random_seed})
+            "random_seed": seeds})
         rows.append({
             "test": study.name,
             "encoder": enc.name,
@@ -706,4 +720,6 @@ def seat_overview(
             "p_method": "exact" if r.exact else f"MC {r.n_permutations:,}",
             "random_seed": r.random_seed,
         })
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["random_seed"] = seed
+    return table

@@ -55,7 +55,14 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from ._validation import check_choice, check_int, check_number, check_probability, resolve_rng
+from ._validation import (
+    check_choice,
+    check_int,
+    check_number,
+    check_probability,
+    check_seed,
+    resolve_rng,
+)
 from .classic import association_scores, weat_effect_size
 from .report import interval_table
 from .settings import DEFAULT_CI_PROB
@@ -69,8 +76,10 @@ __all__ = [
     "CALISKAN_LARGEST_EFFECT",
     "NUMERATORS",
     "PUBLISHED_FIGURES",
+    "SeededEstimate",
     "WeatDistribution",
     "WeatSimulation",
+    "WeatSimulationGrid",
     "exact_weat_distribution",
     "largest_weat_index",
     "max_abs_weat",
@@ -409,6 +418,32 @@ def _as_tuple(value: Any) -> tuple:
     return tuple(value)
 
 
+class WeatSimulationGrid(tuple):
+    """Result of :func:`simulate_weat_grid`: a tuple of :class:`WeatSimulation`, one per
+    cell, with the seed of the whole grid.
+
+    Attributes
+    ----------
+    random_seed
+        The seed the grid was drawn from (None when a Generator was given): passing it
+        back to :func:`simulate_weat_grid` with the same design repeats every cell. Each
+        cell's own seed is its :attr:`WeatSimulation.seed`.
+    """
+
+    random_seed: int | None
+
+    def __new__(cls, simulations: Sequence[WeatSimulation] = (),
+                random_seed: int | None = None) -> WeatSimulationGrid:
+        grid = super().__new__(cls, simulations)
+        grid.random_seed = random_seed
+        return grid
+
+    def __repr__(self) -> str:
+        cells = ", ".join(s.label for s in self)
+        return (f"WeatSimulationGrid(random_seed={self.random_seed!r}, "
+                f"{len(self)} simulations: {cells})")
+
+
 def simulate_weat_grid(
     *,
     n_protected_per_group: int | Sequence[int] = (1, 2, 4, 8, 16, 25),
@@ -420,8 +455,8 @@ def simulate_weat_grid(
     ddof: int = 1,
     threshold: float = CALISKAN_LARGEST_EFFECT,
     ci_prob: float = DEFAULT_CI_PROB,
-    random_seed: int | np.random.Generator | None = 0,
-) -> tuple[WeatSimulation, ...]:
+    random_seed: int | np.random.Generator | None = None,
+) -> WeatSimulationGrid:
     """:func:`simulate_weat` over every combination of the given design values.
 
     Parameters
@@ -432,16 +467,19 @@ def simulate_weat_grid(
     sd, n_sims, ddof, threshold, ci_prob
         As for :func:`simulate_weat`, shared by all cells.
     random_seed
-        Seeds every cell (each gets its own seed drawn from it). Cells that differ only
-        in ``numerator`` share their raw data.
+        Seeds every cell (each gets its own seed drawn from it, recorded as its
+        :attr:`WeatSimulation.seed`). Cells that differ only in ``numerator`` share their
+        raw data. ``None`` (the default) draws a seed from the OS entropy; the seed used is
+        the result's ``random_seed``, and passing it back repeats the grid exactly.
 
     Returns
     -------
-    tuple of WeatSimulation
+    WeatSimulationGrid
+        A tuple of :class:`WeatSimulation` (one per cell) with the grid's ``random_seed``.
         Summarise with :func:`summarize_simulations`, plot with
         :func:`embias.plot_weat_simulations`.
     """
-    rng, _ = resolve_rng(random_seed)
+    rng, grid_seed = resolve_rng(random_seed)
     designs = list(itertools.product(_as_tuple(n_protected_per_group),
                                      _as_tuple(n_attributes), _as_tuple(association)))
     seeds = rng.integers(2**63, size=len(designs))
@@ -453,7 +491,7 @@ def simulate_weat_grid(
                 n_sims=n_sims, numerator=num, ddof=ddof, threshold=threshold,
                 ci_prob=ci_prob, random_seed=int(seed),
             ))
-    return tuple(out)
+    return WeatSimulationGrid(out, random_seed=grid_seed)
 
 
 def summarize_simulations(
@@ -481,7 +519,10 @@ def summarize_simulations(
         ``lower_se``/``upper_se`` (Monte Carlo se of the range ends), ``threshold``,
         ``share_above`` (share of |WEAT| ≥ threshold) and its binomial ``share_above_se``,
         ``max_abs_weat`` (the ceiling of |WEAT| in the design), ``raw_sd`` and
-        ``means_sd`` (medians over data sets), the design columns and ``n_sims``.
+        ``means_sd`` (medians over data sets), the design columns, ``n_sims`` and
+        ``random_seed`` (the simulation's :attr:`WeatSimulation.seed`: passing it to
+        :func:`simulate_weat` with the same design repeats the row). For a
+        :class:`WeatSimulationGrid`, ``attrs["random_seed"]`` is the grid's seed.
     """
     sims = list(simulations)
     if not sims:
@@ -514,6 +555,7 @@ def summarize_simulations(
             "association": s.association,
             "numerator": s.numerator,
             "n_sims": s.n_sims,
+            "random_seed": s.seed,
         }
         if exact:
             if s.n_protected_per_group >= 2:
@@ -525,7 +567,10 @@ def summarize_simulations(
                 row |= {"exact_lower": math.nan, "exact_upper": math.nan,
                         "exact_share_above": math.nan}
         rows.append(row)
-    return interval_table(rows, ci_prob=probs[0], ci_kind=SIMULATION_CI_KIND)
+    table = interval_table(rows, ci_prob=probs[0], ci_kind=SIMULATION_CI_KIND)
+    if isinstance(simulations, WeatSimulationGrid):
+        table.attrs["random_seed"] = simulations.random_seed
+    return table
 
 
 # --------------------------------------------------------------------------- exact law
@@ -767,6 +812,29 @@ def _check_vector_model(dim: Any, common: Any, association: Any, attribute_separ
             check_number("target_separation", target_separation))
 
 
+class SeededEstimate(tuple):
+    """A Monte Carlo estimate and its standard error, ``(estimate, se)``, with the seed of
+    the draws (:func:`vector_model_effect_size`); unpacks and compares as a pair.
+
+    Attributes
+    ----------
+    random_seed
+        The seed of the draws (None when a Generator was given): passing it back repeats
+        the estimate exactly.
+    """
+
+    random_seed: int | None
+
+    def __new__(cls, values: Sequence[float] = (), random_seed: int | None = None
+                ) -> SeededEstimate:
+        pair = super().__new__(cls, values)
+        pair.random_seed = random_seed
+        return pair
+
+    def __repr__(self) -> str:
+        return f"SeededEstimate({tuple(self)!r}, random_seed={self.random_seed!r})"
+
+
 def vector_model_effect_size(
     *,
     dim: int = 50,
@@ -774,8 +842,8 @@ def vector_model_effect_size(
     association: float = 0.75,
     target_separation: float = 3.0,
     n_draws: int = 4_000_000,
-    random_seed: int | np.random.Generator | None = 0,
-) -> tuple[float, float]:
+    random_seed: int | np.random.Generator | None = None,
+) -> SeededEstimate:
     """The population WEAT effect size of the word-vector model of
     :func:`simulate_weat_bootstrap_coverage`: the value the WEAT effect size tends to when
     all four word lists grow (equal X and Y sizes).
@@ -793,15 +861,20 @@ def vector_model_effect_size(
     computed from ``n_draws`` draws of those four scalars, each used twice, with z₁ and
     with −z₁ (antithetic draws: with ``association=0`` the effect size is exactly 0).
 
+    ``random_seed`` is a seed or Generator; ``None`` (the default) draws a seed from the OS
+    entropy. The seed used is the result's ``random_seed``: passing it back repeats the
+    estimate exactly.
+
     Returns
     -------
-    tuple of float
-        The effect size and its Monte Carlo standard error (from 20 batches).
+    SeededEstimate
+        The pair (effect size, its Monte Carlo standard error from 20 batches), with the
+        seed as ``random_seed``.
     """
     dim, common, association, _, target_separation = _check_vector_model(
         dim, common, association, 1.0, target_separation)
     n_draws = check_int("n_draws", n_draws, minimum=20_000)
-    rng, _ = resolve_rng(random_seed)
+    rng, seed = resolve_rng(random_seed)
     n_batches = 20
     per = n_draws // n_batches
     moments = np.empty((n_batches, 2))
@@ -816,7 +889,9 @@ def vector_model_effect_size(
     m1, m2 = moments.mean(axis=0)
     # batch estimates of the effect size → its se (delta method through the batch spread)
     batch_effects = 2 * moments[:, 0] / np.sqrt(moments[:, 1])
-    return float(2 * m1 / math.sqrt(m2)), float(batch_effects.std(ddof=1) / math.sqrt(n_batches))
+    return SeededEstimate((float(2 * m1 / math.sqrt(m2)),
+                           float(batch_effects.std(ddof=1) / math.sqrt(n_batches))),
+                          random_seed=seed)
 
 
 def _vector_model_study(rng: np.random.Generator, n_targets: int, n_attributes: int,
@@ -850,7 +925,7 @@ def simulate_weat_bootstrap_coverage(
     attribute_separation: float = 3.0,
     target_separation: float = 3.0,
     resample: Sequence[str] = ("targets and attributes", "targets"),
-    random_seed: int = 0,
+    random_seed: int | None = None,
 ) -> pd.DataFrame:
     """Coverage of WEAT's item-bootstrap interval over simulated studies.
 
@@ -883,7 +958,9 @@ def simulate_weat_bootstrap_coverage(
     resample
         Options of :func:`embias.classic.weat_item_bootstrap` to compare.
     random_seed
-        Non-negative integer seed.
+        Non-negative integer seed; ``None`` (the default) draws one from the OS entropy.
+        The seed used is in the table's ``random_seed`` column and
+        ``attrs["random_seed"]``: passing it back repeats the table exactly.
 
     Returns
     -------
@@ -894,7 +971,7 @@ def simulate_weat_bootstrap_coverage(
         ``coverage`` with its binomial ``coverage_se``, ``below``/``above`` (shares of
         intervals wholly below/above the population value), ``mean_width``,
         ``boot_redrawn`` (replicates redrawn for zero spread, all studies), ``n_sims``,
-        ``n_boot``, ``ci_prob``, ``seconds``.
+        ``n_boot``, ``ci_prob``, ``random_seed``, ``seconds``.
     """
     from .classic import RESAMPLE_OPTIONS, weat_item_bootstrap
 
@@ -904,7 +981,7 @@ def simulate_weat_bootstrap_coverage(
     n_boot = check_int("n_boot", n_boot, minimum=1)
     ci_prob = check_probability("ci_prob", ci_prob)
     options = [check_choice("resample", r, RESAMPLE_OPTIONS) for r in _as_tuple(resample)]
-    seed = check_int("random_seed", random_seed, minimum=0)
+    seed = check_seed(random_seed)
     checked = [(check_int("target words per group", d[0], minimum=2),
                 check_int("attribute words per set", d[1], minimum=1))
                for d in (_as_design(d) for d in designs)]
@@ -942,9 +1019,12 @@ def simulate_weat_bootstrap_coverage(
                 "coverage_se": math.sqrt(cov * (1 - cov) / n_sims),
                 "below": float(np.mean(hi < effect)), "above": float(np.mean(lo > effect)),
                 "mean_width": float(np.mean(hi - lo)), "boot_redrawn": redrawn[r],
-                "n_sims": n_sims, "n_boot": n_boot, "ci_prob": ci_prob, "seconds": seconds,
+                "n_sims": n_sims, "n_boot": n_boot, "ci_prob": ci_prob,
+                "random_seed": seed, "seconds": seconds,
             })
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["random_seed"] = seed
+    return table
 
 
 def _as_design(design: Any) -> tuple[Any, Any]:

@@ -377,7 +377,7 @@ def simulate_word_table(
     design: pd.DataFrame,
     parameters: WordSamplingParameters,
     *,
-    random_seed: int | np.random.Generator = 0,
+    random_seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
     """One table drawn from the crossed model with the rows of ``design``.
 
@@ -395,18 +395,20 @@ def simulate_word_table(
         The model's parameters (e.g. ``calibrate_word_sampling(design)``); must name every
         connection of the design.
     random_seed
-        Seed or ``numpy.random.Generator``.
+        Seed or ``numpy.random.Generator``; ``None`` (the default) draws a seed from the
+        OS entropy. The seed used is ``attrs["random_seed"]`` (None for a Generator):
+        passing it back draws the same table.
 
     Returns
     -------
     pandas.DataFrame
         Columns of :data:`embias.tables.TABLE_COLUMNS` (``embedding="simulated"``);
         ``attrs["truth"]`` holds the drawn ``coef`` (protected word × connection frame) and
-        ``word_effect`` (Series by compared word).
+        ``word_effect`` (Series by compared word), ``attrs["random_seed"]`` the seed.
     """
     from ._validation import resolve_rng
 
-    rng, _ = resolve_rng(random_seed)
+    rng, seed = resolve_rng(random_seed)
     ix = _design_indices(design)
     missing = sorted(set(ix["connection"]) - set(parameters.bar))
     if missing:
@@ -430,6 +432,7 @@ def simulate_word_table(
         "truth": {"coef": coef_frame,
                   "word_effect": pd.Series(u, index=pd.Index(ix["words"],
                                                              name="word_to_compare"))},
+        "random_seed": seed,
     }
     return table
 
@@ -557,7 +560,7 @@ def simulate_word_sampling(
     ci_prob: float = DEFAULT_CI_PROB,
     rope: float = DEFAULT_ROPE,
     first_table: int = 0,
-    random_seed: int = 0,
+    random_seed: int | None = None,
     progress: bool = True,
 ) -> WordSamplingSimulation:
     """False claims of bias and interval coverage when the compared words are a sample.
@@ -605,7 +608,10 @@ def simulate_word_sampling(
         fitted with seeds derived from (``random_seed``, i, level), so any slice of a run
         can be recomputed alone (``first_table=k, n_tables=m`` gives tables k … k+m−1).
     random_seed
-        Non-negative integer seed of everything.
+        Non-negative integer seed of everything; ``None`` (the default) draws one from the
+        OS entropy. The seed used is ``settings["random_seed"]`` of the result (shown in
+        its repr): passing it back draws the same tables and gives the fits the same
+        seeds.
     progress
         Show a progress bar over the tables.
 
@@ -783,8 +789,10 @@ def refit_published_tables(
         Models (default hierarchical — the published one — and crossed).
     settings
         :class:`~embias.FitSettings` of every fit (level replaced per model); default
-        ``FitSettings(random_seed=0)`` (the library's sampler and draws). A seed is
-        required.
+        ``FitSettings()`` (the library's sampler and draws). Without a ``random_seed``
+        one is drawn from the OS entropy and shared by every fit; the seed used is the
+        result's ``random_seed`` column (and ``attrs["random_seed"]``): passing it back
+        (``FitSettings(random_seed=…)``) repeats the fits on the same machine.
     ci_prob, rope
         HDI probability and ROPE half-width of the decisions.
     progress
@@ -798,7 +806,7 @@ def refit_published_tables(
         ``rope_decision``, ``excludes_zero``, the fit's ``max_r_hat``, ``min_ess_bulk``,
         ``min_ess_tail``, ``divergences`` and ``problems`` (:meth:`embias.BiasFit.problems`),
         the table's ``rows``, ``duplicate_rows`` and ``missing_rows``, and the
-        sampler settings.
+        sampler settings (``random_seed`` included).
     """
     import warnings
 
@@ -812,11 +820,9 @@ def refit_published_tables(
         levels = (levels,)
     levels = tuple(check_choice("levels", lv, ("hierarchical", "crossed", "word", "dataset"))
                    for lv in levels)
-    settings = FitSettings.build(settings) if settings is not None else FitSettings(
-        random_seed=0)
-    if settings.random_seed is None:
-        raise ValueError("refit_published_tables() needs settings with a random_seed "
-                         "(reproducible refits), got None")
+    settings = FitSettings.build(settings) if settings is not None else FitSettings()
+    if settings.random_seed is None:  # the seed policy: draw one, record it in every row
+        settings = FitSettings.build(settings, random_seed=check_seed(None))
     if isinstance(studies, str):
         studies = (studies,)
     if isinstance(embeddings, str):
@@ -862,7 +868,9 @@ def refit_published_tables(
                     "draws": settings.draws, "tune": settings.tune, "chains": settings.chains,
                     "random_seed": settings.random_seed, "ci_prob": ci_prob, "rope": rope,
                 })
-    return pd.DataFrame(rows)
+    result = pd.DataFrame(rows)
+    result.attrs["random_seed"] = settings.random_seed
+    return result
 
 
 def published_conclusions(refits: pd.DataFrame, *, reference: str = "hierarchical",

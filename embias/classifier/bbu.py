@@ -36,7 +36,7 @@ from embias._validation import (
     check_int,
     check_number,
     check_probability,
-    resolve_rng,
+    check_seed,
 )
 from embias.report import CREDIBLE_DIFFERENCE, UNDECIDED, interval_table, rope_decision
 from embias.settings import DEFAULT_CI_PROB
@@ -679,7 +679,7 @@ def bbu_coverage(
     ci_prob: float = DEFAULT_CI_PROB,
     max_cost: float = 1.0,
     bound: Bound = "bernstein",
-    random_seed: int = 0,
+    random_seed: int | None = None,
 ) -> pd.DataFrame:
     """Coverage of the BBU interval on a population with a known disparity (Figure 1).
 
@@ -690,6 +690,10 @@ def bbu_coverage(
     i.i.d. (with replacement) from its group, as the bound assumes; the interval uses the
     observed γ (as :func:`bbu_interval` does by default).
 
+    ``random_seed`` is a non-negative integer; ``None`` (the default) draws one from the OS
+    entropy. The seed used is in the table's ``random_seed`` column and
+    ``attrs["random_seed"]``: passing it back repeats the table exactly.
+
     Returns
     -------
     pandas.DataFrame
@@ -697,10 +701,11 @@ def bbu_coverage(
         (share of intervals containing it), ``coverage_se`` (binomial Monte Carlo standard
         error), ``mean_estimate``, ``mean_half_width``, ``mean_lower``, ``mean_upper``,
         ``share_biased`` (intervals excluding 0), ``n_sims``, ``bound``, ``ci_prob``,
-        ``seconds``.
+        ``random_seed``, ``seconds``.
     """
     rho = check_probability("ci_prob", ci_prob)
     c_max = _check_positive("max_cost", max_cost)
+    seed = check_seed(random_seed)
     if bound not in ("bernstein", "hoeffding"):
         raise ValueError(f"bound must be 'bernstein' or 'hoeffding', got {bound!r}")
     n_sims = check_int("n_sims", n_sims, minimum=1)
@@ -716,7 +721,7 @@ def bbu_coverage(
     for s in shares:
         if not (0.0 < s < 1.0):
             raise ValueError(f"protected_share must be in (0, 1), got {s!r}")
-    rng = resolve_rng(random_seed)[0]
+    rng = np.random.default_rng(seed)
     rows: list[dict[str, Any]] = []
     for n in sample_sizes:
         n = check_int("sample size", n, minimum=2)
@@ -756,9 +761,12 @@ def bbu_coverage(
                 "n_sims": n_sims,
                 "bound": bound,
                 "ci_prob": rho,
+                "random_seed": seed,
                 "seconds": time.perf_counter() - start,
             })
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["random_seed"] = seed
+    return table
 
 
 def plot_bbu_coverage(

@@ -29,7 +29,12 @@ import numpy as np
 import pandas as pd
 from scipy import integrate, optimize, signal, special, stats
 
-from embias._validation import check_int, check_number, check_probability, resolve_rng
+from embias._validation import (
+    check_int,
+    check_number,
+    check_probability,
+    check_seed,
+)
 from embias.report import CREDIBLE_DIFFERENCE, interval_table, rope_decision
 from embias.settings import DEFAULT_CI_PROB
 
@@ -534,7 +539,7 @@ def simulate_detection(
     share: float = 0.5,
     n_sims: int = 20000,
     prior: tuple[float, float] = (1, 1),
-    random_seed: int = 0,
+    random_seed: int | None = None,
 ) -> pd.DataFrame:
     """True and false positive rates of the simple rule when monitoring for bias.
 
@@ -545,12 +550,16 @@ def simulate_detection(
     more than ``rope`` bias. TPR = flagged share of systems with b > T, FPR = flagged
     share of systems with b ≤ T.
 
+    ``random_seed`` is a non-negative integer; ``None`` (the default) draws one from the OS
+    entropy. The seed used is in the table's ``random_seed`` column and
+    ``attrs["random_seed"]``: passing it back repeats the table exactly.
+
     Returns
     -------
     pandas.DataFrame
         One row per ``n``: ``n``, ``n1``, ``n2``, ``tpr``, ``fpr``, ``tpr_se``, ``fpr_se``
         (binomial Monte Carlo errors), ``n_biased``, ``n_unbiased``, ``z``, ``rope``,
-        ``ci_prob``, ``seconds``.
+        ``ci_prob``, ``random_seed``, ``seconds``.
     """
     t = _check_threshold(rope, "rope")
     c = check_probability("ci_prob", ci_prob)
@@ -563,7 +572,8 @@ def simulate_detection(
         raise ValueError(f"base_rate must be in [max_bias/2, 1 − max_bias/2] = "
                          f"[{max_bias / 2}, {1 - max_bias / 2}], got {base_rate!r}")
     z = _z_for(c)
-    rng = resolve_rng(random_seed)[0]
+    seed = check_seed(random_seed)
+    rng = np.random.default_rng(seed)
     rows = []
     for total in np.atleast_1d(n):
         total = check_int("n", total, minimum=2)
@@ -585,10 +595,12 @@ def simulate_detection(
             "tpr_se": math.sqrt(tpr * (1 - tpr) / max(biased.sum(), 1)),
             "fpr_se": math.sqrt(fpr * (1 - fpr) / max((~biased).sum(), 1)),
             "n_biased": int(biased.sum()), "n_unbiased": int((~biased).sum()),
-            "z": z, "rope": t, "ci_prob": c,
+            "z": z, "rope": t, "ci_prob": c, "random_seed": seed,
             "seconds": time.perf_counter() - start,
         })
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table.attrs["random_seed"] = seed
+    return table
 
 
 def parity_hdi_coverage(
@@ -600,7 +612,7 @@ def parity_hdi_coverage(
     ci_prob: float = DEFAULT_CI_PROB,
     n_sims: int = 1000,
     prior: tuple[float, float] = (1, 1),
-    random_seed: int = 0,
+    random_seed: int | None = None,
 ) -> pd.DataFrame:
     """Frequentist coverage of the HDI of e₂ − e₁ over simulated data sets.
 
@@ -609,11 +621,16 @@ def parity_hdi_coverage(
     ``ci_prob`` HDI by quadrature; coverage is the share of HDIs containing
     ``rate2 − rate1``. Identical (x1, x2) pairs are computed once.
 
+    ``random_seed`` is a non-negative integer; ``None`` (the default) draws one from the OS
+    entropy. The seed used is in the table's ``random_seed`` column and
+    ``attrs["random_seed"]``: passing it back repeats the table exactly.
+
     Returns
     -------
     pandas.DataFrame
         One row: ``true_difference``, ``coverage``, ``coverage_se``, ``mean_width``,
-        ``n_sims``, ``n_distinct``, ``n1``, ``n2``, ``ci_prob``, ``seconds``.
+        ``n_sims``, ``n_distinct``, ``n1``, ``n2``, ``ci_prob``, ``random_seed``,
+        ``seconds``.
     """
     r1 = float(rate1)
     r2 = r1 if rate2 is None else float(rate2)
@@ -625,8 +642,9 @@ def parity_hdi_coverage(
     p = check_probability("ci_prob", ci_prob)
     n_sims = check_int("n_sims", n_sims, minimum=1)
     pr = _check_prior(prior)
+    seed = check_seed(random_seed)
     start = time.perf_counter()
-    rng = resolve_rng(random_seed)[0]
+    rng = np.random.default_rng(seed)
     x1 = rng.binomial(n1, r1, n_sims)
     x2 = rng.binomial(n2, r2, n_sims)
     pairs, inverse = np.unique(np.stack([x1, x2], axis=1), axis=0, return_inverse=True)
@@ -636,9 +654,12 @@ def parity_hdi_coverage(
     lo, hi = bounds[inverse.ravel(), 0], bounds[inverse.ravel(), 1]
     truth = r2 - r1
     cov = float(np.mean((lo <= truth) & (truth <= hi)))
-    return pd.DataFrame([{
+    table = pd.DataFrame([{
         "true_difference": truth, "coverage": cov,
         "coverage_se": math.sqrt(max(cov * (1 - cov), 1e-12) / n_sims),
         "mean_width": float(np.mean(hi - lo)), "n_sims": n_sims, "n_distinct": len(pairs),
-        "n1": n1, "n2": n2, "ci_prob": p, "seconds": time.perf_counter() - start,
+        "n1": n1, "n2": n2, "ci_prob": p, "random_seed": seed,
+        "seconds": time.perf_counter() - start,
     }])
+    table.attrs["random_seed"] = seed
+    return table

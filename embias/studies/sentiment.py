@@ -345,7 +345,7 @@ def sentiment_classifier(
     exclude: Iterable[str] = (),
     test_size: float = 0.2,
     l2: float = 1e-2,
-    random_seed: int | None = 0,
+    random_seed: int | None = None,
     lowercase: bool | None = None,
 ) -> SentimentClassifier:
     """Train a logistic-regression sentiment classifier on the word vectors of a lexicon.
@@ -381,7 +381,9 @@ def sentiment_classifier(
         scikit-learn as ``C = 1/(λ · n_train)`` (λ = 0: no penalty). Held-out accuracy on
         GloVe 6B 50d + VADER is flat (0.844–0.853 at seed 0) for λ from 0 to 0.1.
     random_seed
-        Seed of the split (``None``: a fresh one, recorded in the result).
+        Seed of the split, a non-negative integer; ``None`` (the default) draws one from
+        the OS entropy. The seed used is the result's ``random_seed`` (shown in its repr):
+        passing it back repeats the classifier exactly.
     lowercase
         Look words up in lower case (default: when the vocabulary is uncased, e.g. GloVe).
 
@@ -768,7 +770,7 @@ def downstream_fairness(
     margin: float = 1.0,
     l2: float = 1e-2,
     test_size: float = 0.2,
-    random_seed: int | None = 0,
+    random_seed: int | None = None,
     stop_words: Iterable[str] = DEFAULT_STOP_WORDS,
     exclude_identity: bool = True,
     comparisons: Literal["rest", "pairwise"] = "rest",
@@ -793,8 +795,10 @@ def downstream_fairness(
     templates
         Sentence templates (:func:`identity_sentences`).
     lexicon, margin, l2, test_size, random_seed
-        Classifier settings (:func:`sentiment_classifier`); ``random_seed=None`` draws
-        one seed, recorded in ``settings`` and shared by every embedding.
+        Classifier settings (:func:`sentiment_classifier`); ``random_seed=None`` (the
+        default) draws one seed from the OS entropy, shared by every embedding. The seed
+        used is in ``settings["random_seed"]`` (shown in the result's repr) and in
+        ``table.attrs["random_seed"]``: passing it back repeats the result exactly.
     stop_words
         Template tokens left out of the sentence vectors (:func:`score_sentences`).
     exclude_identity
@@ -869,8 +873,10 @@ def downstream_fairness(
         models[name] = clf
     scores = pd.concat(scored_all, ignore_index=True)
     scores.attrs = {}
+    table = validate_interval_table(pd.concat(tables, ignore_index=True))
+    table.attrs["random_seed"] = seed
     return DownstreamResult(
-        study=st.name, table=validate_interval_table(pd.concat(tables, ignore_index=True)),
+        study=st.name, table=table,
         rates=pd.DataFrame(rates), scores=scores, classifiers=models,
         missing_identity=missing,
         settings={"templates": tuple(templates), "margin": margin, "l2": l2,
