@@ -451,7 +451,9 @@ class WordSamplingSimulation:
         ``ci_prob`` HDI), ``covered`` (the interval contains the truth), ``excludes_zero``,
         ``rope_decision``, the fit's diagnostics ``max_r_hat``, ``min_ess_bulk``,
         ``min_ess_tail``, ``divergences`` (over all of its scalars) and ``problems``
-        (:meth:`embias.BiasFit.problems`, joined by ``"; "``; empty when the fit passed).
+        (:meth:`embias.BiasFit.problems`, joined by ``"; "``; empty when the fit passed),
+        and the fit's own ``random_seed`` (derived from the run's seed, the table and the
+        level).
     tables
         One row per simulated table: ``table``, ``seed``, the word-effect shares
         (:func:`word_effect_shares`, ``share_<connection>``), the in-sample mean word
@@ -543,6 +545,7 @@ def _fit_rows(fit: Any, *, index: int, level: str, parameters: WordSamplingParam
             "min_ess_bulk": float(overview["min_ess_bulk"]),
             "min_ess_tail": float(overview["min_ess_tail"]),
             "divergences": int(overview["divergences"]), "problems": problems,
+            "random_seed": fit.settings.get("random_seed"),
         })
     return rows
 
@@ -866,7 +869,8 @@ def refit_published_tables(
                     "rows": len(table), "duplicate_rows": int(table.attrs.get("duplicates", 0)),
                     "missing_rows": int(missing), "sampler": settings.sampler,
                     "draws": settings.draws, "tune": settings.tune, "chains": settings.chains,
-                    "random_seed": settings.random_seed, "ci_prob": ci_prob, "rope": rope,
+                    "random_seed": fit.settings["random_seed"], "ci_prob": ci_prob,
+                    "rope": rope,
                 })
     result = pd.DataFrame(rows)
     result.attrs["random_seed"] = settings.random_seed
