@@ -43,6 +43,7 @@ __all__ = [
     "combine_interval_tables",
     "format_number",
     "interval_table",
+    "is_scientific_column",
     "rope_decision",
     "stack_interval_tables",
     "to_markdown",
@@ -314,13 +315,9 @@ def format_number(value: Any, digits: int = 3, *, scientific: bool = False) -> s
     return text
 
 
-def _fmt(value: Any, digits: int) -> str:
-    """:func:`format_number` as embias 0.3 printed single numbers (scientific notation
-    for tiny values; never a negative zero): kept for the audit page's cells."""
-    return format_number(value, digits, scientific=True)
-
-
-def _scientific(column: Any) -> bool:
+def is_scientific_column(column: Any) -> bool:
+    """Whether a column's tiny values print in scientific notation (p-values,
+    :data:`SCIENTIFIC_COLUMNS`)."""
     return str(column).startswith(SCIENTIFIC_COLUMNS)
 
 
@@ -353,7 +350,7 @@ def to_markdown(
     unknown = [c for c in cols if c not in table.columns]
     if unknown:
         raise ValueError(f"columns {unknown} are not in the table (it has {list(table.columns)})")
-    sci = [_scientific(c) for c in cols]
+    sci = [is_scientific_column(c) for c in cols]
     cells = [[format_number(v, digits, scientific=e) for v, e in zip(row, sci, strict=True)]
              for row in table[cols].itertuples(index=False)]
     widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(cols)]

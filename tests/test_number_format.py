@@ -43,3 +43,20 @@ def test_an_interval_table_prints_fixed_point_without_negative_zero() -> None:
         "|:------------------|---------:|-------:|------:|---------:|\n"
         "| associated - none |    0.000 | -0.159 | 0.001 | 1.55e-04 |\n"
         "| different - none  |   -0.079 | -0.120 | 0.000 |    0.053 |")
+
+
+def test_the_audit_page_prints_intervals_by_the_same_rule() -> None:
+    import pandas as pd
+
+    from embias.audit.content import contrast_sentence
+    from embias.audit.render import frame_table
+
+    row = pd.Series({"estimand": "contrast", "group": "associated - none",
+                     "contrast": "associated - none", "estimate": -0.0004, "lower": -0.159,
+                     "upper": 9.68e-04, "ci_prob": 0.89, "ci_kind": "hdi", "rope": 0.01,
+                     "prob_gt_0": 0.0005, "rope_decision": "undecided"})
+    assert contrast_sentence(row).startswith(
+        "associated − none = 0.000 [-0.159, 0.001] (89% HDI; ROPE ±0.01, P(> 0) = 0.001): ")
+    table = frame_table(pd.DataFrame({"estimate": [-0.0004], "upper": [9.68e-04],
+                                      "p_value": [1.55e-04]}))
+    assert [cell.text for cell in table.rows[0]] == ["0.000", "0.001", "1.55e-04"]

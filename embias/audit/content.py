@@ -519,7 +519,7 @@ def change_sentence(row: pd.Series) -> str:
 
 def _pivot_words(words: pd.DataFrame, column: str) -> pd.DataFrame:
     """Protected words × ``column`` values, cells ``estimate [lower, upper]``."""
-    cells = words.assign(cell=[f"{e:.3f} [{lo:.3f}, {hi:.3f}]" + (
+    cells = words.assign(cell=[f"{number(e)} [{number(lo)}, {number(hi)}]" + (
         f" {d}" if isinstance(d, str) and d else "")
         for e, lo, hi, d in zip(words["estimate"], words["lower"], words["upper"],
                                 words.get("rope_decision", pd.Series([""] * len(words))),

@@ -13,7 +13,6 @@ import base64
 import hashlib
 import io
 import json
-import math
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..report import _fmt
+from ..report import format_number, is_scientific_column
 
 if TYPE_CHECKING:  # pragma: no cover
     import jinja2
@@ -40,9 +39,10 @@ FIGURE_FORMATS: tuple[str, ...] = ("svg", "png")
 PNG_DPI = 110
 
 
-def number(value: Any, digits: int = 3) -> str:
-    """``value`` as the page prints it: ``digits`` decimals (scientific notation when
-    smaller than the last decimal), integers as integers, missing values as ``""``."""
+def number(value: Any, digits: int = 3, *, scientific: bool = False) -> str:
+    """``value`` as the page prints it: :func:`embias.report.format_number` for floats
+    (``digits`` decimals, fixed point, no negative zero; scientific notation for tiny
+    p-values when ``scientific``), integers as integers, missing values as ``""``."""
     if value is None or value is pd.NA:
         return ""
     if isinstance(value, bool | np.bool_):
@@ -50,11 +50,7 @@ def number(value: Any, digits: int = 3) -> str:
     if isinstance(value, int | np.integer):
         return str(int(value))
     if isinstance(value, float | np.floating):
-        if math.isnan(value):
-            return ""
-        if digits == 0:
-            return f"{value:.0f}"
-        return _fmt(float(value), digits)
+        return format_number(float(value), digits, scientific=scientific)
     return str(value)
 
 
@@ -118,7 +114,7 @@ def frame_table(
             value = record[col]
             places = digits.get(col, 3) if isinstance(digits, Mapping) else digits
             extra = cell_class(col, value, record) if cell_class else ""
-            cells.append(Cell(number(value, places),
+            cells.append(Cell(number(value, places, scientific=is_scientific_column(col)),
                               " ".join(c for c in ("num" if is_num else "", extra) if c)))
         rows.append(cells)
     return Table(headers=list(shown.values()), rows=rows, caption=caption, id=id, css=css,
