@@ -21,6 +21,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from mcmc_bounds import max_divergences, max_rhat_bound
 
 import embias
 from embias.simulate_words import calibrate_word_sampling, simulate_word_table
@@ -50,8 +51,13 @@ def recovery() -> pd.DataFrame:
     rows = []
     for i, (table, fit) in enumerate(zip(tables, fits, strict=True)):
         post = fit.posterior["posterior"]
-        assert fit.divergences == 0
-        assert fit.diagnostics()["r_hat"].max() < 1.05  # 2 × 1000 draws: loose
+        # diagnostics within their Monte Carlo spread (tests/mcmc_bounds.py): divergences
+        # below 0.5% of the 2 × 1000 draws, r̂ within what well-mixed chains give at the
+        # fit's own smallest ESS
+        diagnostics = fit.diagnostics()
+        ess = float(diagnostics[["ess_bulk", "ess_tail"]].min().min())
+        assert fit.divergences <= max_divergences(1000, 2)
+        assert diagnostics["r_hat"].max() <= max_rhat_bound(ess, len(diagnostics)), ess
         intervals = fit.to_interval_table(ci_prob=CI_PROB)
         coef_sd = post["coef"].std(("chain", "draw"))
         coef_true = table.attrs["truth"]["coef"]

@@ -15,6 +15,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from mcmc_bounds import max_divergences, max_rhat_bound
 
 import embias
 from embias.bayes import sampling
@@ -42,7 +43,14 @@ def test_nutpie_replicates_the_published_fit(reddit):
         assert row["estimate"] == pytest.approx(mean, abs=0.01), row["group"]
         assert row["lower"] == pytest.approx(low, abs=0.015), row["group"]
         assert row["upper"] == pytest.approx(high, abs=0.015), row["group"]
-    assert fit.problems() == []  # r̂ ≤ 1.01, ESS ≥ 400, no divergences
+    # the library's ESS bar; r̂ and divergences within their Monte Carlo spread
+    # (tests/mcmc_bounds.py): a fixed r̂ ≤ 1.01 over 136 parameters at an ESS near 1000–1500
+    # (2 × 3000 draws) fails on a few percent of machines or seeds by chance alone
+    diagnostics = fit.diagnostics()
+    ess = float(diagnostics[["ess_bulk", "ess_tail"]].min().min())
+    assert ess >= 400
+    assert diagnostics["r_hat"].max() <= max_rhat_bound(ess, len(diagnostics))
+    assert fit.divergences <= max_divergences(3000, 2)
 
 
 def test_many_fits_compile_once_and_equal_single_fits(reddit):
