@@ -23,7 +23,8 @@ def main() -> None:
     t, r = best_of(lambda: simulate_weat(n_sims=100_000, random_seed=0), repeat=3)
     print(f"simulate_weat 8+8 × 8+8, 100,000 sims: {t:.3f} s")
     t, _ = best_of(lambda: simulate_weat_grid(n_protected_per_group=(1, 2, 4, 8, 16, 25),
-                                                 n_attributes=(5, 50), n_sims=10_000),
+                                                 n_attributes=(5, 50), n_sims=10_000,
+                                                 random_seed=0),
                       repeat=3)
     print(f"simulate_weat_grid, 12 designs (n 1…25, m 5/50) × 10,000 sims: {t:.3f} s")
     t, _ = best_of(lambda: exact_weat_distribution(association=0.1,

@@ -157,7 +157,8 @@ def main() -> None:
 
     if args.published:
         wall1, cpu1 = time.perf_counter(), cpu_seconds()
-        refits = refit_published_tables(progress=True)
+        refits = refit_published_tables(settings=embias.FitSettings(random_seed=args.seed),
+                                        progress=True)
         print("\nthe published tables refitted (library defaults: "
               f"{refits['sampler'].iloc[0]}, 2 × ({refits['tune'].iloc[0]} + "
               f"{refits['draws'].iloc[0]}) draws, seed {refits['random_seed'].iloc[0]}):")
