@@ -942,7 +942,9 @@ def plot_sentence_scores(
     result
         A :class:`DownstreamResult`.
     random_seed
-        Seed of the horizontal jitter of the dots.
+        Seed of the horizontal jitter of the dots. Fixed (0) by default, unlike the
+        functions that compute results: the jitter only draws a result that is already
+        computed, so the same result always gives the same figure.
 
     Returns
     -------
