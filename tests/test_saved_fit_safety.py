@@ -338,3 +338,18 @@ def test_ctrl_c_during_embias_fit_is_one_line_and_keeps_the_saved_fit(
     assert stdout == ""
     assert _digests(target) == before  # the saved fit is as it was
     assert [p.name for p in out.iterdir()] == [target.name]
+
+
+def test_embias_fit_says_it_reused_a_saved_fit_and_when_it_was_saved(
+        saved: Path, tmp_path: Path) -> None:
+    out = tmp_path / "models"
+    out.mkdir()
+    shutil.copytree(saved, out / saved.name)  # the fit these options make, saved earlier
+    when = json.loads((saved / MANIFEST_FILE).read_text(encoding="utf-8"))["saved_at"]
+    run = subprocess.run([*EMBIAS, "fit", "religion", "--embedding", "published:reddit",
+                          "--level", "dataset", "--draws", "100", "--tune", "100", "--seed",
+                          "1", "--out", str(out), "--no-progress"],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert (f"reused saved fit: {out / saved.name} (saved {when.replace('T', ' ')})\n"
+            in run.stdout)

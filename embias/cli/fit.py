@@ -175,7 +175,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
             said = f"interrupted after the fit was saved to {done['fit']}; nothing else written"
         else:
             said = str(exc) or "interrupted before anything was fitted: nothing saved"
-        print(f"embias: {said}", file=sys.stderr)
+        # on a line of its own: a progress bar may have left the cursor mid-line
+        start = "" if getattr(args, "no_progress", True) else "\n"
+        print(f"{start}embias: {said}", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
