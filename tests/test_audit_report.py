@@ -225,6 +225,18 @@ def test_page_rebuilds_from_the_saved_fit_without_refitting(page, fit, tmp_path,
     assert entry.label == "glove" and entry.anchor == "glove-hierarchical"
 
 
+def test_a_folder_of_fits_ignores_a_save_in_progress(fit, tmp_path):
+    # a save writes a hidden ".NAME.tmp" sibling (and swaps the old fit aside as
+    # ".NAME.old-…"): while it exists it holds a settings.json, but it is not a fit
+    from embias.audit.sources import collect_fits
+
+    folder = tmp_path / "models"
+    shutil.copytree(fit.path, folder / Path(fit.path).name)
+    shutil.copytree(fit.path, folder / f".{Path(fit.path).name}.tmp")
+    (entry,) = collect_fits(folder, study="religion", embeddings=None, levels=None)
+    assert Path(entry.fit.path) == folder / Path(fit.path).name
+
+
 def test_report_that_fits_reuses_the_identical_saved_fit(fit, models, tmp_path,
                                                          monkeypatch, capsys):
     import embias.bayes.fit as fitting

@@ -55,8 +55,8 @@ def test_religion_fit_on_glove_is_saved(glove_fit: BiasFit, models_dir: Path) ->
     assert path.name.startswith("religion_glove-6b-50d_crossed_summary_")  # the default level
     assert sorted(p.name for p in path.iterdir()) == [
         "check_cells.parquet", "check_coverage.parquet", "check_predictive.parquet",
-        "classic.parquet", "diagnostics.parquet", "intervals.parquet", "posterior.nc",
-        "settings.json", "table.parquet"]
+        "classic.parquet", "diagnostics.parquet", "intervals.parquet", "manifest.json",
+        "posterior.nc", "settings.json", "table.parquet"]
     # nothing else in models_dir: no temporary folders left behind
     assert [p.name for p in models_dir.iterdir()] == [path.name]
     record = json.loads((path / "settings.json").read_text())

@@ -34,6 +34,8 @@ def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
            "draws, seed 5" in out
     assert "| connection_mean | associated " in out
     assert "| contrast        | associated - none " in out
+    # a word-embedding table has no templates: the spread is the compared words' alone
+    assert "## spread of the compared words' effects (sd)" in out and "template" not in out
     assert "## diagnostics" in out and "max_r_hat" in out
     assert "## posterior predictive check" in out
     assert " eti " in out and "word_coefficient" not in out

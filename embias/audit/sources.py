@@ -76,8 +76,10 @@ def _is_fit(value: Any) -> bool:
 
 
 def _saved_fits_in(folder: Path) -> list[Path]:
-    """The saved-fit folders directly inside ``folder`` (sorted by name)."""
-    return sorted(p for p in folder.iterdir() if p.is_dir() and (p / SETTINGS_FILE).is_file())
+    """The saved-fit folders directly inside ``folder`` (sorted by name); hidden folders
+    (a save's temporary ``.NAME.tmp`` and swapped-aside ``.NAME.old-…``) are not fits."""
+    return sorted(p for p in folder.iterdir()
+                  if p.is_dir() and not p.name.startswith(".") and (p / SETTINGS_FILE).is_file())
 
 
 def _stored_settings(folder: Path) -> dict[str, Any]:

@@ -112,7 +112,9 @@ def _report(fit: Any, args: argparse.Namespace, figures: Any = None, *,
     spread = table[table["estimand"].isin(["compared_word_sd", "template_sd"])]
     if not spread.empty:  # crossed level: how much is the words, how much the wording
         print()
-        print("## spread of the compared words' and the templates' effects (sd)")
+        what = ("the compared words' and the templates' effects"
+                if (spread["estimand"] == "template_sd").any() else "the compared words' effects")
+        print(f"## spread of {what} (sd)")
         print(embias.to_markdown(spread, columns=("estimand", "group", "estimate", "lower",
                                                   "upper")))
     templates = table[table["estimand"] == "template_effect"]
