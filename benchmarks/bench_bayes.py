@@ -42,7 +42,7 @@ t_import = time.perf_counter() - t0
 warnings.simplefilter("ignore")
 t1 = time.perf_counter()
 fit = embias.fits.fit_religion_model(models_dir=sys.argv[1], refit=True, random_seed=1,
-                                     progressbar=False)
+                                     progress=False)
 t_call = time.perf_counter() - t1
 print(json.dumps({"import": t_import, "call": t_call, "path": fit.path,
                   "timings": dict(fit.timings)}))
@@ -166,12 +166,12 @@ def main() -> None:
         print(f"\n## 3. fast path: {len(small):,}-row religion/Reddit table vs "
               f"{len(large):,}-row synthetic table (same 60 cells); hierarchical, defaults")
         for table in (small, large):  # compile (or load from the cache) first
-            fit_bias_model(table, random_seed=0, progressbar=False)
+            fit_bias_model(table, random_seed=0, progress=False)
         times: dict[str, list[float]] = {"small": [], "large": []}
         for i in range(args.repeats):
             for label, table in (("small", small), ("large", large)):
                 t0 = time.perf_counter()
-                fit_bias_model(table, random_seed=i, progressbar=False)
+                fit_bias_model(table, random_seed=i, progress=False)
                 times[label].append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         cell_statistics(large)
@@ -185,9 +185,9 @@ def main() -> None:
               f"{t_cells:.2f} s)")
         print(f"ratio 1M / 4,830: {t_large / t_small:.2f} "
               f"({'PASS' if t_large / t_small <= 1.5 else 'FAIL'} ≤ 1.5)")
-        fit_bias_model(small, data="raw", random_seed=0, progressbar=False)  # compile once
+        fit_bias_model(small, data="raw", random_seed=0, progress=False)  # compile once
         t0 = time.perf_counter()
-        fit_bias_model(small, data="raw", random_seed=1, progressbar=False)
+        fit_bias_model(small, data="raw", random_seed=1, progress=False)
         print(f"raw path on 4,830 rows for reference: {time.perf_counter() - t0:.2f} s")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

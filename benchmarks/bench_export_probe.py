@@ -102,7 +102,7 @@ with open(f"{folder}/sampler.bin", "wb") as f:
     f.write(blob)
 with open(f"{folder}/inputs.pkl", "wb") as f:
     pickle.dump({"keys": np.asarray(keys), "z0": {n: np.asarray(a) for n, a in z0.items()}}, f)
-fit = embias.fit_bias_model(table, random_seed=SEED, progressbar=False, warn=False)
+fit = embias.fit_bias_model(table, random_seed=SEED, progress=False, warn=False)
 means = fit.posterior["posterior"]["connection_mean"].mean(("chain", "draw")).values
 print("RESULT " + json.dumps({"model": t_model, "export": t_export, "bytes": len(blob),
                               "pm_sample_means": means.tolist()}))

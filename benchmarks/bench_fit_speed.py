@@ -94,7 +94,7 @@ if name.startswith("embias-"):
     sampler, level = cfg["embias_path"]
     options = {"sampler": sampler} if sampler else {}
     fit = embias.fit_bias_model(table, level=level, draws=draws, tune=tune,
-                                random_seed=seed, progressbar=False, warn=False, **options)
+                                random_seed=seed, progress=False, warn=False, **options)
     post = fit.posterior
     t_end = time.perf_counter()
     import arviz as az
@@ -181,7 +181,7 @@ diffs = []
 t3 = time.perf_counter()
 for i in checked:
     alone = embias.fit_bias_model(tables[i], settings=settings, random_seed=i,
-                                  progressbar=False, warn=False)
+                                  progress=False, warn=False)
     diffs.append(float(np.abs(alone.posterior["posterior"]["connection_mean"].values
                               - fits[i].posterior["posterior"]["connection_mean"].values).max()))
 t4 = time.perf_counter()

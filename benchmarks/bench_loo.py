@@ -58,7 +58,7 @@ def fit_levels(embedding: str, models_dir: str) -> dict:
             warnings.simplefilter("ignore")
             fits[level] = embias.fit_study_model("religion", embedding, level=level,
                                                  random_seed=SEED, models_dir=models_dir,
-                                                 progressbar=False)
+                                                 progress=False)
         fit = fits[level]
         print(f"- {level}: {clock} (sampling when fitted: "
               f"{fit.timings.get('total_seconds', float('nan')):.1f} s); "

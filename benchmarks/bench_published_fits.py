@@ -55,7 +55,7 @@ def main() -> None:
         for level in args.levels.split(","):
             t = time.perf_counter()
             fit = embias.fit_bias_model(table, settings=settings, level=level,
-                                        progressbar=False, warn=False)
+                                        progress=False, warn=False)
             secs = time.perf_counter() - t
             o = fit.diagnostics_overview().iloc[0]
             ok = (o["max_r_hat"] <= 1.01 and min(o["min_ess_bulk"], o["min_ess_tail"]) >= 1000

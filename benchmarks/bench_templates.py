@@ -90,7 +90,7 @@ def model_figures(table: pd.DataFrame, *, draws: int, tune: int, seed: int
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = embias.fit_bias_model(table, level="crossed", draws=draws, tune=tune,
-                                    random_seed=seed, progressbar=False)
+                                    random_seed=seed, progress=False)
     t = fit.to_interval_table().set_index(["estimand", "group"])
     contrasts = {c: (t.loc[("contrast", c), "estimate"], t.loc[("contrast", c), "lower"],
                      t.loc[("contrast", c), "upper"]) for c in CONTRASTS}
@@ -159,7 +159,7 @@ def main() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             full_fit = embias.fit_bias_model(table, level="crossed", random_seed=args.seed,
-                                             progressbar=False)
+                                             progress=False)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         overview = full_fit.diagnostics_overview().iloc[0]
         print(f"crossed model, all templates, defaults (2 × (1000 + 3000) draws, numpyro): "

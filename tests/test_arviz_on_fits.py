@@ -86,9 +86,9 @@ def fits() -> dict[str, embias.BiasFit]:
         warnings.simplefilter("ignore")  # short chains: convergence is not the question
         for level in LEVELS[:4]:
             out[level] = embias.fit_bias_model(table, level=level, random_seed=11,
-                                               progressbar=False, **SAMPLING)
+                                               progress=False, **SAMPLING)
         out["templates"] = embias.fit_bias_model(template_table(), level="crossed",
-                                                 random_seed=11, progressbar=False,
+                                                 random_seed=11, progress=False,
                                                  target_accept=0.95, **SAMPLING)
     assert "template_kind_effect" in out["templates"].posterior["posterior"]
     return out

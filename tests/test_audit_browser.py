@@ -33,7 +33,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = embias.fit_bias_model(table, draws=150, tune=150, chains=2, cores=1,
-                                    random_seed=2, sampler="pymc", progressbar=False,
+                                    random_seed=2, sampler="pymc", progress=False,
                                     warn=False)
     out = tmp_path_factory.mktemp("browser") / "religion.html"
     return audit_report("religion", fits={"reddit": fit}, out=out)

@@ -92,7 +92,7 @@ def human_fit() -> embias.BiasFit:
     table = embias.cosine_table(embeddings(debiased=False), occupations(human=True))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return embias.fit_bias_model(table, progressbar=False, warn=False, **SMALL)
+        return embias.fit_bias_model(table, progress=False, warn=False, **SMALL)
 
 
 def parse(html: str):

@@ -46,7 +46,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def fit(models: Path) -> embias.BiasFit:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # 300 draws: ESS < 400, said on the page
-        return embias.fit_study_model("religion", models_dir=models, progressbar=False,
+        return embias.fit_study_model("religion", models_dir=models, progress=False,
                                       **SMALL)
 
 

@@ -57,7 +57,7 @@ def replication_fit(religion_reddit: pd.DataFrame) -> BiasFit:
     # the smallest draws that reproduce the published figures reliably: over 8 seeds the
     # worst interval end was 0.008 off (tolerance 0.015), the worst mean 0.004 (0.01)
     return fit_bias_model(religion_reddit, level="hierarchical", draws=500, tune=500,
-                          random_seed=20240601, progressbar=False, warn=False)
+                          random_seed=20240601, progress=False, warn=False)
 
 
 def _tiny_table() -> pd.DataFrame:
@@ -218,7 +218,7 @@ def test_numpyro_starts_tuning_from_the_approximate_sds(religion_reddit: pd.Data
 )
 def test_bad_tables_are_refused_with_a_named_problem(change, message: str) -> None:
     with pytest.raises(ValueError) as info:
-        fit_bias_model(change(_tiny_table()), progressbar=False)
+        fit_bias_model(change(_tiny_table()), progress=False)
     assert message in str(info.value)
 
 
@@ -238,7 +238,7 @@ def test_bad_tables_are_refused_with_a_named_problem(change, message: str) -> No
 )
 def test_bad_options_are_refused(option: dict, message: str) -> None:
     with pytest.raises(ValueError) as info:
-        fit_bias_model(_tiny_table(), progressbar=False, **option)
+        fit_bias_model(_tiny_table(), progress=False, **option)
     assert message in str(info.value)
 
 
@@ -246,7 +246,7 @@ def test_constant_cells_need_the_raw_path() -> None:
     table = _tiny_table()
     table.loc[table["protected_word"] == "a", "cosine_distance"] = 0.5
     with pytest.raises(ValueError, match=r"identical cosine distances \(SS = 0\).*data='raw'"):
-        fit_bias_model(table, level="hierarchical", progressbar=False)
+        fit_bias_model(table, level="hierarchical", progress=False)
 
 
 # =========================================================================== replication
@@ -269,7 +269,7 @@ def test_identified_models_converge_on_every_raw_parameter(
     religion_reddit: pd.DataFrame, level: str
 ) -> None:
     fit = fit_bias_model(religion_reddit, level=level, draws=1000, tune=1000, random_seed=7,
-                         progressbar=False, warn=False)
+                         progress=False, warn=False)
     diagnostics = fit.diagnostics()
     raw = diagnostics[diagnostics["variable"].isin(["m", "co", "sigma"])]
     expected_raw = 1 + 4 + 1 if level == "dataset" else 15 + 4 + 1
@@ -306,9 +306,9 @@ def test_fast_path_and_raw_path_agree_within_monte_carlo_error(
     religion_reddit: pd.DataFrame,
 ) -> None:
     fast = fit_bias_model(religion_reddit, level="hierarchical", data="summary", draws=1000,
-                          tune=1000, random_seed=3, progressbar=False, warn=False)
+                          tune=1000, random_seed=3, progress=False, warn=False)
     raw = fit_bias_model(religion_reddit, level="hierarchical", data="raw", draws=1000,
-                         tune=1000, random_seed=4, progressbar=False, warn=False)
+                         tune=1000, random_seed=4, progress=False, warn=False)
     assert raw.posterior["observed_data"]["cosine_distance"].size == 4830
     assert fast.posterior["observed_data"]["cell_mean"].size == 60
     a, b = _posterior_stats(fast), _posterior_stats(raw)
@@ -529,7 +529,7 @@ def test_convergence_problems_are_named() -> None:
 def test_short_chains_warn(religion_reddit: pd.DataFrame) -> None:
     with pytest.warns(ConvergenceWarning, match=r"ess_bulk < 400 for \d+ parameter"):
         fit = fit_bias_model(religion_reddit, draws=100, tune=200, random_seed=1,
-                             progressbar=False)
+                             progress=False)
     assert any(p.startswith("ess_bulk < 400") for p in fit.problems())
 
 
@@ -554,7 +554,7 @@ def _synthetic_table(seed: int) -> tuple[pd.DataFrame, dict[str, float]]:
 
 def test_predictive_check_on_data_from_the_model_covers_nominally() -> None:
     table, bar = _synthetic_table(5)
-    fit = fit_bias_model(table, draws=500, tune=500, random_seed=5, progressbar=False,
+    fit = fit_bias_model(table, draws=500, tune=500, random_seed=5, progress=False,
                          warn=False)
     check = fit.predictive_check()
     overall = check.coverage[check.coverage["connection"] == "all"].set_index("ci_prob")
@@ -607,7 +607,7 @@ def test_word_level_summary_absent_from_the_dataset_model() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         fit = fit_bias_model(table, level="dataset", draws=200, tune=200, random_seed=8,
-                             progressbar=False)
+                             progress=False)
     summary = fit.summary()
     assert set(summary["estimand"]) == {"connection_mean", "contrast"}
     assert fit.classic.empty  # no word_class column: no MAC/WEAT to show

@@ -33,7 +33,7 @@ from embias.bayes.store import UnreadableFitError
 
 matplotlib.use("Agg")
 
-SHORT = {"draws": 150, "tune": 200, "random_seed": 17, "progressbar": False}
+SHORT = {"draws": 150, "tune": 200, "random_seed": 17, "progress": False}
 
 
 @pytest.fixture(scope="module")

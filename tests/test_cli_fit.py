@@ -140,7 +140,7 @@ def test_cli_fit_passes_one_fit_settings(monkeypatch: pytest.MonkeyPatch) -> Non
     drawer = options.pop("on_sampled")
     assert drawer.__func__ is embias.audit.FitFigures.submit
     assert options == {"settings": FitSettings(draws=50, random_seed=9, sampler="nutpie"),
-                       "models_dir": "somewhere", "refit": True, "progressbar": False}
+                       "models_dir": "somewhere", "refit": True, "progress": False}
 
 
 def test_embias_fit_draws_its_figures_in_a_worker_while_it_saves(tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ def fits(models_dir) -> dict[str, embias.BiasFit]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return {level: embias.fit_study_model("religion", "published:reddit", level=level,
-                                              models_dir=models_dir, progressbar=False,
+                                              models_dir=models_dir, progress=False,
                                               **SMALL)
                 for level in LEVELS}
 
@@ -82,7 +82,7 @@ def _exact_word_elpd(fit: embias.BiasFit, word: str) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         refit = embias.fit_bias_model(table.loc[~held], settings=fit.fit_settings,
-                                      progressbar=False)
+                                      progress=False)
     return _held_out_elpd(refit, table.loc[held])
 
 
@@ -241,7 +241,7 @@ def test_bad_input_is_a_value_error_naming_the_problem(fits):
         # a table without word_to_compare: refused by the models, and by compare_models
         with pytest.raises(ValueError, match="word_to_compare"):
             embias.fit_bias_model(table.drop(columns="word_to_compare"), level="crossed",
-                                  draws=10, tune=10, random_seed=0, progressbar=False)
+                                  draws=10, tune=10, random_seed=0, progress=False)
         bare = {level: _without_cache(f, table=f.table.drop(columns="word_to_compare"))
                 for level, f in fits.items() if level != "word"}
         for by in ("word", "row"):
@@ -253,7 +253,7 @@ def test_bad_input_is_a_value_error_naming_the_problem(fits):
                        | (table["protected_word"] == table["protected_word"].iloc[0])]
         with pytest.raises(ValueError, match=r"single row.*'terrorist'"):
             embias.fit_bias_model(lonely, level="crossed", draws=10, tune=10, random_seed=0,
-                                  progressbar=False)
+                                  progress=False)
         # ... and word_influence/refit_loo check a table without a word before refitting:
         # 'violent' left with the rows of 3 protected words, one of them left out
         crossed = types.SimpleNamespace(level="crossed")

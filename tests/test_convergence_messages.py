@@ -25,7 +25,7 @@ def test_a_one_chain_fit_says_r_hat_needs_two_chains() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = embias.fit_bias_model(small_table(), level="hierarchical", draws=300, tune=300,
-                                    chains=1, random_seed=5, progressbar=False)
+                                    chains=1, random_seed=5, progress=False)
     assert fit.posterior["posterior"].sizes["chain"] == 1
     # r̂ of one chain is undefined (ArviZ gives NaN too); the ESS are computed
     diagnostics = fit.diagnostics()

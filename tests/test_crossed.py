@@ -106,7 +106,7 @@ def test_marginal_likelihood_is_the_words_multivariate_normal_density() -> None:
 @pytest.fixture(scope="module")
 def small_fits() -> dict[str, embias.BiasFit]:
     table = crossed_table(seed=5)
-    opts = {"draws": 1000, "tune": 700, "random_seed": 8, "progressbar": False, "warn": False}
+    opts = {"draws": 1000, "tune": 700, "random_seed": 8, "progress": False, "warn": False}
     return {"crossed": embias.fit_bias_model(table, level="crossed", **opts),
             "latent": embias.fit_bias_model(table, level="crossed", data="raw", **opts),
             "hierarchical": embias.fit_bias_model(table, level="hierarchical", **opts)}
@@ -224,7 +224,7 @@ def test_compare_models_prefers_the_model_that_drew_the_data(small_fits) -> None
 def test_compare_models_refuses_fits_of_different_tables(small_fits) -> None:
     other = crossed_table(seed=6)
     fit = embias.fit_bias_model(other, level="dataset", draws=200, tune=200, random_seed=1,
-                                progressbar=False, warn=False)
+                                progress=False, warn=False)
     with pytest.raises(ValueError, match=r"fit 'dataset' was fitted to another table than "
                                          r"'crossed'"):
         compare_models({"crossed": small_fits["crossed"], "dataset": fit})
@@ -246,7 +246,7 @@ def test_crossed_level_refuses_tables_it_cannot_fit() -> None:
 def test_crossed_religion_glove_meets_the_diagnostics_bar_at_the_defaults() -> None:
     with pytest.warns(UserWarning, match="literaly"):
         table = embias.study_table("religion", "glove-6b-50d")
-    fit = embias.fit_bias_model(table, level="crossed", random_seed=1, progressbar=False,
+    fit = embias.fit_bias_model(table, level="crossed", random_seed=1, progress=False,
                                 warn=False)
     overview = fit.diagnostics_overview().iloc[0]
     ess = min(overview["min_ess_bulk"], overview["min_ess_tail"])

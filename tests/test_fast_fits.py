@@ -36,7 +36,7 @@ def reddit():
 
 def test_nutpie_replicates_the_published_fit(reddit):
     fit = embias.fit_bias_model(reddit, level="hierarchical", sampler="nutpie",
-                                random_seed=20240501, progressbar=False)
+                                random_seed=20240501, progress=False)
     means = fit.to_interval_table(ci_kind="eti").query("estimand == 'connection_mean'")
     for _, row in means.iterrows():  # same tolerances as the PyMC replication test
         mean, low, high = PUBLISHED[row["group"]]
@@ -71,7 +71,7 @@ def test_many_fits_compile_once_and_equal_single_fits(reddit):
     assert any(key[:2] == ("hierarchical", "summary") and ("cell_n", (60,)) in key[2]
                for key in shapes), shapes
     alone = embias.fit_bias_model(tables[1], level="hierarchical", sampler="nutpie",
-                                  draws=500, tune=500, random_seed=12, progressbar=False,
+                                  draws=500, tune=500, random_seed=12, progress=False,
                                   warn=False)
     for name in ("coef", "connection_mean", "sigma", "tau"):
         np.testing.assert_array_equal(alone.posterior["posterior"][name].values,
@@ -88,7 +88,7 @@ def test_an_unusable_compile_cache_folder_falls_back_and_warns_once(tmp_path):
         import embias
         t = embias.load_published_table("religion", "reddit")
         f = embias.fit_bias_model(t, level="dataset", draws=50, tune=50, random_seed=1,
-                                  progressbar=False, warn=False)
+                                  progress=False, warn=False)
         import pytensor
         print("FITTED", f.settings["level"], pytensor.config.base_compiledir)
     """)
@@ -111,7 +111,7 @@ def test_a_jax_fit_compiles_no_c_code(tmp_path):
         import embias
         t = embias.load_published_table("religion", "reddit")
         f = embias.fit_bias_model(t, level="dataset", draws=50, tune=50, random_seed=1,
-                                  progressbar=False, warn=False)
+                                  progress=False, warn=False)
         print("FITTED", f.settings["sampler"])
     """)
     env = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={cache}"}

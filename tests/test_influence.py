@@ -51,7 +51,7 @@ def fit(tmp_path_factory) -> embias.BiasFit:
         warnings.simplefilter("ignore")
         return embias.fit_study_model("religion", "published:reddit", level="hierarchical",
                                       models_dir=tmp_path_factory.getbasetemp() / "loo-fits",
-                                      progressbar=False, **SMALL)
+                                      progress=False, **SMALL)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +114,7 @@ def test_refits_are_fits_without_the_word(fit, refits):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         direct = embias.fit_bias_model(table[table["word_to_compare"] != HIGH_K],
-                                       settings=fit.fit_settings, progressbar=False)
+                                       settings=fit.fit_settings, progress=False)
     means = contrast_draws(direct.posterior["posterior"]["connection_mean"]).mean(
         ("chain", "draw")).to_series()
     full = contrast_draws(fit.posterior["posterior"]["connection_mean"]).mean(

@@ -25,7 +25,7 @@ SCRIPT = textwrap.dedent("""
     words = list(dict.fromkeys(table["protected_word"]))[:4]
     table = table[table["protected_word"].isin(words)].reset_index(drop=True)
     fits = {level: embias.fit_bias_model(table, level=level, draws=100, tune=100, chains=2,
-                                         random_seed=1, progressbar=False)
+                                         random_seed=1, progress=False)
             for level in ("dataset", "word")}
     sys.stderr.write("<quiet>")
     embias.compare_models(fits, by="word", progress=False)

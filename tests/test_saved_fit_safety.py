@@ -43,7 +43,7 @@ def _fit(models_dir: Path, **more) -> embias.BiasFit:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", embias.ConvergenceWarning)  # 100 draws
         return embias.fit_religion_model("published:reddit", models_dir=models_dir,
-                                         progressbar=False, **{**OPTIONS, **more})
+                                         progress=False, **{**OPTIONS, **more})
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +130,7 @@ def test_a_fit_without_manifest_is_refused_then_refitted_with_the_warning_at_the
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = embias.fit_religion_model("published:reddit", models_dir=copy.parent,
-                                        progressbar=False, **OPTIONS)
+                                        progress=False, **OPTIONS)
     refit = [w for w in caught if "fitting again over it" in str(w.message)]
     assert len(refit) == 1 and "manifest.json is missing" in str(refit[0].message)
     # embias's warnings point at the line above, in this file (item 18), not at store.py
@@ -160,7 +160,7 @@ _SAVER = textwrap.dedent("""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         fit = embias.fit_religion_model(
-            "published:reddit", models_dir=models, refit=True, progressbar=False,
+            "published:reddit", models_dir=models, refit=True, progress=False,
             level="dataset", draws=100, tune=100, on_sampled=barrier)
     print(json.dumps({"pid": os.getpid(), "seed": fit.settings["random_seed"],
                       "path": fit.path,

@@ -170,7 +170,7 @@ def test_a_word_table_keeps_the_crossed_model_without_templates() -> None:
 def template_fits() -> dict[str, object]:
     table, effects = template_table(seed=5)
     opts = {"level": "crossed", "draws": 1000, "tune": 500, "random_seed": 8,
-            "progressbar": False, "warn": False}
+            "progress": False, "warn": False}
     return {"fast": embias.fit_bias_model(table, **opts),
             "latent": embias.fit_bias_model(table, data="raw", **opts),
             "effects": effects}  # and the generating template effects V

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.xdist_group("store_errors")
 
 #: One small fit (the dataset level samples fastest); every test damages a copy of it.
 OPTIONS = {"level": "dataset", "draws": 100, "tune": 100, "random_seed": 1,
-           "progressbar": False}
+           "progress": False}
 
 
 def _fit(models_dir: Path) -> embias.BiasFit:

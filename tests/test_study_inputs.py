@@ -153,7 +153,7 @@ def test_a_fit_of_a_table_without_associated_rows_is_refused(pets_kv):
     # without the controls too (before: "has a single connection ['different']")
     with pytest.raises(ValueError) as info:
         embias.fit_bias_model(table[table.connection == "different"], level="dataset",
-                              draws=10, tune=10, chains=1, progressbar=False)
+                              draws=10, tune=10, chains=1, progress=False)
     assert str(info.value) == message
 
 

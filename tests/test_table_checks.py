@@ -42,7 +42,7 @@ def test_repeated_rows_are_refused_naming_them(toy_table):
     assert str(info.value) == repeats_message("table")
     with pytest.raises(ValueError) as info:
         embias.fit_bias_model(doubled, level="dataset", draws=10, tune=10, chains=1,
-                              progressbar=False)
+                              progress=False)
     assert str(info.value) == repeats_message("table given to fit_bias_model()")
     with pytest.raises(ValueError, match=re.escape("table given to mac() has 2 row(s)")):
         embias.mac(doubled)
@@ -134,7 +134,7 @@ def test_a_value_that_is_not_a_number_names_column_and_row(tmp_path, toy_table):
     table = pd.read_csv(path)
     with pytest.raises(ValueError) as info:
         embias.fit_bias_model(table, level="dataset", draws=10, tune=10, chains=1,
-                              progressbar=False)
+                              progress=False)
     # before: "could not convert string to float: 'abc'"
     assert str(info.value) == (
         "table given to fit_bias_model(): column 'cosine_distance' has 1 value(s) that are "

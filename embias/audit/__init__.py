@@ -44,6 +44,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._deprecation import renamed_keywords
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -165,6 +167,7 @@ def _python_call(study: str, entries: Sequence[Any], out: Path | None) -> str:
             f"out={str(out) if out else 'report.html'!r})")
 
 
+@renamed_keywords(progressbar="progress")
 def audit_report(
     study: str | Study | None = None,
     *,
@@ -188,7 +191,7 @@ def audit_report(
     random_seed: int = 0,
     title: str | None = None,
     command: str | None = None,
-    progressbar: bool = False,
+    progress: bool = False,
     return_html: bool = False,
 ) -> Path | tuple[Path | None, str]:
     """Write the audit report of a study: one self-contained HTML page.
@@ -251,8 +254,9 @@ def audit_report(
     command
         The command that made the page, shown in the reproducibility block (the command
         line passes its own).
-    progressbar
-        Show sampling progress (fits made here).
+    progress
+        Show sampling progress of the fits made here (only on a terminal or in a
+        notebook). ``progressbar`` is the deprecated spelling.
     return_html
         Also return the page as a string (``out`` may then be None: nothing is written).
 
@@ -371,14 +375,14 @@ def audit_report(
         for label, source in sources.items():
             for level in levels or [run.level]:
                 fit = fit_study_model(st or study_name, source, settings=run, level=level,
-                                      models_dir=models_dir, progressbar=progressbar)
+                                      models_dir=models_dir, progress=progress)
                 entries.append(FitEntry(label=label, fit=fit))
         if comparison is None and compare and len(sources) > 1:
             from ..bayes.compare import compare_embeddings
 
             level = (levels or [run.level])[0]
             comparison = compare_embeddings(dict(sources), st or study_name, settings=run,
-                                            level=level, progress=progressbar)
+                                            level=level, progress=progress)
             stem = "_".join(["compare", *(_slug(x) for x in (study_name, *sources))])
             Path(models_dir).mkdir(parents=True, exist_ok=True)  # the fits' folder
             saved = Path(models_dir) / f"{stem}.csv"

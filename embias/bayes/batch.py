@@ -122,7 +122,7 @@ def run_fit_job(job: FitJob) -> BiasFit:
     warnings are left to the caller (:func:`fit_many`)."""
     with _FIT_LOCK, _quiet_pymc(), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return fit_bias_model(job.table, settings=job.settings, progressbar=False, warn=False)
+        return fit_bias_model(job.table, settings=job.settings, progress=False, warn=False)
 
 
 

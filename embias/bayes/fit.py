@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
+from .._deprecation import renamed_keywords
 from ..classic import classic_scores
 from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, FitSettings, sampler_available
 from .data import cell_statistics, choose_centring
@@ -40,11 +41,12 @@ def _check_key(ci_probs: Sequence[float], random_seed: int) -> tuple[tuple[float
     return tuple(float(p) for p in ci_probs), int(random_seed)
 
 
+@renamed_keywords(progressbar="progress")
 def fit_bias_model(
     table: pd.DataFrame,
     *,
     settings: FitSettings | None = None,
-    progressbar: bool = True,
+    progress: bool = True,
     warn: bool = True,
     **options: Any,
 ) -> BiasFit:
@@ -61,8 +63,9 @@ def fit_bias_model(
         ``FitSettings()``: the crossed model (compared words as a sample) on the cell
         statistics,
         2 chains × (1000 tuning + 3000) draws.
-    progressbar
-        Show PyMC's progress bar.
+    progress
+        Show the sampler's progress bars (only on a terminal or in a notebook; never in
+        a log or a pipe). ``progressbar`` is the deprecated spelling.
     warn
         Emit a :class:`ConvergenceWarning` when r̂ > 1.01, ESS < 400 or any divergence.
     **options
@@ -103,7 +106,7 @@ def fit_bias_model(
         centred_cons = choose_centring(cells) if run.centred == "auto" else tuple(run.centred)
     t_built = time.perf_counter()
     posterior = sample_posterior(cells, run, table=table, centred=centred_cons,
-                                 progressbar=progressbar)
+                                 progress=progress)
     t_sampled = time.perf_counter()
     arviz_ready(posterior, table, cells)
     record = {

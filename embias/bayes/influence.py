@@ -65,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._progress import progress_wanted
 from .._validation import check_choice, check_int, check_number, check_seed
 from .crossed import WORD_KIND_OF_CONNECTION, crossed_design
 from .data import cell_statistics, row_cells
@@ -118,15 +119,6 @@ K_THRESHOLD = 0.7
 #: Prior sd of a protected word's mean m[pw] at the word level (embias.bayes.model).
 WORD_PRIOR_SD = 0.5
 _LOG_2PI = float(np.log(2.0 * np.pi))
-
-
-def _terminal() -> bool:
-    """Whether progress bars are wanted: the standard error is a terminal (a log file or
-    a pipe gets none)."""
-    import sys
-
-    stream = sys.stderr
-    return stream is not None and hasattr(stream, "isatty") and stream.isatty()
 
 
 # --------------------------------------------------------------------------- units
@@ -442,7 +434,7 @@ def word_influence(
     check_choice("refit", refit, REFIT_CHOICES)
     k_threshold = check_number("k_threshold", k_threshold)
     if isinstance(fit_or_table, pd.DataFrame):
-        fit = fit_bias_model(fit_or_table, settings=settings, progressbar=False, **options)
+        fit = fit_bias_model(fit_or_table, settings=settings, progress=False, **options)
     elif isinstance(fit_or_table, BiasFit):
         if settings is not None or options:
             raise ValueError("word_influence(): settings/options are for fitting a table; the "
@@ -457,7 +449,7 @@ def word_influence(
     full_mean = contrast.mean(("chain", "draw"))
     full_sd = contrast.std(("chain", "draw"))
     names = [str(c) for c in contrast["contrast"].values]
-    progress = bool(progress) and _terminal()
+    progress = progress_wanted(bool(progress))
     from tqdm import tqdm
 
     steps = tqdm(total=3, desc="word influence", unit="step", disable=not progress)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._progress import progress_wanted
 from ..settings import BYTES_PER_VALUE, FitSettings, check_memory, physical_memory
 from .cache import ensure_jax
 from .crossed import crossed_design, draw_word_effects
@@ -137,7 +138,7 @@ def _relabel(tree: DataTree, model: Any) -> DataTree:
 
 
 def _sample_nutpie(cells: pd.DataFrame, run: FitSettings, model: Any,
-                   *, progressbar: bool) -> DataTree:
+                   *, progress: bool) -> DataTree:
     import nutpie
 
     key = _shape_key(model, run)
@@ -153,7 +154,7 @@ def _sample_nutpie(cells: pd.DataFrame, run: FitSettings, model: Any,
     compiled = compiled.with_data(**{v.name: v.get_value() for v in model.data_vars
                                      if v.name in known})
     tree = nutpie.sample(compiled, draws=run.draws, tune=run.tune, chains=run.chains,
-                         cores=run.cores, seed=run.random_seed, progress_bar=progressbar,
+                         cores=run.cores, seed=run.random_seed, progress_bar=progress,
                          save_warmup=False, target_accept=run.target_accept)
     return _relabel(tree, model)
 
@@ -164,7 +165,7 @@ def sample_posterior(
     *,
     table: pd.DataFrame | None,
     centred: Sequence[str],
-    progressbar: bool,
+    progress: bool,
 ) -> DataTree:
     """Draw the posterior of the model of ``cells`` with resolved settings ``run``.
 
@@ -183,10 +184,11 @@ def sample_posterior(
     model = build_model(cells, level=run.level, data=run.data,  # type: ignore[arg-type]
                         table=table, centred=centred, prior_location=run.prior_location)
     _check_fit_memory(model, run, table)
+    progress = progress_wanted(progress)  # no bars in logs and pipes
     if run.sampler == "nutpie":
-        tree = _sample_nutpie(cells, run, model, progressbar=progressbar)
+        tree = _sample_nutpie(cells, run, model, progress=progress)
     else:
-        tree = _sample_pymc(cells, run, model, centred=centred, progressbar=progressbar)
+        tree = _sample_pymc(cells, run, model, centred=centred, progress=progress)
     if run.level == "crossed":
         tree = _with_word_effects(tree, cells, run, table)
     return tree
@@ -224,7 +226,7 @@ def _with_word_effects(tree: DataTree, cells: pd.DataFrame, run: FitSettings,
 
 
 def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
-                 centred: Sequence[str], progressbar: bool) -> DataTree:
+                 centred: Sequence[str], progress: bool) -> DataTree:
     """``pm.sample`` with PyMC's own NUTS or numpyro/blackjax through JAX."""
     import pymc as pm
 
@@ -254,7 +256,7 @@ def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
             kwargs["nuts"]["inverse_mass_matrix"] = inverse_mass
     jax_sampler = run.sampler in ("numpyro", "blackjax")
     with _python_ops_only() if jax_sampler else contextlib.nullcontext():
-        tree = pm.sample(**kwargs, progressbar=progressbar, compute_convergence_checks=False,
+        tree = pm.sample(**kwargs, progressbar=progress, compute_convergence_checks=False,
                          model=model, **start)
     return _as_numpy(tree) if jax_sampler else tree
 

@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._deprecation import renamed_keywords
 from .._validation import check_choice, check_output
 from ..classic import classic_scores
 from ..embeddings import BUILTIN_EMBEDDINGS
@@ -682,6 +683,7 @@ def _saved_fit_target(models_dir: Path, study_name: str, source: str, run: FitSe
     return models_dir / folder, key
 
 
+@renamed_keywords(progressbar="progress")
 def fit_study_model(
     study: str | Study,
     embedding: str = "glove-6b-50d",
@@ -689,7 +691,7 @@ def fit_study_model(
     settings: FitSettings | None = None,
     models_dir: str | os.PathLike[str] = DEFAULT_MODELS_DIR,
     refit: bool = False,
-    progressbar: bool = True,
+    progress: bool = True,
     on_sampled: Callable[[BiasFit], None] | None = None,
     **options: Any,
 ) -> BiasFit:
@@ -718,8 +720,9 @@ def fit_study_model(
         written anywhere else.
     refit
         Fit again even when an identical saved fit exists (and replace it).
-    progressbar
-        Show PyMC's progress bar.
+    progress
+        Show the sampler's progress bars (only on a terminal or in a notebook; never in
+        a log or a pipe). ``progressbar`` is the deprecated spelling.
     on_sampled
         Called with the fit as soon as it is sampled, before its diagnostics are computed
         and it is saved (``embias fit`` hands the figures' inputs to a drawing process
@@ -765,7 +768,7 @@ def fit_study_model(
         table = _study_table(st, embedding, identity)
         return _fit_and_save(table, run, target, {"study": st.name, "embedding": embedding,
                                                   "fit_key": key}, seen=seen,
-                             progressbar=progressbar, on_sampled=on_sampled)
+                             progress=progress, on_sampled=on_sampled)
 
 
 class FitInterrupted(KeyboardInterrupt):
@@ -812,14 +815,14 @@ def _fit_and_save(
     labels: dict[str, Any],
     *,
     seen: str | None,
-    progressbar: bool,
+    progress: bool,
     on_sampled: Callable[[BiasFit], None] | None,
 ) -> BiasFit:
     """Fit ``table``, add ``labels`` to the fit's settings, hand it to ``on_sampled``, warn
     if it did not converge and save it to ``target`` (saying so if it replaces a fit that
     another process saved there after ``seen``, the manifest id found when this call
     started)."""
-    fit = fit_bias_model(table, settings=run, progressbar=progressbar, warn=False)
+    fit = fit_bias_model(table, settings=run, progress=progress, warn=False)
     fit = fit.replace(settings={**fit.settings, **labels})
     if on_sampled is not None:
         on_sampled(fit)
@@ -852,6 +855,7 @@ def _templates_identity(templates: Any) -> Any:
             "word_kinds": hashlib.sha256(kinds.encode()).hexdigest()}
 
 
+@renamed_keywords(progressbar="progress")
 def fit_sentence_model(
     study: str | Study,
     encoder: str = "minilm",
@@ -860,7 +864,7 @@ def fit_sentence_model(
     settings: FitSettings | None = None,
     models_dir: str | os.PathLike[str] = DEFAULT_MODELS_DIR,
     refit: bool = False,
-    progressbar: bool = True,
+    progress: bool = True,
     on_sampled: Callable[[BiasFit], None] | None = None,
     **options: Any,
 ) -> BiasFit:
@@ -886,7 +890,7 @@ def fit_sentence_model(
     settings, **options
         Model and sampler settings, as for :func:`fit_study_model` (the default level,
         ``"crossed"``, is the one with templates as a random effect).
-    models_dir, refit, progressbar, on_sampled
+    models_dir, refit, progress, on_sampled
         As for :func:`fit_study_model`. The saved fit's folder is
         ``<study>_<encoder>_<level>_<data>_<key>``; the key hashes the study's word lists,
         the encoder (model and file digests), the templates (their text) and the word-kind
@@ -940,9 +944,10 @@ def fit_sentence_model(
             "study": st.name, "embedding": str(table["embedding"].iloc[0]),
             "encoder": encoder, "templates": templates_key["templates"],
             "template_list": sorted(set(table["template"])), "fit_key": key}, seen=seen,
-            progressbar=progressbar, on_sampled=on_sampled)
+            progress=progress, on_sampled=on_sampled)
 
 
+@renamed_keywords(progressbar="progress")
 def fit_religion_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
     """Fit the religion study (:func:`fit_study_model` with ``study="religion"``).
 
@@ -956,12 +961,14 @@ def fit_religion_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasF
 
 
 
+@renamed_keywords(progressbar="progress")
 def fit_race_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
     """Fit the race study (:func:`fit_study_model` with ``study="race"``)."""
     return fit_study_model("race", embedding, **options)
 
 
 
+@renamed_keywords(progressbar="progress")
 def fit_gender_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
     """Fit the gender study (:func:`fit_study_model` with ``study="gender"``)."""
     return fit_study_model("gender", embedding, **options)

@@ -232,12 +232,12 @@ def _fit(args: argparse.Namespace, done: dict[str, Any]) -> int:
                 fit = fit_sentence_model(args.study, args.encoder,
                                          templates=args.templates or "may2019",
                                          settings=settings, models_dir=args.out,
-                                         refit=args.refit, progressbar=not args.no_progress,
+                                         refit=args.refit, progress=not args.no_progress,
                                          on_sampled=on_sampled)
             else:
                 fit = embias.fit_study_model(args.study, args.embedding, settings=settings,
                                              models_dir=args.out, refit=args.refit,
-                                             progressbar=not args.no_progress,
+                                             progress=not args.no_progress,
                                              on_sampled=on_sampled)
         done["fit"] = fit.path
         sampled.append(figures is not None and figures.submitted)

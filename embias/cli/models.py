@@ -95,7 +95,7 @@ def _fit_levels(args: argparse.Namespace, levels: list[str]) -> dict[str, object
             warnings.simplefilter("ignore", embias.ConvergenceWarning)
             fit = embias.fit_study_model(args.study, args.embedding,
                                          settings=dataclasses.replace(settings, level=level),
-                                         models_dir=args.out, progressbar=not args.no_progress)
+                                         models_dir=args.out, progress=not args.no_progress)
         for problem in fit.problems():
             warnings.warn(f"{level} model: {problem}", stacklevel=1)
         fits[level] = fit

@@ -142,7 +142,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             comparison=args.comparison, compare=not args.no_compare, ci_prob=args.ci_prob,
             ci_kind=args.ci_kind, rope=args.rope, encoder=args.encoder, figures=args.figures,
             random_seed=args.report_seed, title=args.title, command=_invocation(args),
-            progressbar=not args.no_progress, **optional)
+            progress=not args.no_progress, **optional)
     print(f"audit report: {path} (report seed {args.report_seed})")
     return 0
 
