@@ -255,8 +255,8 @@ def audit_report(
         The command that made the page, shown in the reproducibility block (the command
         line passes its own).
     progress
-        Show sampling progress of the fits made here (only on a terminal or in a
-        notebook). ``progressbar`` is the deprecated spelling.
+        Show the progress of the fits made here and of the model comparison's PSIS-LOO
+        (only on a terminal or in a notebook). ``progressbar`` is the deprecated spelling.
     return_html
         Also return the page as a string (``out`` may then be None: nothing is written).
 
@@ -405,6 +405,10 @@ def audit_report(
     from .render import FigureJobs, environment, style_sheet
 
     several_levels = len({e.level for e in entries}) > 1
+    if model_comparison is None and several_levels:  # PSIS-LOO of every level: slow
+        from . import content
+
+        model_comparison = content.level_comparisons(entries, progress=progress)
     # the figures the saved fits do not keep are drawn in other processes while this one
     # makes the tables (render.FigureJobs); each block collects its own
     with FigureJobs() as jobs:
@@ -577,8 +581,6 @@ def _sections(entries: list[Any], *, st: Study | None, jobs: Any, title: str | N
     """The page's sections: the template's context without the style sheet and version."""
     from . import content
 
-    if model_comparison is None and several_levels:
-        model_comparison = content.level_comparisons(entries)
     optional = {}
     for name, value in (("seat", seat), ("model_comparison", model_comparison),
                         ("word_influence", word_influence)):

@@ -749,10 +749,11 @@ def word_effect_tables(
 
 
 # =========================================================================== model comparison
-def level_comparisons(entries: Sequence[FitEntry]) -> list[pd.DataFrame] | None:
+def level_comparisons(entries: Sequence[FitEntry], *, progress: bool = False
+                      ) -> list[pd.DataFrame] | None:
     """PSIS-LOO comparison (:func:`embias.compare_models`, leave one row out) of the levels
     fitted to each embedding's table, for every embedding with two levels or more; None
-    when there is none."""
+    when there is none. ``progress``: a bar per fit (only on a terminal or in a notebook)."""
     from ..bayes.loo import compare_models
 
     tables = []
@@ -771,7 +772,7 @@ def level_comparisons(entries: Sequence[FitEntry]) -> list[pd.DataFrame] | None:
         if kept is not None:
             table = pd.DataFrame(kept["table"])
         else:
-            table = compare_models(fits, by="row")
+            table = compare_models(fits, by="row", progress=progress)
             write_cached(where, {"table": table.to_dict(orient="list")})
         table.insert(0, "embedding", label)
         tables.append(table)
