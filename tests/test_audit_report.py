@@ -270,8 +270,8 @@ def test_several_levels_and_parts_computed_elsewhere(fit, monkeypatch):
 
     called = []
 
-    def compare_models(fits, *, by):
-        called.append((dict(fits), by))
+    def compare_models(fits, *, by, progress):
+        called.append((dict(fits), by, progress))
         return pd.DataFrame({"model": list(fits), "rank": [0, 1], "elpd": [2100.0, 2100.0],
                              "elpd_diff": [0.0, 0.0]})
 
@@ -284,8 +284,9 @@ def test_several_levels_and_parts_computed_elsewhere(fit, monkeypatch):
     _, html = audit_report(fits=[fit, coarse], out=None, return_html=True,
                            word_influence=influence, seat=figure, figures="png")
     doc = parse(html)
-    ((given, by),) = called
+    ((given, by, progress),) = called
     assert given == {"word": coarse, "hierarchical": fit} and by == "row"
+    assert progress is False  # audit_report's default: the page shows no bars
     compared = read_table(doc, "model-comparison-0")
     assert compared["model"].tolist() == ["word", "hierarchical"]
     assert set(compared["embedding"]) == {"glove-6b-50d"}

@@ -69,15 +69,21 @@ def fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -> tupl
     """
     import numpy as np
 
-    def size(name: str, shape: Any) -> int:
-        dims = model.named_vars_to_dims.get(name) or ()
+    evaluated: dict[str, Any] = {}
+
+    def size(var: Any) -> int:
+        dims = model.named_vars_to_dims.get(var.name) or ()
         if dims and all(model.coords.get(d) is not None for d in dims):
             return int(np.prod([len(model.coords[d]) for d in dims]))
-        return int(np.prod(shape)) if shape is not None else 1
+        static = getattr(var.type, "shape", None)
+        if static is not None and all(n is not None for n in static):
+            return int(np.prod(static))  # a scalar: 1
+        if not evaluated:  # compiles a PyTensor function: only when no shape is known
+            evaluated.update(model.eval_rv_shapes())
+        return int(np.prod(evaluated.get(var.name, ())))
 
-    shapes = model.eval_rv_shapes()
-    values = sum(size(v.name, shapes.get(v.name)) for v in model.free_RVs)
-    values += sum(size(v.name, None) for v in model.deterministics)
+    values = sum(size(v) for v in model.free_RVs)
+    values += sum(size(v) for v in model.deterministics)
     values += SAMPLER_STATS.get(run.sampler, max(SAMPLER_STATS.values()))
     if table is not None:
         words = (int(table["word_to_compare"].nunique()) if "word_to_compare" in table.columns
