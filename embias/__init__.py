@@ -119,6 +119,15 @@ _EXPORTS: dict[str, str] = {
     "word_influence": "bayes.influence",
     "rank_words": "bayes.influence",
     "plot_word_influence": "bayes.influence",
+    "WordPopulations": "populations",
+    "PopulationDesign": "populations",
+    "load_populations": "populations",
+    "calibrate_on_populations": "calibration",
+    "population_answers": "calibration",
+    "draw_population_studies": "calibration",
+    "summarize_calibration": "calibration",
+    "plot_calibration": "calibration",
+    "PopulationCalibration": "calibration",
 }
 _SUBMODULES = ("classifier", "report", "plots", "bayes", "settings", "studies", "encoders",
                "sentences", "audit")
@@ -136,6 +145,8 @@ __all__ = [
     "MiniLMEncoder",
     "MissingWords",
     "MissingWordsError",
+    "PopulationCalibration",
+    "PopulationDesign",
     "PredictiveCheck",
     "SentenceEncoder",
     "Study",
@@ -143,6 +154,7 @@ __all__ = [
     "WeatDistribution",
     "WeatResult",
     "WeatSimulation",
+    "WordPopulations",
     "WordSamplingParameters",
     "WordSamplingSimulation",
     "__version__",
@@ -152,6 +164,7 @@ __all__ = [
     "audit_report",
     "bayes",
     "bias_subspace",
+    "calibrate_on_populations",
     "calibrate_word_sampling",
     "cell_statistics",
     "classic_changes",
@@ -163,6 +176,7 @@ __all__ = [
     "cosine_table",
     "default_encoder",
     "difference_table",
+    "draw_population_studies",
     "encoders",
     "exact_weat_distribution",
     "fit_bias_model",
@@ -177,6 +191,7 @@ __all__ = [
     "largest_weat_index",
     "load_embeddings",
     "load_fit",
+    "load_populations",
     "load_published_table",
     "load_study",
     "load_templates",
@@ -184,6 +199,7 @@ __all__ = [
     "mac",
     "mac_ttest",
     "plot_bias_fit",
+    "plot_calibration",
     "plot_comparison",
     "plot_forest",
     "plot_predictive_check",
@@ -195,6 +211,7 @@ __all__ = [
     "plot_word_sampling",
     "plots",
     "pointwise_log_likelihood",
+    "population_answers",
     "published_conclusions",
     "rank_words",
     "refit_published_tables",
@@ -217,6 +234,7 @@ __all__ = [
     "studies",
     "study_jobs",
     "study_table",
+    "summarize_calibration",
     "summarize_simulations",
     "summarize_table",
     "summarize_word_sampling",
@@ -273,6 +291,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from .bayes.influence import plot_word_influence, rank_words, word_influence
     from .bayes.loo import compare_models, pointwise_log_likelihood
+    from .calibration import (
+        PopulationCalibration,
+        calibrate_on_populations,
+        draw_population_studies,
+        plot_calibration,
+        population_answers,
+        summarize_calibration,
+    )
     from .classic import (
         MacResult,
         WeatBootstrap,
@@ -300,6 +326,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         plot_template_sensitivity,
         plot_weat_simulations,
     )
+    from .populations import PopulationDesign, WordPopulations, load_populations
     from .report import (
         combine_interval_tables,
         interval_table,

@@ -31,14 +31,25 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from . import classifier, compare, debias, fit, models, report, sentence, simulate, tables
+from . import (
+    calibrate,
+    classifier,
+    compare,
+    debias,
+    fit,
+    models,
+    report,
+    sentence,
+    simulate,
+    tables,
+)
 
 __all__ = ["COMMAND_MODULES", "build_parser", "cli_wording", "main", "run"]
 
 #: The command modules, in the order ``embias --help`` lists their commands; each has
 #: ``register(subparsers)``.
 COMMAND_MODULES = (tables, sentence, debias, fit, compare, models, report, simulate,
-                   classifier)
+                   calibrate, classifier)
 
 
 def build_parser() -> argparse.ArgumentParser:
