@@ -493,6 +493,7 @@ def calibrate_on_populations(
     if not levels:
         raise ValueError(f"levels must name at least one model level of {list(LEVELS)}, "
                          "got none")
+    design.counts(populations)  # a design the populations cannot supply, before any work
     base = _base_settings(settings)
     seed = check_seed(random_seed)
     kv, embedding = _vectors(embeddings)
@@ -570,8 +571,8 @@ def plot_calibration(
     for j, level in enumerate(levels):
         sub = summary[summary["level"] == level].set_index("quantity").reindex(quantities)
         x = np.arange(len(quantities)) + (j - (len(levels) - 1) / 2) * step
-        ax.errorbar(x, sub["coverage"], yerr=2 * sub["mc_se"], fmt="o", capsize=3,
-                    label=level)
+        ax.errorbar(x, sub["coverage"].to_numpy(float), yerr=2 * sub["mc_se"].to_numpy(float),
+                    fmt="o", capsize=3, label=level)
     for p in nominal:
         ax.axhline(p, color="0.3", linestyle="--", linewidth=1)
     ax.set_xticks(np.arange(len(quantities)), quantities, rotation=20, ha="right")

