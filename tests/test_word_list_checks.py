@@ -300,3 +300,18 @@ def test_classic_intervals_default_to_the_one_interval_probability():
     assert wide["upper"] - wide["estimate"] == pytest.approx(half95, rel=1e-9)
     with pytest.raises(ValueError, match=re.escape("ci_prob must be in (0, 1), got 95")):
         r.to_interval_table(ci_prob=95)
+
+
+def test_word_influence_refuses_a_bare_string_of_words():
+    table = embias.study_table("religion", "glove-6b-50d")
+    words = list(dict.fromkeys(table["protected_word"]))[:3]
+    table = table[table["protected_word"].isin(words)].reset_index(drop=True)
+    fit = embias.fit_bias_model(table, level="dataset", draws=50, tune=50, chains=2,
+                                random_seed=1, progress=False, warn=False)
+    with pytest.raises(ValueError, match=r"^words must be a list of words, got the string "
+                                         r"'church' \(one word\? wrap it in a list: "
+                                         r"\['church'\]\)"):
+        embias.word_influence(fit, words="church", refit="never", progress=False)
+    # the same word in a list is left out as asked: one unit, the protected word
+    influence = embias.word_influence(fit, words=["church"], refit="never", progress=False)
+    assert set(influence["word"]) == {"church"}

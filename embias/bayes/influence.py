@@ -66,7 +66,7 @@ import numpy as np
 import pandas as pd
 
 from .._progress import progress_wanted
-from .._validation import check_choice, check_int, check_number, check_seed
+from .._validation import check_choice, check_int, check_number, check_seed, check_word_list
 from .crossed import WORD_KIND_OF_CONNECTION, crossed_design
 from .data import cell_statistics, row_cells
 from .diagnostics import _cell_location_scale
@@ -153,9 +153,7 @@ def _select_units(fit: BiasFit, roles: Sequence[str], words: Sequence[str] | Non
     compared = _compared_roles(table) if "word_to_compare" in table.columns else {}
     cw_col = (table["word_to_compare"].astype(str).to_numpy() if compared else None)
     if words is not None:
-        if isinstance(words, str):
-            words = [words]
-        words = [str(w) for w in words]
+        words = list(check_word_list("words", words))
         unknown = [w for w in words if w not in protected and w not in compared]
         if unknown:
             raise ValueError(f"word_influence(): {unknown} are neither protected nor compared "
