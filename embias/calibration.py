@@ -24,7 +24,6 @@ mean interval width (:meth:`PopulationCalibration.summary`);
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -47,6 +46,7 @@ from .populations import (
     as_design,
     load_populations,
 )
+from .report import share_with_mc_se
 from .settings import DEFAULT_CI_PROB, LEVELS, FitSettings
 from .tables import CONNECTIONS
 
@@ -284,13 +284,6 @@ class PopulationCalibration:
                 f"random_seed={s['random_seed']}, seconds={self.seconds:.0f})")
 
 
-def _rate(hits: pd.Series) -> tuple[float, float]:
-    """Share and its binomial Monte Carlo standard error √(p(1 − p)/n)."""
-    n = len(hits)
-    p = float(hits.mean())
-    return p, math.sqrt(p * (1 - p) / n) if n > 1 else math.nan
-
-
 def summarize_calibration(results: pd.DataFrame, *, converged_only: bool = False
                           ) -> pd.DataFrame:
     """Coverage of the population answers over the studies, per level and quantity.
@@ -322,7 +315,7 @@ def summarize_calibration(results: pd.DataFrame, *, converged_only: bool = False
     out = []
     for (level, estimand, group), rows in frame.groupby(["level", "estimand", "group"],
                                                         sort=False):
-        coverage, mc_se = _rate(rows["covered"].astype(bool))
+        coverage, mc_se = share_with_mc_se(rows["covered"].astype(bool))
         truth = float(rows["truth"].iloc[0])
         mean_estimate = float(rows["estimate"].mean())
         out.append({"level": level, "estimand": estimand, "quantity": group, "truth": truth,

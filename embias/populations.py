@@ -38,7 +38,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ._validation import check_distinct_lists, check_int, check_word_list, close_match_hint
-from .wordlists import FOLDER_FILES, Study, read_wordlist
+from .wordlists import FOLDER_FILES, Study, read_associations, read_wordlist
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -360,18 +360,7 @@ class WordPopulations:
                              f"{len(lists['attributes'])} attribute lists)")
         protected = {c: read_wordlist(f) for c, f in lists["protected"].items()}
         attributes = {c: read_wordlist(f) for c, f in lists["attributes"].items()}
-        associations: dict[str, str] = {}
-        assoc_file = folder / "associations.txt"
-        if assoc_file.is_file():
-            for line in read_wordlist(assoc_file):
-                parts = line.split()
-                if len(parts) != 2:
-                    raise ValueError(f"{str(assoc_file)!r}: expected '<protected class> "
-                                     f"<attribute class>' per line, got {line!r}")
-                associations[parts[0]] = parts[1]
-            order = [c for c in associations if c in protected]
-            protected = {c: protected[c] for c in [*order, *(c for c in protected
-                                                             if c not in order)]}
+        associations, protected = read_associations(folder, protected)
         controls = {label: read_wordlist(folder / f"{label}.txt")
                     for label in ("neutral", "human") if (folder / f"{label}.txt").is_file()}
         return cls(name=name or folder.name, protected=protected, attributes=attributes,

@@ -26,6 +26,7 @@ drift from the numbers it describes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -45,6 +46,7 @@ __all__ = [
     "interval_table",
     "is_scientific_column",
     "rope_decision",
+    "share_with_mc_se",
     "stack_interval_tables",
     "to_markdown",
     "validate_interval_table",
@@ -416,3 +418,27 @@ CLI_SIMULATION_COLUMNS: Mapping[str, str] = {
     "exact_upper": "exact upper",
     "exact_share_above": "exact share",
 }
+
+
+def share_with_mc_se(hits: pd.Series) -> tuple[float, float]:
+    """The share of ``True`` in ``hits`` and its binomial Monte Carlo standard error.
+
+    Parameters
+    ----------
+    hits
+        One boolean per simulated study or table (an interval covered, a claim made).
+
+    Returns
+    -------
+    tuple of (float, float)
+        The share p and √(p(1 − p)/n); the standard error is NaN for fewer than two hits.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> share_with_mc_se(pd.Series([True, True, False, True]))
+    (0.75, 0.21650635094610965)
+    """
+    n = len(hits)
+    p = float(hits.mean())
+    return p, math.sqrt(p * (1 - p) / n) if n > 1 else math.nan

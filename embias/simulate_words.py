@@ -65,6 +65,7 @@ from ._validation import (
     check_seed,
 )
 from .bayes.crossed import WORD_KIND_OF_CONNECTION, WORD_KINDS
+from .report import share_with_mc_se
 from .settings import (
     DEFAULT_CHAINS,
     DEFAULT_CI_PROB,
@@ -689,12 +690,6 @@ def simulate_word_sampling(
 
 
 # =========================================================================== summary
-def _rate(hits: pd.Series) -> tuple[float, float]:
-    n = len(hits)
-    p = float(hits.mean())
-    return p, math.sqrt(p * (1 - p) / n) if n > 1 else math.nan
-
-
 def summarize_word_sampling(results: pd.DataFrame, *, converged_only: bool = False
                             ) -> pd.DataFrame:
     """Rates over the simulated tables, with binomial Monte Carlo standard errors.
@@ -729,8 +724,8 @@ def summarize_word_sampling(results: pd.DataFrame, *, converged_only: bool = Fal
     out = []
     for (level, estimand, group), rows in frame.groupby(["level", "estimand", "group"],
                                                         sort=False):
-        coverage, coverage_se = _rate(rows["covered"].astype(bool))
-        excl, excl_se = _rate(rows["excludes_zero"].astype(bool))
+        coverage, coverage_se = share_with_mc_se(rows["covered"].astype(bool))
+        excl, excl_se = share_with_mc_se(rows["excludes_zero"].astype(bool))
         row = {"level": level, "estimand": estimand, "group": group,
                "n_tables": int(rows["table"].nunique()), "truth": float(rows["truth"].iloc[0]),
                "mean_estimate": float(rows["estimate"].mean()),
@@ -741,7 +736,7 @@ def summarize_word_sampling(results: pd.DataFrame, *, converged_only: bool = Fal
                "null": bool(abs(float(rows["truth"].iloc[0])) < 1e-12),
                "failed_fits": int((rows["problems"] != "").sum())}
         if estimand == "contrast":
-            row["credible_difference"], row["credible_difference_se"] = _rate(
+            row["credible_difference"], row["credible_difference_se"] = share_with_mc_se(
                 rows["rope_decision"] == "credible difference")
         out.append(row)
     summary = pd.DataFrame(out)

@@ -32,7 +32,8 @@ from typing import Any
 
 from ._validation import check_distinct_lists, close_match_hint
 
-__all__ = ["BUILTIN_STUDIES", "Study", "load_study", "read_wordlist", "wordlists_dir"]
+__all__ = ["BUILTIN_STUDIES", "Study", "load_study", "read_associations", "read_wordlist",
+           "wordlists_dir"]
 
 BUILTIN_STUDIES: tuple[str, ...] = (
     "religion",
@@ -123,6 +124,31 @@ def read_wordlist(path: str | os.PathLike[str]) -> tuple[str, ...]:
         for line in path.read_text(encoding="utf-8-sig").splitlines()
     ]
     return _dedupe((w for w in words if w), str(path.name))
+
+
+def read_associations(folder: str | os.PathLike[str], protected: Mapping[str, Any]
+                      ) -> tuple[dict[str, str], dict[str, Any]]:
+    """The associations of a folder of word lists (``associations.txt``: one line
+    ``<protected class> <attribute class>`` each; none when the file is absent), and the
+    protected classes in the order that file names them (the others after them).
+
+    Raises
+    ------
+    ValueError
+        A line that is not two class names (names the file and the line).
+    """
+    associations: dict[str, str] = {}
+    assoc_file = Path(folder) / "associations.txt"
+    if assoc_file.is_file():
+        for line in read_wordlist(assoc_file):
+            parts = line.split()
+            if len(parts) != 2:
+                raise ValueError(f"{str(assoc_file)!r}: expected '<protected class> "
+                                 f"<attribute class>' per line, got {line!r}")
+            associations[parts[0]] = parts[1]
+    order = [c for c in associations if c in protected]
+    rest = [c for c in protected if c not in order]
+    return associations, {c: protected[c] for c in [*order, *rest]}
 
 
 @dataclass(frozen=True)
@@ -388,18 +414,7 @@ class Study:
                 f"{str(folder)!r} needs protected.<class>.txt and attributes.<class>.txt files"
                 f" (found {len(protected)} protected and {len(attributes)} attribute lists)"
             )
-        associations: dict[str, str] = {}
-        assoc_file = folder / "associations.txt"
-        if assoc_file.is_file():
-            for line in read_wordlist(assoc_file):
-                parts = line.split()
-                if len(parts) != 2:
-                    raise ValueError(f"{str(assoc_file)!r}: expected 'protected attribute' per "
-                                     f"line, got {line!r}")
-                associations[parts[0]] = parts[1]
-            order = [c for c in associations if c in protected]
-            rest = [c for c in protected if c not in order]
-            protected = {c: protected[c] for c in [*order, *rest]}
+        associations, protected = read_associations(folder, protected)
         controls = {}
         shared = wordlists_dir()
         builtin = folder.resolve().parent == shared.resolve()

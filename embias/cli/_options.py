@@ -44,6 +44,7 @@ __all__ = [
     "PUBLISHED_EMBEDDINGS",
     "DeprecatedAlias",
     "add_ci_prob",
+    "add_draw_options",
     "add_embedding",
     "add_encoder_options",
     "add_interval_options",
@@ -182,12 +183,19 @@ def add_sampler_options(parser: argparse.ArgumentParser, *, seed: int | None = N
     """The model and sampler options, one per field of :class:`FitSettings` (built from
     the parsed arguments by :func:`fit_settings`)."""
     group = parser.add_argument_group("model and sampler")
-    per = f" {what}" if what else ""
     group.add_argument("--level", choices=LEVELS, default=DEFAULT_LEVEL,
                        help="model level (default %(default)s; hierarchical is the "
                             "authors' published model)")
     group.add_argument("--data", choices=DATA_MODES, default="summary",
                        help="fit on cell sufficient statistics (fast, default) or raw rows")
+    add_draw_options(group, seed=seed, what=what)
+
+
+def add_draw_options(group: argparse._ActionsContainer, *, seed: int | None = None,
+                     what: str = "", seed_what: str = "sampler seed") -> None:
+    """The sampler's options (draws, tune, chains, cores, sampler, target acceptance, seed)
+    for a command that chooses the model level(s) itself."""
+    per = f" {what}" if what else ""
     group.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N",
                        help=f"posterior draws per chain{per} (default %(default)s)")
     group.add_argument("--tune", type=int, default=DEFAULT_TUNE, metavar="N",
@@ -201,7 +209,7 @@ def add_sampler_options(parser: argparse.ArgumentParser, *, seed: int | None = N
     group.add_argument("--target-accept", type=probability("target_accept"),
                        default=DEFAULT_TARGET_ACCEPT, metavar="P",
                        help="NUTS target acceptance rate (default %(default)s)")
-    add_seed(group, default=seed, what="sampler seed")
+    add_seed(group, default=seed, what=seed_what)
 
 
 def fit_settings(args: argparse.Namespace) -> FitSettings:

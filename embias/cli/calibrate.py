@@ -15,24 +15,17 @@ import argparse
 
 from ..populations import BUILTIN_POPULATIONS, DEFAULT_DESIGN, PopulationDesign
 from ..settings import (
-    DEFAULT_CHAINS,
-    DEFAULT_DRAWS,
     DEFAULT_LEVEL,
-    DEFAULT_SAMPLER,
-    DEFAULT_TARGET_ACCEPT,
-    DEFAULT_TUNE,
     LEVELS,
-    SAMPLERS,
     FitSettings,
 )
 from ._options import (
     add_ci_prob,
+    add_draw_options,
     add_embedding,
-    add_seed,
     check_sampler,
     draw_to_files,
     output_path,
-    probability,
     refuse_published,
     writable,
 )
@@ -71,7 +64,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     out = output_path("--out", args.out)
     png = output_path("--png", args.png)
     settings = check_sampler(FitSettings(draws=args.draws, tune=args.tune, chains=args.chains,
-                                         sampler=args.sampler,
+                                         cores=args.cores, sampler=args.sampler,
                                          target_accept=args.target_accept))
     embedding = refuse_published("calibrate", args.embedding)
     import embias
@@ -128,19 +121,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="model level(s) every study is fitted at (default %(default)s)")
     add_embedding(p, published=False)
     add_ci_prob(p)
-    group = p.add_argument_group("sampler")
-    group.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N",
-                       help="posterior draws per chain (default %(default)s)")
-    group.add_argument("--tune", type=int, default=DEFAULT_TUNE, metavar="N",
-                       help="tuning steps per chain (default %(default)s)")
-    group.add_argument("--chains", type=int, default=DEFAULT_CHAINS, metavar="N",
-                       help="number of chains (default %(default)s)")
-    group.add_argument("--sampler", choices=SAMPLERS, default=DEFAULT_SAMPLER,
-                       help="NUTS implementation (default %(default)s)")
-    group.add_argument("--target-accept", type=probability("target_accept"),
-                       default=DEFAULT_TARGET_ACCEPT, metavar="P",
-                       help="NUTS target acceptance rate (default %(default)s)")
-    add_seed(p, default=None, what="seed of the draws and the fits")
+    add_draw_options(p.add_argument_group("sampler"), seed=None,
+                     seed_what="seed of the draws and the fits")
     p.add_argument("--out", metavar="CSV", default=None,
                    help="write the per-study rows (interval, truth, covered, diagnostics) "
                         "to this CSV")
