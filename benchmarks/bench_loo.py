@@ -162,7 +162,7 @@ def section_glove(models_dir: str) -> None:
     import arviz as az
 
     from embias.bayes.influence import compare_models_refit
-    from embias.bayes.loo import _loo_tree
+    from embias.bayes.loo import loo_tree
     from embias.report import to_markdown
 
     print("## religion / GloVe 6B 50d")
@@ -170,7 +170,7 @@ def section_glove(models_dir: str) -> None:
     for level, fit in fits.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            loo = az.loo(_loo_tree(fit, "word"), pointwise=True, var_name="compared_word")
+            loo = az.loo(loo_tree(fit, "word"), pointwise=True, var_name="compared_word")
         k = loo.pareto_k.to_series().sort_values(ascending=False)
         print(f"- {level}: Pareto k of leaving one compared word out, largest: "
               + ", ".join(f"{w} {v:.2f}" for w, v in k.head(5).items())

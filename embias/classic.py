@@ -67,6 +67,8 @@ __all__ = [
     "classic_scores",
     "mac",
     "mac_ttest",
+    "partition_sums",
+    "permutation_p_value",
     "weat",
     "weat_effect_size",
     "weat_item_bootstrap",
@@ -150,7 +152,7 @@ def weat_effect_size(s_x: np.ndarray, s_y: np.ndarray, *, ddof: int = 1) -> np.n
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _partition_sums(
+def partition_sums(
     s: np.ndarray, n_x: int, permutations: int | str, rng: np.random.Generator
 ) -> tuple[np.ndarray, bool]:
     """Sums over the X-part of re-partitions of X ∪ Y: all of them, or a random sample
@@ -469,8 +471,11 @@ class WeatResult:
         return interval_table([row], ci_prob=ci_prob, ci_kind=ITEM_BOOTSTRAP_CI_KIND)
 
 
-def _p_value(null: np.ndarray, observed: float, center: float, alternative: str,
-             exact: bool) -> tuple[float, float]:
+def permutation_p_value(null: np.ndarray, observed: float, center: float, alternative: str,
+                        exact: bool) -> tuple[float, float]:
+    """The permutation p-value of ``observed`` against the ``null`` statistics (one- or
+    two-sided about ``center``, ties within 1e-9 counted), and its Monte Carlo standard
+    error (0 when ``exact``: the null is every partition)."""
     tol = 1e-9 * max(1.0, abs(observed))
     if alternative == "greater":
         hits = np.count_nonzero(null >= observed - tol)
@@ -600,11 +605,11 @@ def weat(
     effect = weat_effect_size(s_x, s_y, ddof=ddof)
     statistic = float(s_x.sum() - s_y.sum())
     rng, seed = resolve_rng(random_seed)
-    sums, exact = _partition_sums(s, n_x, permutations, rng)
+    sums, exact = partition_sums(s, n_x, permutations, rng)
     total = float(s.sum())
     null_stats = 2 * sums - total
     center = (n_x - (s.size - n_x)) * total / s.size
-    p, se = _p_value(null_stats, statistic, center, alternative, exact)
+    p, se = permutation_p_value(null_stats, statistic, center, alternative, exact)
     sd = float(np.std(s, ddof=ddof))
     null_effects = (sums / n_x - (total - sums) / (s.size - n_x)) / sd
     bootstrap = weat_item_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot, ddof=ddof,

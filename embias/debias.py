@@ -17,7 +17,7 @@ from gensim.models import KeyedVectors
 from scipy.sparse import linalg as sparse_linalg
 
 from ._validation import check_int, check_word_list
-from .embeddings import _keyed_vectors, is_uncased, load_embeddings
+from .embeddings import is_uncased, keyed_vectors, load_embeddings
 from .wordlists import Study, load_study
 
 __all__ = ["DebiasResult", "bias_subspace", "hard_debias", "soft_debias"]
@@ -265,7 +265,7 @@ def hard_debias(
                              "the bias subspace")
         vectors[r] = nu + np.sqrt(max(0.0, 1.0 - nu @ nu)) * diff / norms[:, None]
         equalized.extend(words)
-    new = _keyed_vectors(list(kv.index_to_key), vectors.astype(kv.vectors.dtype))
+    new = keyed_vectors(list(kv.index_to_key), vectors.astype(kv.vectors.dtype))
     return DebiasResult(
         embeddings=new, method="hard", study=study.name,
         definitional_sets=tuple(tuple(s) for s in sets), k=int(basis.shape[0]),
@@ -407,7 +407,7 @@ def soft_debias(
     for start in range(0, n_words, 100_000):
         v = np.asarray(kv.vectors[start:start + 100_000], dtype=np.float64) @ t.T
         out[start:start + 100_000] = _unit_rows(v)
-    new = _keyed_vectors(list(kv.index_to_key), out)
+    new = keyed_vectors(list(kv.index_to_key), out)
     return DebiasResult(
         embeddings=new, method="soft", study=study.name,
         definitional_sets=tuple(tuple(s) for s in sets), k=int(basis.shape[0]),

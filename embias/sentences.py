@@ -63,7 +63,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_choice, check_word_list
-from .tables import _compared_lists, validate_table
+from .tables import compared_word_lists, validate_table
 from .wordlists import BUILTIN_STUDIES, Study, load_study
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,6 +81,7 @@ __all__ = [
     "seat_overview",
     "seat_test",
     "sentence_table",
+    "template_spec",
     "word_sentences",
 ]
 
@@ -311,7 +312,7 @@ def _check_template_list(templates: Any, where: str) -> tuple[str, ...]:
     return checked
 
 
-def _template_spec(templates: Any) -> str | tuple[str, ...] | dict[str, tuple[str, ...]]:
+def template_spec(templates: Any) -> str | tuple[str, ...] | dict[str, tuple[str, ...]]:
     """``"may2019"``, one checked list for every word, or kind → checked list."""
     if isinstance(templates, str):
         if templates == _SHIPPED:
@@ -389,7 +390,7 @@ def word_sentences(
         unknown kind, a noun given without its plural, a kind missing from a mapping of
         templates, or no words.
     """
-    spec = _template_spec(templates)
+    spec = template_spec(templates)
     words = list(dict.fromkeys(check_word_list("words", words)))
     kinds = resolve_word_kinds(words, word_kinds)
     if isinstance(spec, dict):
@@ -472,13 +473,13 @@ def sentence_table(
     from .encoders import as_encoder
 
     pairing = check_choice("pairing", pairing, PAIRINGS)
-    spec = _template_spec(templates)
+    spec = template_spec(templates)
     study = load_study(study)
     study.require_associations()
     enc = as_encoder(encoder)
     name = enc.name if embedding_name is None else embedding_name
     protected_lists = {c: w for c, w in study.protected.items()}
-    compared_lists = _compared_lists(study)
+    compared_lists = compared_word_lists(study)
     all_words = [w for ws in (*protected_lists.values(), *compared_lists.values()) for w in ws]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -618,7 +619,7 @@ def seat_test(
     """
     from .encoders import as_encoder
 
-    result, _ = _seat(load_study(test), as_encoder(encoder), _template_spec(templates),
+    result, _ = _seat(load_study(test), as_encoder(encoder), template_spec(templates),
                       word_kinds, options)
     return result
 
@@ -629,7 +630,7 @@ def _seat(study: Study, enc: Any, spec: Any, word_kinds: Mapping[str, Any] | Non
     import dataclasses
 
     from .classic import check_weat_roles, weat
-    from .embeddings import _keyed_vectors
+    from .embeddings import keyed_vectors
 
     sets = study.weat_sets()
     cx, cy = study.protected
@@ -652,7 +653,7 @@ def _seat(study: Study, enc: Any, spec: Any, word_kinds: Mapping[str, Any] | Non
     by_word = {w: list(g["sentence"]) for w, g in sentences.groupby("word", sort=False)}
     sentence_sets = [[s for w in dict.fromkeys(words_) for s in by_word[w]] for words_ in sets]
     distinct = list(dict.fromkeys(sentences["sentence"]))
-    kv = _keyed_vectors(distinct, np.ascontiguousarray(enc(distinct)))
+    kv = keyed_vectors(distinct, np.ascontiguousarray(enc(distinct)))
     result = weat(kv, *sentence_sets, lowercase=False, **options)
     origin = sentences.drop_duplicates("sentence").set_index("sentence")
     s_values = result.s_values.rename(columns={"word": "sentence"})
@@ -704,7 +705,7 @@ def seat_overview(
     if isinstance(tests, str | Study):
         tests = [tests]
     enc = as_encoder(encoder)
-    spec = _template_spec(templates)
+    spec = template_spec(templates)
     rows = []
     for test in tests:
         study = load_study(test)

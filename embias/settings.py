@@ -33,6 +33,7 @@ __all__ = [
     "DEFAULT_CI_PROB",
     "DEFAULT_DRAWS",
     "DEFAULT_LEVEL",
+    "DEFAULT_MODELS_DIR",
     "DEFAULT_ROPE",
     "DEFAULT_SAMPLER",
     "DEFAULT_TARGET_ACCEPT",
@@ -66,6 +67,9 @@ SAMPLER_PACKAGES: Mapping[str, str] = {"nutpie": "nutpie", "numpyro": "numpyro",
 DEFAULT_SAMPLER = "numpyro"
 #: Default posterior interval probability (McElreath's 89%).
 DEFAULT_CI_PROB = 0.89
+#: Where fits are saved unless ``models_dir=`` (``--out``) says otherwise (relative to the
+#: working directory).
+DEFAULT_MODELS_DIR = "models"
 #: Default half-width of the region of practical equivalence for contrasts, in cosine
 #: distance units: differences within ±0.02 count as practically zero.
 DEFAULT_ROPE = 0.02

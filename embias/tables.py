@@ -44,6 +44,7 @@ __all__ = [
     "PUBLISHED_STUDIES",
     "TABLE_COLUMNS",
     "align_tables",
+    "compared_word_lists",
     "cosine_table",
     "difference_table",
     "load_published_table",
@@ -72,7 +73,9 @@ PUBLISHED_MISSING_CODE = -100.0
 DISTANCE_TOLERANCE = 1e-6
 
 
-def _compared_lists(study: Study) -> dict[str, tuple[str, ...]]:
+def compared_word_lists(study: Study) -> dict[str, tuple[str, ...]]:
+    """The lists a study's protected words are compared with, by label
+    (``attributes:<class>``, ``neutral``, ``human``)."""
     lists = {f"attributes:{c}": w for c, w in study.attributes.items()}
     if study.neutral:
         lists["neutral"] = study.neutral
@@ -166,7 +169,7 @@ def cosine_table(
     if lowercase is None:
         lowercase = is_uncased(kv)
     protected_lists = {f"protected:{c}": w for c, w in study.protected.items()}
-    compared_lists = _compared_lists(study)
+    compared_lists = compared_word_lists(study)
     words, vectors, report = lookup_words(
         kv,
         {**protected_lists, **compared_lists},

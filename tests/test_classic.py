@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import embias
-from embias.classic import _partition_sums
+from embias.classic import partition_sums
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_monte_carlo_draws_partitions_without_replacement():
     # s = powers of two: every subset has a distinct sum, so each sampled sum decodes to
     # the exact set of words drawn; all must be sets of exactly n_x distinct words
     s = 2.0 ** np.arange(20)
-    sums, exact = _partition_sums(s, 10, 5000, np.random.default_rng(3))
+    sums, exact = partition_sums(s, 10, 5000, np.random.default_rng(3))
     assert not exact
     bits = np.array([[(int(v) >> k) & 1 for k in range(20)] for v in sums])
     assert (bits.sum(axis=1) == 10).all()

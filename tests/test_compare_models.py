@@ -125,12 +125,12 @@ def test_psis_of_a_low_k_word_matches_an_exact_refit_without_it(fits):
     ≈ 0.05)."""
     import arviz as az
 
-    from embias.bayes.loo import _loo_tree
+    from embias.bayes.loo import loo_tree
 
     fit = fits["hierarchical"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        loo = az.loo(_loo_tree(fit, "word"), pointwise=True, var_name="compared_word")
+        loo = az.loo(loo_tree(fit, "word"), pointwise=True, var_name="compared_word")
     k = loo.pareto_k.to_series()
     p_loo = loo.p_loo_i.to_series() if getattr(loo, "p_loo_i", None) is not None else None
     candidates = k[k < 0.5].index
@@ -147,12 +147,12 @@ def test_reloo_refits_the_high_k_word_exactly(fits):
     scipy — its k is set to 0 and the total elpd moves by the difference."""
     import arviz as az
 
-    from embias.bayes.loo import _loo_tree
+    from embias.bayes.loo import loo_tree
 
     fit = fits["hierarchical"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        loo = az.loo(_loo_tree(fit, "word"), pointwise=True, var_name="compared_word")
+        loo = az.loo(loo_tree(fit, "word"), pointwise=True, var_name="compared_word")
     k = loo.pareto_k.to_series().sort_values(ascending=False)
     word, k_top = k.index[0], float(k.iloc[0])
     assert k_top > 0.7  # a word PSIS cannot be trusted with

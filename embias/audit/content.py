@@ -301,7 +301,7 @@ def table_weat_tests(
     """
     from .. import classic
     from .._validation import resolve_rng
-    from ..classic import _p_value, _partition_sums, weat_effect_size
+    from ..classic import partition_sums, permutation_p_value, weat_effect_size
 
     # hook: the item bootstrap being added to embias.classic (used when present)
     bootstrap = getattr(classic, "weat_item_bootstrap", None)
@@ -333,11 +333,11 @@ def table_weat_tests(
         n_x = len(x)
         effect = float(weat_effect_size(s[:n_x], s[n_x:]))
         rng, seed = resolve_rng(random_seed)
-        sums, exact = _partition_sums(s, n_x, "auto", rng)
+        sums, exact = partition_sums(s, n_x, "auto", rng)
         total = float(s.sum())
         statistic = float(s[:n_x].sum() - s[n_x:].sum())
         center = (n_x - (s.size - n_x)) * total / s.size
-        p, _ = _p_value(2 * sums - total, statistic, center, "two-sided", exact)
+        p, _ = permutation_p_value(2 * sums - total, statistic, center, "two-sided", exact)
         null = (sums / n_x - (total - sums) / (s.size - n_x)) / float(np.std(s, ddof=1))
         lo, hi = np.quantile(null, [(1 - null_ci_prob) / 2, (1 + null_ci_prob) / 2])
         rows.append({"estimand": "weat_effect_size", "group": f"{cx} vs {cy}",

@@ -17,10 +17,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
     from xarray import DataTree
 
-__all__ = ["ESS_MIN", "RHAT_MAX", "ConvergenceWarning", "PredictiveCheck",
-           "convergence_diagnostics", "convergence_problems", "count_divergences",
-           "diagnostics_overview", "observed_distances", "posterior_predictive_check",
-           "rank_normalized_diagnostics"]
+__all__ = [
+    "ESS_MIN",
+    "RHAT_MAX",
+    "ConvergenceWarning",
+    "PredictiveCheck",
+    "cell_location_scale",
+    "convergence_diagnostics",
+    "convergence_problems",
+    "count_divergences",
+    "diagnostics_overview",
+    "observed_distances",
+    "posterior_predictive_check",
+    "rank_normalized_diagnostics",
+]
 
 #: Convergence thresholds: warn when r̂ exceeds RHAT_MAX, when bulk or tail ESS is below
 #: ESS_MIN, or on any divergent transition.
@@ -338,7 +348,7 @@ class PredictiveCheck:
 
 
 
-def _cell_location_scale(posterior: DataTree, cells: pd.DataFrame, *,
+def cell_location_scale(posterior: DataTree, cells: pd.DataFrame, *,
                          new_words: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Posterior draws (sample × cell) of each cell's mean and residual sd."""
     import xarray as xr
@@ -414,7 +424,7 @@ def posterior_predictive_check(
         raise ValueError(f"ci_probs must be probabilities in (0, 1), got {list(ci_probs)!r}")
     rng = np.random.default_rng(random_seed)
     cells = fit.cells
-    mu, sigma = _cell_location_scale(fit.posterior, cells, new_words=True)
+    mu, sigma = cell_location_scale(fit.posterior, cells, new_words=True)
     reps = max(1, math.ceil(min_predictive_draws / mu.shape[0]))
     y_rep = mu[None] + sigma[None] * rng.standard_normal((reps, *mu.shape))
     y_rep = y_rep.reshape(-1, mu.shape[1])

@@ -69,14 +69,14 @@ from .._progress import progress_wanted
 from .._validation import check_choice, check_int, check_number, check_seed, check_word_list
 from .crossed import WORD_KIND_OF_CONNECTION, crossed_design
 from .data import cell_statistics, row_cells
-from .diagnostics import _cell_location_scale
+from .diagnostics import cell_location_scale
 from .loo import (
     LOG_LIKELIHOOD_VARS,
     LOO_UNITS,
-    _loo_tree,
-    _row_words,
-    _same_data,
+    loo_tree,
     pointwise_log_likelihood,
+    row_words,
+    same_data,
 )
 from .summary import contrast_draws
 
@@ -660,7 +660,7 @@ def _held_out_log_likelihood(refit: BiasFit, rows: pd.DataFrame, *, by: str) -> 
     refit knows is given that word's u; the rows of a held-out word get a new word's
     u ~ N(0, τ_u[kind]) integrated out."""
     post = refit.posterior["posterior"]
-    mu, sigma = _cell_location_scale(refit.posterior, refit.cells)
+    mu, sigma = cell_location_scale(refit.posterior, refit.cells)
     idx = row_cells(rows, refit.cells)
     mu, var = mu[:, idx], sigma[:, idx] ** 2                                  # (S, rows)
     y = rows["cosine_distance"].to_numpy(float)[None, :]
@@ -715,7 +715,7 @@ def _wrapper_class() -> type:
                                 "progress": progress}
             table = fit.table
             if by == "word":
-                self.unit_of_row, self.units = _row_words(table)
+                self.unit_of_row, self.units = row_words(table)
             else:
                 self.unit_of_row = np.arange(len(table))
                 self.units = [str(i) for i in range(len(table))]
@@ -886,7 +886,7 @@ def refit_loo(
     k_threshold = check_number("k_threshold", k_threshold)
     _refuse_templates(fit, "refit_loo()")
     var_name = LOG_LIKELIHOOD_VARS[by]
-    tree = _loo_tree(fit, by)
+    tree = loo_tree(fit, by)
     wrapper = _wrapper_class()(fit, tree, by=by, settings=refit_settings, executor=executor,
                                max_workers=max_workers, progress=progress)
     with warnings.catch_warnings():
@@ -901,11 +901,11 @@ def refit_loo(
                               k_threshold=k_threshold, pointwise=True)
         else:
             folds = check_int("folds", folds, minimum=2)
-            words = wrapper.units if by == "word" else _row_words(fit.table)[1]
+            words = wrapper.units if by == "word" else row_words(fit.table)[1]
             if folds > len(words):
                 raise ValueError(f"folds={folds} is more than the {len(words)} compared words")
             word_fold = _word_folds(fit.table, words, folds, check_seed(random_seed))
-            unit_fold = word_fold if by == "word" else word_fold[_row_words(fit.table)[0]]
+            unit_fold = word_fold if by == "word" else word_fold[row_words(fit.table)[0]]
             keys = [tuple(int(i) for i in np.flatnonzero(unit_fold == f))
                     for f in range(1, folds + 1)]
             wrapper.prefetch([key for key in keys if key])
@@ -990,6 +990,6 @@ def compare_models_refit(
     fits = dict(fits)
     if len(fits) < 2:
         raise ValueError(f"compare_models_refit() needs at least two fits, got {len(fits)}")
-    _same_data(fits)
+    same_data(fits)
     return compare_loo({label: refit_loo(fit, by=by, refit=refit, **refit_options)
                         for label, fit in fits.items()}, by=by)

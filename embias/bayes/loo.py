@@ -29,7 +29,7 @@ import pandas as pd
 
 from .._validation import check_choice
 from .data import row_cells
-from .diagnostics import _cell_location_scale
+from .diagnostics import cell_location_scale
 
 if TYPE_CHECKING:  # pragma: no cover
     import xarray as xr
@@ -37,8 +37,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .fit import BiasFit
 
-__all__ = ["LOG_LIKELIHOOD_VARS", "LOO_UNITS", "compare_models", "pointwise_log_likelihood",
-           "word_log_likelihood"]
+__all__ = [
+    "LOG_LIKELIHOOD_VARS",
+    "LOO_UNITS",
+    "compare_models",
+    "loo_tree",
+    "pointwise_log_likelihood",
+    "row_words",
+    "same_data",
+    "word_log_likelihood",
+]
 
 #: Pointwise units of the log-likelihood (see the module notes).
 LOO_UNITS: tuple[str, ...] = ("row", "word")
@@ -48,7 +56,9 @@ LOG_LIKELIHOOD_VARS = {"row": "cosine_distance", "word": "compared_word"}
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
-def _row_words(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+def row_words(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    """Each row's compared word as an index, and the compared words in order of first
+    appearance (a ValueError names the columns of a table without ``word_to_compare``)."""
     if "word_to_compare" not in table.columns:
         raise ValueError("the table has no word_to_compare column, so its rows cannot be "
                          "grouped by compared word (by='word'); columns: "
@@ -72,12 +82,12 @@ def _log_likelihoods(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame, *
     from .crossed import crossed_design, row_template_effects
 
     post = tree["posterior"].to_dataset()
-    mu, sigma = _cell_location_scale(tree, cells)                 # (sample, cell)
+    mu, sigma = cell_location_scale(tree, cells)                 # (sample, cell)
     row_cell = row_cells(table, cells)
     y = table["cosine_distance"].to_numpy(float)[:, None]
     by_words = "word_to_compare" in table.columns
     if by_words:
-        row_word, words = _row_words(table)
+        row_word, words = row_words(table)
         word_rows = sparse.csr_array((np.ones(len(y)), (row_word, np.arange(len(y)))),
                                      shape=(len(words), len(y)))   # (word, row) → 1
         counts = np.zeros((len(words), len(cells)))                # (word, cell) → rows
@@ -174,7 +184,7 @@ def word_log_likelihood(tree: DataTree, table: pd.DataFrame,
         return xr.Dataset({LOG_LIKELIHOOD_VARS["row"]: (
             ("chain", "draw", "row"), row.reshape(chains, draws, -1))}, coords=coords)
     word = _log_likelihoods(tree, table, cells, rows=False)["word"]
-    coords["word_to_compare"] = _row_words(table)[1]
+    coords["word_to_compare"] = row_words(table)[1]
     return xr.Dataset({LOG_LIKELIHOOD_VARS["word"]: (
         ("chain", "draw", "word_to_compare"), word.reshape(chains, draws, -1))},
         coords=coords)
@@ -215,7 +225,7 @@ def pointwise_log_likelihood(fit: BiasFit, *, chunk: int = 500,
     chains, draws = post.sizes["chain"], post.sizes["draw"]
     values = _log_likelihoods(tree, fit.table, fit.cells, rows=True, chunk=chunk,
                               progress=progress)
-    _, words = _row_words(fit.table)
+    _, words = row_words(fit.table)
     ds = xr.Dataset(
         {LOG_LIKELIHOOD_VARS["row"]: (("chain", "draw", "row"),
                                       values["row"].reshape(chains, draws, -1)),
@@ -227,7 +237,7 @@ def pointwise_log_likelihood(fit: BiasFit, *, chunk: int = 500,
     return ds
 
 
-def _loo_tree(fit: BiasFit, by: str) -> Any:
+def loo_tree(fit: BiasFit, by: str) -> Any:
     """The DataTree ArviZ reads: the posterior and the chosen log-likelihood."""
     import xarray as xr
 
@@ -236,7 +246,9 @@ def _loo_tree(fit: BiasFit, by: str) -> Any:
                                   "log_likelihood": ll[[LOG_LIKELIHOOD_VARS[by]]]})
 
 
-def _same_data(fits: Mapping[str, BiasFit]) -> None:
+def same_data(fits: Mapping[str, BiasFit]) -> None:
+    """Refuse (ValueError, naming the fits) fits of different tables: models are compared
+    by LOO only on the same rows."""
     labels = list(fits)
     first = fits[labels[0]].table
     key_cols = [c for c in ("protected_word", "word_to_compare", "connection",
@@ -303,7 +315,7 @@ def compare_models(
         fits = dict(zip(labels, fits, strict=True))
     if len(fits) < 2:
         raise ValueError(f"compare_models() needs at least two fits, got {len(fits)}")
-    _same_data(fits)
+    same_data(fits)
     from tqdm import tqdm
 
     loos = {}
@@ -311,7 +323,7 @@ def compare_models(
               disable=None if progress else True) as bar:
         for label, fit in fits.items():
             bar.set_postfix_str(str(label))
-            loos[label] = az.loo(_loo_tree(fit, by), pointwise=True,
+            loos[label] = az.loo(loo_tree(fit, by), pointwise=True,
                                  var_name=LOG_LIKELIHOOD_VARS[by])
             bar.update()
     table = az.compare(loos, method="stacking", round_to="none")

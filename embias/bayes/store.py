@@ -74,7 +74,7 @@ from .._deprecation import renamed_keywords
 from .._validation import check_choice, check_output
 from ..classic import classic_scores
 from ..embeddings import BUILTIN_EMBEDDINGS
-from ..settings import FitSettings, sampler_available
+from ..settings import DEFAULT_MODELS_DIR, FitSettings, sampler_available
 from ..tables import published_name, study_table
 from ..wordlists import Study, load_study
 from .data import cell_statistics
@@ -100,9 +100,6 @@ __all__ = [
     "save_fit",
 ]
 
-#: Where fits are saved unless ``models_dir=`` says otherwise (relative to the working
-#: directory).
-DEFAULT_MODELS_DIR = "models"
 
 POSTERIOR_FILE = "posterior.nc"
 
@@ -843,9 +840,9 @@ def _templates_identity(templates: Any) -> Any:
     """The checked templates as they enter a fit's key: the shipped sets' content for
     ``"may2019"`` (so an edited data file is another key), else the user's templates; and
     the word-kind table, which decides each word's templates."""
-    from ..sentences import _template_spec, load_templates, load_word_kinds
+    from ..sentences import load_templates, load_word_kinds, template_spec
 
-    spec = _template_spec(templates)
+    spec = template_spec(templates)
     content: Any = ({k: list(v) for k, v in load_templates().items()}
                     if isinstance(spec, str) else
                     {k: list(v) for k, v in spec.items()} if isinstance(spec, dict)

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..settings import DEFAULT_MODELS_DIR
 from ._options import (
     DEFAULT_EMBEDDING,
     STUDIES,
@@ -52,8 +53,6 @@ __all__ = ["FOREST_PNG", "cmd_fit", "cmd_show", "describe", "register"]
 #: File name of the forest plot written next to a saved fit, and its resolution.
 FOREST_PNG = "forest.png"
 FOREST_DPI = 120
-#: Folder of saved fits (``embias.bayes`` store's default).
-DEFAULT_MODELS_DIR = "models"
 #: Exit status after Ctrl-C (128 + SIGINT, as a shell reports a process it interrupted).
 EXIT_INTERRUPTED = 130
 

@@ -18,7 +18,7 @@ import argparse
 import dataclasses
 
 from .._validation import check_int
-from ..settings import LEVELS
+from ..settings import DEFAULT_MODELS_DIR, LEVELS
 from ._options import (
     STUDIES,
     add_embedding,
@@ -39,8 +39,6 @@ __all__ = ["cmd_compare_models", "cmd_sensitivity", "cmd_word_influence", "regis
 WORD_INFLUENCE = "word-influence"
 DEPRECATED_COMMANDS = {"sensitivity": WORD_INFLUENCE}
 
-#: Folder of saved fits (``embias.bayes`` store's default).
-DEFAULT_MODELS_DIR = "models"
 #: Unit choices of ``--by`` and the question each answers.
 QUESTIONS = {"row": "how well are new rows of these same words predicted",
              "word": "how well are the rows of a new compared word predicted"}

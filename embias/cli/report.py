@@ -20,7 +20,7 @@ import argparse
 import shlex
 from typing import Any
 
-from ..settings import DEFAULT_LEVEL
+from ..settings import DEFAULT_LEVEL, DEFAULT_MODELS_DIR
 from ._options import (
     PUBLISHED_SOURCES,
     STUDIES,
@@ -39,8 +39,6 @@ __all__ = ["cmd_report", "register"]
 
 #: Default page.
 DEFAULT_OUT = "report.html"
-#: Folder of saved fits (``embias.bayes`` store's default).
-DEFAULT_MODELS_DIR = "models"
 #: Optional results computed elsewhere, read from CSV/parquet files (option → keyword).
 OPTIONAL_FILES: dict[str, str] = {"--weat": "weat", "--seat": "seat",
                                   "--model-comparison": "model_comparison",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .._validation import UnknownNameError, check_seed, close_match_hint
 from ._options import add_seed
-from .tables import WEAT_TESTS, _permutations
+from .tables import WEAT_TESTS, permutations_argument
 
 __all__ = ["cmd_seat", "register"]
 
@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "(needs the 'sentence' extra).")
     p.add_argument("test", nargs="?", default="all",
                    help="weat1 … weat10, 'all' (default), or a two-class study folder")
-    p.add_argument("--permutations", default="auto", type=_permutations,
+    p.add_argument("--permutations", default="auto", type=permutations_argument,
                    help="'auto' (exact up to 1e6 partitions, else 100,000 Monte Carlo), "
                         "'exact', or a number of Monte Carlo permutations")
     p.add_argument("--alternative", default="two-sided",

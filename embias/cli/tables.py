@@ -28,7 +28,14 @@ DEFAULT_N_BOOT = 10_000
 #: Interval probability of ``embias weat``: :data:`embias.settings.DEFAULT_CI_PROB`.
 WEAT_CI_PROB = DEFAULT_CI_PROB
 
-__all__ = ["cmd_mac", "cmd_summary", "cmd_table", "cmd_weat", "register"]
+__all__ = [
+    "cmd_mac",
+    "cmd_summary",
+    "cmd_table",
+    "cmd_weat",
+    "permutations_argument",
+    "register",
+]
 
 
 def _embedding_source(value: str) -> Any:
@@ -80,7 +87,7 @@ def cmd_table(args: argparse.Namespace) -> int:
     return 0
 
 
-def _permutations(text: str) -> str | int:
+def permutations_argument(text: str) -> str | int:
     """``--permutations``: 'auto', 'exact' or a positive integer (argparse's usage error
     naming the value otherwise)."""
     if text in ("auto", "exact"):
@@ -209,7 +216,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "words resampled).")
     p.add_argument("test", help="weat1 … weat10, 'all', or a two-class study folder")
     add_embedding(p, published=False)
-    p.add_argument("--permutations", default="auto", type=_permutations,
+    p.add_argument("--permutations", default="auto", type=permutations_argument,
                    help="'auto' (exact up to 1e6 partitions, else 100,000 Monte Carlo), "
                         "'exact', or a number of Monte Carlo permutations")
     p.add_argument("--alternative", default="two-sided",
