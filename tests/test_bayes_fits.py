@@ -7,9 +7,6 @@ posterior (see test_bayes.py for that).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import textwrap
 import warnings
 from pathlib import Path
 
@@ -222,31 +219,6 @@ def test_save_fit_anywhere_and_unknown_folders(glove_fit: BiasFit, tmp_path: Pat
                                                 r"missing"):
         load_fit(tmp_path)
 
-
-
-def test_saving_a_fit_does_not_import_dask_distributed(glove_fit: BiasFit,
-                                                       tmp_path: Path) -> None:
-    """xarray's netCDF writer asks dask for an active distributed client; with distributed
-    not imported there is none, and the save does not import it to find out (a fresh
-    process, dask installed by the test extra). The posterior written is the same, and
-    distributed can still be imported afterwards."""
-    pytest.importorskip("distributed")
-    code = textwrap.dedent(f"""
-        import sys
-        import numpy as np
-        import embias
-        from embias.bayes.store import save_fit
-        fit = embias.load_fit({glove_fit.path!r})
-        save_fit(fit, {str(tmp_path / "again")!r})
-        saved = "distributed" in sys.modules
-        a = fit.posterior["posterior"]["bar"].values
-        b = embias.load_fit({str(tmp_path / "again")!r}).posterior["posterior"]["bar"].values
-        import dask.distributed
-        print(saved, bool(np.array_equal(a, b)), "distributed" in sys.modules)
-    """)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "True", "True"]
 
 
 def test_study_table_is_built_once_and_its_warnings_kept(

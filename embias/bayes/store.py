@@ -186,27 +186,6 @@ def _versions() -> dict[str, str]:
 
 
 
-@contextmanager
-def _no_distributed_lookup() -> Iterator[None]:
-    """While a netCDF file is written: dask's lookup of an active ``distributed`` client
-    finds none without importing ``distributed`` first.
-
-    xarray asks dask for the active scheduler before every ``to_netcdf``, and dask imports
-    ``distributed`` (when installed) to look for a client: 0.2–0.3 s of an ``embias fit``.
-    A client can only be active if ``distributed`` is already imported; if it is not, its
-    import is refused (``sys.modules[name] = None``) for the duration of the write, so
-    dask's answer, no client, is the same."""
-    if "distributed" in sys.modules:
-        yield
-        return
-    sys.modules["distributed"] = None  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        if "distributed" in sys.modules and sys.modules["distributed"] is None:
-            del sys.modules["distributed"]
-
-
 # --------------------------------------------------------------------------- warnings
 #: embias's own folder: warnings from a saved-fit function point at the first line
 #: outside it (the user's call), however many embias functions are in between.
@@ -356,8 +335,7 @@ def _save(fit: BiasFit, path: Path, *, seen: str | None, check: bool) -> BiasFit
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     replaced = None
     try:
-        with _no_distributed_lookup():
-            fit.posterior.to_netcdf(tmp / POSTERIOR_FILE, engine="h5netcdf")
+        fit.posterior.to_netcdf(tmp / POSTERIOR_FILE, engine="h5netcdf")
         table = fit.table.copy()
         table.attrs = {}
         table.to_parquet(tmp / TABLE_FILE, index=False)
