@@ -401,10 +401,16 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
         in ``manifest.json``). ``fit_*_model`` fits again over such a folder.
     """
     given = Path(path)
-    folder = given.parent if given.is_file() else given
-    if not given.exists():
-        raise FileNotFoundError(f"{str(given)!r} is not a saved embias fit: no such folder")
+    # the folder's lock is taken before anything is looked at: a save swapping the folder
+    # renames it aside for a moment, and a reader outside the lock would find nothing
+    own_file = given.name in (POSTERIOR_FILE, TABLE_FILE, SETTINGS_FILE, DIAGNOSTICS_FILE,
+                              INTERVALS_FILE, CLASSIC_FILE, MANIFEST_FILE,
+                              *CHECK_FILES.values())
+    folder = given.parent if given.is_file() or own_file else given
     with _locked(folder):
+        if not given.exists():
+            raise FileNotFoundError(f"{str(given)!r} is not a saved embias fit: no such "
+                                    "folder")
         return _load(given, folder)
 
 
