@@ -38,7 +38,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ._validation import check_distinct_lists, check_int, check_word_list, close_match_hint
-from .wordlists import FOLDER_FILES, Study, read_associations, read_wordlist
+from .wordlists import (
+    FOLDER_FILES,
+    Study,
+    read_associations,
+    read_wordlist,
+    with_default_associations,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -280,12 +286,7 @@ class WordPopulations:
         if unknown_a:
             raise ValueError(f"{where}associations name attribute classes {unknown_a} that "
                              f"are not in {list(self.attributes)}")
-        for cls in self.protected:
-            if cls not in assoc:
-                for candidate in (f"{cls}_stereotype", cls):
-                    if candidate in self.attributes:
-                        assoc[cls] = candidate
-                        break
+        assoc = with_default_associations(assoc, self.protected, self.attributes)
         missing = [c for c in self.protected if c not in assoc]
         if missing:
             raise ValueError(

@@ -33,7 +33,7 @@ from typing import Any
 from ._validation import check_distinct_lists, close_match_hint
 
 __all__ = ["BUILTIN_STUDIES", "Study", "load_study", "read_associations", "read_wordlist",
-           "wordlists_dir"]
+           "with_default_associations", "wordlists_dir"]
 
 BUILTIN_STUDIES: tuple[str, ...] = (
     "religion",
@@ -124,6 +124,22 @@ def read_wordlist(path: str | os.PathLike[str]) -> tuple[str, ...]:
         for line in path.read_text(encoding="utf-8-sig").splitlines()
     ]
     return _dedupe((w for w in words if w), str(path.name))
+
+
+def with_default_associations(associations: Mapping[str, str], protected: Iterable[str],
+                              attributes: Iterable[str]) -> dict[str, str]:
+    """``associations`` completed by the default rule: a protected class ``<class>`` given
+    none is associated with the attribute class ``<class>_stereotype``, else ``<class>``,
+    when the study has one (otherwise it stays without)."""
+    attributes = set(attributes)
+    assoc = dict(associations)
+    for cls in protected:
+        if cls not in assoc:
+            for candidate in (f"{cls}_stereotype", cls):
+                if candidate in attributes:
+                    assoc[cls] = candidate
+                    break
+    return assoc
 
 
 def read_associations(folder: str | os.PathLike[str], protected: Mapping[str, Any]
@@ -229,13 +245,7 @@ class Study:
                                  f"the string {words!r}")
             set_(self, label, _dedupe(words, f"study {self.name!r} {label}"))
         self._check_roles()
-        assoc = dict(self.associations)
-        for cls in self.protected:
-            if cls not in assoc:
-                for candidate in (f"{cls}_stereotype", cls):
-                    if candidate in self.attributes:
-                        assoc[cls] = candidate
-                        break
+        assoc = with_default_associations(self.associations, self.protected, self.attributes)
         unknown_p = sorted(set(assoc) - set(self.protected))
         if unknown_p:
             raise ValueError(f"study {self.name!r}: associations name protected classes "
