@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pandas as pd
 
+from .._progress import progress_wanted
 from .._validation import check_choice
 from .data import row_cells
 from .diagnostics import cell_location_scale
@@ -149,7 +150,8 @@ def _chunks(n: int, chunk: int, *, progress: bool) -> Any:
         return starts
     from tqdm import tqdm
 
-    return tqdm(starts, desc="log-likelihood", unit="chunk", disable=None, leave=False)
+    return tqdm(starts, desc="log-likelihood", unit="chunk", disable=not progress_wanted(True),
+                leave=False)
 
 
 def word_log_likelihood(tree: DataTree, table: pd.DataFrame,
@@ -320,7 +322,7 @@ def compare_models(
 
     loos = {}
     with tqdm(total=len(fits), desc=f"PSIS-LOO (by {by})", unit="fit",
-              disable=None if progress else True) as bar:
+              disable=not progress_wanted(progress)) as bar:
         for label, fit in fits.items():
             bar.set_postfix_str(str(label))
             loos[label] = az.loo(loo_tree(fit, by), pointwise=True,
