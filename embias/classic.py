@@ -61,6 +61,7 @@ __all__ = [
     "WeatBootstrap",
     "WeatResult",
     "association_scores",
+    "bootstrap_counts",
     "check_mac_roles",
     "check_weat_roles",
     "classic_changes",
@@ -203,7 +204,7 @@ MAX_DRAWS_PER_REPLICATE = 20
 _BOOT_CHUNK = 20_000
 
 
-def _bootstrap_counts(rng: np.random.Generator, n_replicates: int, n: int) -> np.ndarray:
+def bootstrap_counts(rng: np.random.Generator, n_replicates: int, n: int) -> np.ndarray:
     """How often each of ``n`` items is drawn in each of ``n_replicates`` samples of size
     ``n`` with replacement (rows: replicates)."""
     idx = rng.integers(0, n, size=(n_replicates, n))
@@ -219,12 +220,12 @@ def _bootstrap_chunk(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, k: int, ddo
     n_t, n_a = sim_a.shape
     n_b = sim_b.shape[1]
     if resample_attributes:  # s of every target word under each resample of A and of B
-        s = (_bootstrap_counts(rng, k, n_a) @ sim_a.T / n_a
-             - _bootstrap_counts(rng, k, n_b) @ sim_b.T / n_b)
+        s = (bootstrap_counts(rng, k, n_a) @ sim_a.T / n_a
+             - bootstrap_counts(rng, k, n_b) @ sim_b.T / n_b)
     else:
         s = np.broadcast_to(sim_a.mean(axis=1) - sim_b.mean(axis=1), (k, n_t))
-    counts = np.concatenate([_bootstrap_counts(rng, k, n_x),
-                             _bootstrap_counts(rng, k, n_t - n_x)], axis=1)
+    counts = np.concatenate([bootstrap_counts(rng, k, n_x),
+                             bootstrap_counts(rng, k, n_t - n_x)], axis=1)
     weighted = counts * s
     mean_x = weighted[:, :n_x].sum(axis=1) / n_x
     mean_y = weighted[:, n_x:].sum(axis=1) / (n_t - n_x)
