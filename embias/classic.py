@@ -52,6 +52,8 @@ from .wordlists import Study, load_study
 if TYPE_CHECKING:  # pragma: no cover
     from gensim.models import KeyedVectors
 
+    from .weat_population import WeatPopulationBootstrap
+
 __all__ = [
     "CLASSIC_CI_PROB",
     "DEFAULT_N_BOOT",
@@ -398,6 +400,14 @@ class WeatResult:
     random_seed
         The seed of the Monte Carlo permutations and of the bootstrap (None when a
         Generator was given).
+    population
+        The disattenuated effect size and its noise-adjusted two-way bootstrap
+        (:func:`embias.weat_population.weat_population_bootstrap`): an estimate of, and
+        an interval for, the effect size of the *populations* of words (the limit of d as
+        all four lists grow), which d of short attribute lists underestimates. None when
+        it could not be computed; :attr:`population_note` says why.
+    population_note
+        Why :attr:`population` is None (empty otherwise).
     """
 
     name: str
@@ -414,6 +424,8 @@ class WeatResult:
     missing: dict = field(default_factory=dict, repr=False)
     random_seed: int | None = None
     bootstrap: WeatBootstrap | None = field(default=None, repr=False)
+    population: WeatPopulationBootstrap | None = field(default=None, repr=False)
+    population_note: str = field(default="", repr=False)
 
     def interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
         """The item-bootstrap percentile interval for the effect size
@@ -421,6 +433,15 @@ class WeatResult:
         if self.bootstrap is None:
             raise ValueError(f"WEAT {self.name!r} was computed without an item bootstrap")
         return self.bootstrap.interval(ci_prob)
+
+    def population_interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
+        """The interval for the population effect size: the central ``ci_prob`` range of
+        the noise-adjusted bootstrap of the disattenuated effect size
+        (:meth:`embias.weat_population.WeatPopulationBootstrap.interval`)."""
+        if self.population is None:
+            raise ValueError(f"WEAT {self.name!r} has no population interval: "
+                             f"{self.population_note or 'it was computed without one'}")
+        return self.population.interval(ci_prob)
 
     def to_interval_table(self, *, ci_prob: float = DEFAULT_CI_PROB,
                           null_ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
@@ -443,7 +464,11 @@ class WeatResult:
         ``null_lower``, ``null_upper``, ``null_ci_prob`` (default 0.89 too), ``random_seed``
         (the seed of the permutations and the bootstrap: passing it back repeats them),
         and with a bootstrap ``resampled`` (which word lists), ``n_boot``,
-        ``boot_redrawn`` (replicates with zero spread of s, redrawn).
+        ``boot_redrawn`` (replicates with zero spread of s, redrawn). With a population
+        interval (:attr:`population`): ``population_estimate`` (the disattenuated
+        effect size) and ``population_lower``/``population_upper`` (its ``ci_prob``
+        interval for the effect size of the word populations, which d of short attribute
+        lists underestimates).
         """
         null_ci_prob = check_probability("null_ci_prob", null_ci_prob)
         ci_prob = check_probability("ci_prob", ci_prob)
@@ -469,6 +494,10 @@ class WeatResult:
         row["lower"], row["upper"] = self.bootstrap.interval(ci_prob)
         row.update(resampled=self.bootstrap.resample, n_boot=self.bootstrap.n_boot,
                    boot_redrawn=self.bootstrap.n_redrawn)
+        if self.population is not None:
+            lower, upper = self.population.interval(ci_prob)
+            row.update(population_estimate=self.population.estimate,
+                       population_lower=lower, population_upper=upper)
         return interval_table([row], ci_prob=ci_prob, ci_kind=ITEM_BOOTSTRAP_CI_KIND)
 
 
@@ -572,6 +601,14 @@ def weat(
     a similar effect?". With few words per list the percentile interval of this
     standardised, bounded effect size undercovers (coverage measured by
     :func:`embias.simulate.simulate_weat_bootstrap_coverage`).
+
+    With short attribute lists d itself is attenuated: each target's s carries the noise
+    of the attribute words drawn, which inflates the sd. The result's
+    :attr:`WeatResult.population` holds the disattenuated effect size and, from the same
+    ``n_boot`` and its own spawned stream, its interval for the effect size of the word
+    populations (:func:`embias.weat_population.weat_population_bootstrap`;
+    :meth:`WeatResult.population_interval`; ``population_*`` columns of
+    :meth:`WeatResult.to_interval_table`); it needs ≥ 2 words in A and in B.
     """
     if alternative not in ("two-sided", "greater", "less"):
         raise ValueError(f"alternative={alternative!r} is not one of "
@@ -616,6 +653,7 @@ def weat(
     bootstrap = weat_item_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot, ddof=ddof,
                                     random_seed=_bootstrap_stream(rng))
     bootstrap = dataclasses.replace(bootstrap, random_seed=seed)
+    population, population_note = _population_bootstrap(sim_a, sim_b, n_x, n_boot, rng, seed)
     s_table = pd.DataFrame({
         "word": [*words["X"], *words["Y"]],
         "target": ["X"] * n_x + ["Y"] * (s.size - n_x),
@@ -625,8 +663,28 @@ def weat(
         name=name, effect_size=float(effect), statistic=statistic, p_value=p, p_value_se=se,
         alternative=alternative, exact=exact, n_permutations=int(null_stats.size), ddof=ddof,
         s_values=s_table, null_effect_sizes=null_effects, missing=report.as_dict(),
-        random_seed=seed, bootstrap=bootstrap,
+        random_seed=seed, bootstrap=bootstrap, population=population,
+        population_note=population_note,
     )
+
+
+def _population_bootstrap(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, n_boot: int,
+                          rng: np.random.Generator, seed: int | None
+                          ) -> tuple[WeatPopulationBootstrap | None, str]:
+    """The population interval of :func:`weat` from its own spawned stream (so today's
+    bootstrap and permutations are unchanged), or None and why not."""
+    from .weat_population import weat_population_bootstrap
+
+    if min(sim_a.shape[1], sim_b.shape[1]) < 2:
+        return None, ("the disattenuation needs at least 2 words in A and in B (the noise "
+                      "of s from the attribute list is estimated from the (target, "
+                      "attribute) interaction)")
+    try:
+        population = weat_population_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot,
+                                               random_seed=_bootstrap_stream(rng))
+    except ValueError as exc:  # tied s values: no disattenuated effect size (0/0)
+        return None, str(exc)
+    return dataclasses.replace(population, random_seed=seed), ""
 
 
 def _list_labels(set_names: Sequence[str]) -> list[str]:

@@ -1,0 +1,169 @@
+"""Coverage of WEAT's intervals for the population effect size, on real word populations
+and on the word-vector model.
+
+Run: .venv/bin/python benchmarks/bench_weat_population.py [--n-studies N] [--n-boot N]
+(prints the table and writes benchmarks/results/weat_population.json; the full run takes
+a few minutes on one core).
+
+The estimand is the effect size of the populations the words are drawn from
+(:func:`embias.weat_population.population_effect_size`: the limit of WEAT's d as all four
+lists grow). Two intervals are compared, each at 89% (``DEFAULT_CI_PROB``):
+
+* today's: the percentile interval of the two-way item bootstrap of WEAT's d
+  (:func:`embias.classic.weat_item_bootstrap`, what :func:`embias.weat` reports as
+  ``lower``/``upper``);
+* the population interval: the noise-adjusted two-way bootstrap of the disattenuated
+  effect size (:func:`embias.weat_population.weat_population_bootstrap`, reported by
+  :func:`embias.weat` as ``population_lower``/``population_upper``).
+
+Designs:
+
+* the shipped real populations (``sentiment``: VADER extremes; ``names``: 1990 Census
+  first names; embeddings GloVe 6B 50d): X, Y = the two protected classes' populations,
+  A, B = their associated attribute classes (200 words each); each study draws n words
+  per list without replacement (as ``WordPopulations.draw_study`` does), n = 8 and 25;
+* the word-vector model of :func:`embias.simulate.simulate_weat_bootstrap_coverage` (the
+  README's designs 5/4, 8/8, 25/8, 25/25 targets per group / attributes per set), in the
+  three scenarios of ``benchmarks/bench_weat_bootstrap.py``: association 0.75 (population
+  effect 1.20), no association (0), and less coherent attribute lists (separation 1.5).
+  Studies are seeded as there, so today's column repeats that function's coverage.
+
+Coverage is the share of studies whose interval contains the population effect size, with
+its binomial Monte Carlo se √(c(1 − c)/n); ``below``/``above`` are the shares of intervals
+wholly below / above it. Target: every design within ±0.05 of 0.89.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+RESULTS = Path(__file__).resolve().parent / "results" / "weat_population.json"
+SYNTHETIC = ((0.75, 3.0), (0.0, 3.0), (0.75, 1.5))
+SYNTHETIC_DESIGNS = ((5, 4), (8, 8), (25, 8), (25, 25))
+REAL_SIZES = (8, 25)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def real_populations(name: str, kv: object) -> tuple[np.ndarray, ...]:
+    """Unit vectors of X, Y (protected classes) and A, B (their attribute classes)."""
+    import embias
+
+    pops = embias.load_populations(name)
+    cx, cy = list(pops.protected)
+    lists = (pops.protected[cx], pops.protected[cy], pops.attributes[pops.associations[cx]],
+             pops.attributes[pops.associations[cy]])
+    return tuple(_unit(np.asarray(kv[list(words)], dtype=float)) for words in lists)
+
+
+def _summary(truth: float, bounds: np.ndarray) -> dict[str, float]:
+    lo, hi = bounds[:, 0], bounds[:, 1]
+    cov = float(np.mean((lo <= truth) & (truth <= hi)))
+    return {"coverage": cov, "coverage_se": math.sqrt(cov * (1 - cov) / len(bounds)),
+            "below": float(np.mean(hi < truth)), "above": float(np.mean(lo > truth)),
+            "mean_width": float(np.mean(hi - lo))}
+
+
+def run_design(draw, truth: float, n_studies: int, n_boot: int, ci_prob: float,
+               seed_key: tuple[int, ...]) -> dict[str, object]:
+    """Both intervals on ``n_studies`` studies; ``draw(rng)`` gives (sim_a, sim_b, n_x)."""
+    from embias.classic import association_scores, weat_effect_size, weat_item_bootstrap
+    from embias.weat_population import weat_population_bootstrap
+
+    start = time.perf_counter()
+    today = np.empty((n_studies, 2))
+    new = np.empty((n_studies, 2))
+    d = np.empty(n_studies)
+    d_dis = np.empty(n_studies)
+    for i in range(n_studies):
+        rng = np.random.default_rng([*seed_key, i])
+        sim_a, sim_b, n_x = draw(rng)
+        s = association_scores(sim_a, sim_b)
+        d[i] = weat_effect_size(s[:n_x], s[n_x:])
+        today[i] = weat_item_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot,
+                                       random_seed=rng).interval(ci_prob)
+        pop = weat_population_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot, random_seed=rng)
+        new[i] = pop.interval(ci_prob)
+        d_dis[i] = pop.estimate
+    return {"population_effect_size": truth, "mean_d": float(d.mean()),
+            "mean_disattenuated": float(d_dis.mean()),
+            "sd_disattenuated": float(d_dis.std(ddof=1)),
+            "today": _summary(truth, today), "population": _summary(truth, new),
+            "n_studies": n_studies, "seconds": time.perf_counter() - start}
+
+
+def designs(kv: object):
+    """(label, kind, truth, draw, seed key) of every design."""
+    from embias.simulate import _vector_model_study, vector_model_effect_size
+    from embias.weat_population import population_effect_size
+
+    for k, name in enumerate(("sentiment", "names")):
+        X, Y, A, B = real_populations(name, kv)
+        truth = population_effect_size(X, Y, A, B)
+        for n in REAL_SIZES:
+            def draw(rng, n=n, X=X, Y=Y, A=A, B=B):
+                ix, iy, ia, ib = (rng.choice(len(p), size=n, replace=False)
+                                  for p in (X, Y, A, B))
+                targets = np.vstack([X[ix], Y[iy]])
+                return targets @ A[ia].T, targets @ B[ib].T, n
+            yield (f"{name}, {n} words per list", {"population_set": name, "n_targets": n,
+                                                   "n_attributes": n}, truth, draw, (27, k, n))
+    for association, separation in SYNTHETIC:
+        truth = vector_model_effect_size(association=association, random_seed=0)[0]
+        for n_t, n_a in SYNTHETIC_DESIGNS:
+            def draw(rng, n_t=n_t, n_a=n_a, association=association, separation=separation):
+                return (*_vector_model_study(rng, n_t, n_a, 50, 3.0, association, separation,
+                                             3.0), n_t)
+            yield (f"vector model, association {association}, separation {separation}, "
+                   f"{n_t}/{n_a}", {"association": association,
+                                    "attribute_separation": separation, "n_targets": n_t,
+                                    "n_attributes": n_a}, truth, draw, (0, n_t, n_a))
+
+
+def main() -> None:
+    import embias
+    from embias.settings import DEFAULT_CI_PROB
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-studies", type=int, default=1000)
+    parser.add_argument("--n-boot", type=int, default=2000)
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    ci_prob = DEFAULT_CI_PROB
+    kv = embias.load_embeddings()
+    rows = []
+    print(f"coverage of the {ci_prob:.0%} intervals for WEAT's population effect size; "
+          f"{args.n_studies} studies per design, {args.n_boot} replicates each")
+    print("| design | d_pop | mean d | mean disattenuated | today: coverage (± se) | below "
+          "| width | population interval: coverage (± se) | below | width |")
+    print("|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for label, design, truth, draw, key in designs(kv):
+        r = run_design(draw, truth, args.n_studies, args.n_boot, ci_prob, key)
+        rows.append({"design": label, **design, **r})
+        t, p = r["today"], r["population"]
+        print(f"| {label} | {truth:.3f} | {r['mean_d']:.3f} | {r['mean_disattenuated']:.3f} | "
+              f"{t['coverage']:.3f} (± {t['coverage_se']:.3f}) | {t['below']:.3f} | "
+              f"{t['mean_width']:.2f} | {p['coverage']:.3f} (± {p['coverage_se']:.3f}) | "
+              f"{p['below']:.3f} | {p['mean_width']:.2f} |", flush=True)
+    for key in ("today", "population"):
+        dev = [abs(r[key]["coverage"] - ci_prob) for r in rows]
+        print(f"{key}: mean |coverage − {ci_prob}| = {np.mean(dev):.3f}, largest "
+              f"{max(dev):.3f}; designs within ±0.05: {sum(d <= 0.05 for d in dev)} of "
+              f"{len(dev)}")
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps({"ci_prob": ci_prob, "n_boot": args.n_boot,
+                                       "embedding": "glove-6b-50d", "designs": rows},
+                                      indent=1) + "\n")
+    print(f"written: {args.output}")
+
+
+if __name__ == "__main__":
+    main()
