@@ -12,10 +12,10 @@ import warnings
 from pathlib import Path
 
 import pytest
+from browser import check_in_browser, find_chromium
 
 import embias
 from embias.audit import audit_report
-from embias.audit.browser import check_in_browser, find_chromium
 
 pytestmark = [
     pytest.mark.xdist_group("audit"),

@@ -1,4 +1,5 @@
-"""Open a report in headless Chromium and record what a reader's browser would see.
+"""Open a report in headless Chromium and record what a reader's browser would see (a test
+helper of tests/test_audit_browser.py; not part of the package).
 
 :func:`check_in_browser` starts Chromium (Debian's ``chromium`` package: ``apt-get install
 chromium``) with no network use of its own, loads the page from its file, and returns what
