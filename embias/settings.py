@@ -35,11 +35,13 @@ __all__ = [
     "DEFAULT_LEVEL",
     "DEFAULT_MODELS_DIR",
     "DEFAULT_ROPE",
+    "BATCH_SAMPLER",
     "DEFAULT_SAMPLER",
     "DEFAULT_TARGET_ACCEPT",
     "DEFAULT_TUNE",
     "LEVELS",
     "SAMPLERS",
+    "SINGLE_FIT_SAMPLER",
     "FitSettings",
     "check_memory",
     "physical_memory",
@@ -56,15 +58,26 @@ LEVELS: tuple[str, ...] = ("dataset", "word", "hierarchical", "crossed")
 DEFAULT_LEVEL = "crossed"
 #: ``data=`` modes: cell sufficient statistics (fast, default) or one term per row.
 DATA_MODES: tuple[str, ...] = ("summary", "raw")
-#: NUTS implementations accepted by ``sampler=`` (``pm.sample(nuts_sampler=...)``).
-SAMPLERS: tuple[str, ...] = ("pymc", "nutpie", "numpyro", "blackjax")
-#: The package each external sampler needs (named in the error when it is missing).
-SAMPLER_PACKAGES: Mapping[str, str] = {"nutpie": "nutpie", "numpyro": "numpyro",
+#: NUTS implementations accepted by ``sampler=``: ``"auto"`` (default), ``"embias"``
+#: (embias's batch NUTS, :mod:`embias.bayes.batch_nuts`: the chains of many tables of one
+#: shape as lanes of one compiled program) and those of ``pm.sample(nuts_sampler=...)``.
+SAMPLERS: tuple[str, ...] = ("auto", "embias", "pymc", "nutpie", "numpyro", "blackjax")
+#: The package each sampler needs beyond PyMC (named in the error when it is missing).
+SAMPLER_PACKAGES: Mapping[str, str] = {"auto": "numpyro", "embias": "jax",
+                                       "nutpie": "nutpie", "numpyro": "numpyro",
                                        "blackjax": "blackjax"}
-#: Default NUTS implementation: numpyro (JAX), chosen by measurement
-#: (``benchmarks/bench_fit_speed.py``): the fastest cold and warm on the shipped studies,
-#: with the highest ESS per draw; PyMC's own NUTS stays one argument away.
-DEFAULT_SAMPLER = "numpyro"
+#: Default NUTS implementation, ``"auto"``: numpyro (JAX) for a fit run alone — chosen by
+#: measurement (``benchmarks/bench_fit_speed.py``): the fastest cold and warm on the
+#: shipped studies, with the highest ESS per draw — and embias's batch NUTS for fits run
+#: together (:func:`embias.fit_many` and everything built on it), whose tables of one
+#: shape share one compiled program (``benchmarks/bench_batch.py``). The sampler a fit
+#: ran with is recorded in its settings.
+DEFAULT_SAMPLER = "auto"
+#: What ``sampler="auto"`` means for a fit run alone.
+SINGLE_FIT_SAMPLER = "numpyro"
+#: What ``sampler="auto"`` means for fits run together, when their model allows it
+#: (:func:`embias.bayes.batch_sampling.batch_supported`).
+BATCH_SAMPLER = "embias"
 #: Default posterior interval probability (McElreath's 89%).
 DEFAULT_CI_PROB = 0.89
 #: Where fits are saved unless ``models_dir=`` (``--out``) says otherwise (relative to the
@@ -246,11 +259,13 @@ class FitSettings:
     # ------------------------------------------------------------------ views
     def resolved(self) -> FitSettings:
         """The settings a fit actually runs with: a seed drawn if none was given, and
-        ``cores`` = min(chains, CPUs) if unset."""
+        ``cores`` = min(chains, CPUs) if unset, ``sampler="auto"`` as for a fit run alone
+        (:data:`SINGLE_FIT_SAMPLER`; :func:`embias.fit_many` resolves it for a batch)."""
         seed = check_seed(self.random_seed)
         cores = self.cores if self.cores is not None else min(self.chains,
                                                               os.cpu_count() or 1)
-        return dataclasses.replace(self, random_seed=seed, cores=cores)
+        sampler = SINGLE_FIT_SAMPLER if self.sampler == "auto" else self.sampler
+        return dataclasses.replace(self, random_seed=seed, cores=cores, sampler=sampler)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record (what ``settings.json`` stores)."""

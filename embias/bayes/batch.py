@@ -43,12 +43,14 @@ from typing import Any
 
 import pandas as pd
 
+from .._progress import progress_wanted
 from .._validation import check_int
-from ..settings import FitSettings
+from ..settings import BATCH_SAMPLER, FitSettings
 from .diagnostics import ConvergenceWarning
-from .fit import BiasFit, fit_bias_model
+from .fit import BiasFit, finish_fit, fit_bias_model, prepare_fit
+from .sampling import batch_supported, sample_posteriors
 
-__all__ = ["FitJob", "derived_seed", "fit_many", "run_fit_job"]
+__all__ = ["FitJob", "batch_settings", "derived_seed", "fit_many", "run_fit_chunk", "run_fit_job"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,54 @@ def run_fit_job(job: FitJob) -> BiasFit:
         warnings.simplefilter("ignore", ConvergenceWarning)
         return fit_bias_model(job.table, settings=job.settings, progress=False, warn=False)
 
+
+
+#: Fits per compiled program when a batch runs in this process: the progress bar moves
+#: once per chunk, and a chunk's cost is its slowest lane's, so smaller chunks waste less.
+LOCAL_CHUNK = 64
+#: Fits per chunk sent to an executor's worker (each chunk one compiled program there).
+EXECUTOR_CHUNK = 50
+
+
+def batch_settings(settings: FitSettings) -> FitSettings:
+    """The resolved settings a job runs with in a batch: ``sampler="auto"`` becomes
+    embias's batch NUTS (``"embias"``)."""
+    if settings.sampler == "auto":
+        settings = dataclasses.replace(settings, sampler=BATCH_SAMPLER)
+    return settings.resolved()
+
+
+def _batchable(job: FitJob) -> bool:
+    return job.settings.sampler in ("auto", BATCH_SAMPLER) and (
+        job.settings.sampler == BATCH_SAMPLER or batch_supported(job.settings, job.table))
+
+
+def run_fit_chunk(jobs: Sequence[FitJob]) -> list[BiasFit]:
+    """Run jobs together with embias's batch NUTS (tables of one shape in one compiled
+    program; the function an executor's worker calls for a chunk). Pure in the jobs: a
+    job's draws do not depend on the chunk it is in."""
+    import time
+
+    with _FIT_LOCK:
+        start = time.perf_counter()
+        items, runs = [], []
+        for job in jobs:
+            run = batch_settings(job.settings)
+            cells, centred = prepare_fit(job.table, run)
+            items.append((cells, job.table, run, centred))
+            runs.append(run)
+        built = time.perf_counter()
+        trees = sample_posteriors(items)
+        share = (time.perf_counter() - built) / len(jobs)
+        fits = [finish_fit(tree, table, cells, run, centred, defer_log_likelihood=True,
+                           timings={"build_seconds": (built - start) / len(jobs),
+                                    "sample_seconds": share})
+                for tree, (cells, table, run, centred) in zip(trees, items, strict=True)]
+        # the convergence checks of every fit, on the machine's cores (NumPy's sorts and
+        # FFTs release the GIL)
+        with cf.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+            list(pool.map(lambda fit: fit.diagnostics(), fits))
+        return fits
 
 
 def _local_executor(max_workers: int) -> cf.ProcessPoolExecutor:
@@ -204,10 +254,17 @@ def fit_many(
                       stacklevel=2)
         workers, max_workers = 1, None
     results: list[BiasFit | None] = [None] * len(jobs)
-    bar = tqdm(total=len(jobs), desc="fits", unit="fit", disable=not progress)
+    together = [i for i, job in enumerate(jobs) if _batchable(job)]
+    alone = [i for i in range(len(jobs)) if i not in set(together)]
+    bar = tqdm(total=len(jobs), desc="fits", unit="fit",
+               disable=not progress_wanted(progress))
     try:
+        if together:
+            _run_together(jobs, together, results, bar, executor=executor,
+                          max_workers=max_workers)
         if executor is None and workers == 1:
-            for i, job in enumerate(jobs):
+            for i in alone:
+                job = jobs[i]
                 bar.set_postfix_str(job.label)
                 if max_workers is None and job.settings.cores == 1:
                     # in this process: the chains of each fit run in parallel
@@ -215,11 +272,11 @@ def fit_many(
                         job.settings, cores=min(job.settings.chains, os.cpu_count() or 1)))
                 results[i] = _with_note(run_fit_job, job)
                 bar.update()
-        else:
+        elif alone:
             own = executor is None
             pool = _local_executor(workers) if own else executor
             try:
-                futures = {pool.submit(run_fit_job, job): i for i, job in enumerate(jobs)}
+                futures = {pool.submit(run_fit_job, jobs[i]): i for i in alone}
                 try:
                     for future in cf.as_completed(futures):
                         i = futures[future]
@@ -251,7 +308,52 @@ def fit_many(
 
 
 #: Samplers that run in JAX (a forked worker cannot use JAX once its parent started it).
-JAX_SAMPLERS = ("numpyro", "blackjax")
+JAX_SAMPLERS = ("auto", "embias", "numpyro", "blackjax")
+
+
+def _run_together(jobs: Sequence[FitJob], indices: list[int], results: list[BiasFit | None],
+                  bar: Any, *, executor: cf.Executor | None, max_workers: int | None) -> None:
+    """Run the jobs at ``indices`` with the batch NUTS, in chunks: here one chunk after
+    another, or chunks sent to ``executor`` (or a local pool of ``max_workers``)."""
+    remote = executor is not None or (max_workers or 1) > 1
+    size = EXECUTOR_CHUNK if remote else LOCAL_CHUNK
+    if remote and max_workers and executor is None:
+        size = max(1, min(size, -(-len(indices) // max_workers)))
+    chunks = [indices[k:k + size] for k in range(0, len(indices), size)]
+
+    def note(exc: BaseException, chunk: list[int]) -> None:
+        exc.add_note(f"while fitting jobs {chunk[0]}–{chunk[-1]} together "
+                     f"({jobs[chunk[0]].label!r} …)")
+
+    if not remote:
+        for chunk in chunks:
+            try:
+                fits = run_fit_chunk([jobs[i] for i in chunk])
+            except Exception as exc:
+                note(exc, chunk)
+                raise
+            for i, fit in zip(chunk, fits, strict=True):
+                results[i] = fit
+            bar.update(len(chunk))
+        return
+    own = executor is None
+    pool = _local_executor(min(max_workers or 1, len(chunks))) if own else executor
+    try:
+        futures = {pool.submit(run_fit_chunk, [jobs[i] for i in chunk]): k
+                   for k, chunk in enumerate(chunks)}
+        for future in cf.as_completed(futures):
+            chunk = chunks[futures[future]]
+            try:
+                fits = future.result()
+            except Exception as exc:
+                note(exc, chunk)
+                raise
+            for i, fit in zip(chunk, fits, strict=True):
+                results[i] = fit
+            bar.update(len(chunk))
+    finally:
+        if own:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _jax_in_use() -> bool:

@@ -41,6 +41,61 @@ def _check_key(ci_probs: Sequence[float], random_seed: int) -> tuple[tuple[float
     return tuple(float(p) for p in ci_probs), int(random_seed)
 
 
+def prepare_fit(table: pd.DataFrame, run: FitSettings) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The cell statistics of ``table`` and the connections sampled centred, checked for
+    the settings ``run`` (the part of a fit before sampling, shared by single fits and
+    batches).
+
+    Raises
+    ------
+    ValueError
+        A bad table, or cells of identical distances the summary likelihood cannot take.
+    """
+    cells = cell_statistics(table)
+    if run.data == "summary" and run.level != "crossed":
+        flat = cells[(cells["n"] >= 2) & (cells["ss"] <= 0)]
+        if not flat.empty:
+            ex = list(zip(flat["protected_word"], flat["connection"], strict=True))[:5]
+            raise ValueError(f"cells {ex} have n ≥ 2 identical cosine distances (SS = 0); "
+                             "the sufficient-statistics likelihood needs SS > 0 — use "
+                             "data='raw'")
+    centred_cons: tuple[str, ...] = ()
+    if run.level in ("hierarchical", "crossed"):
+        centred_cons = choose_centring(cells) if run.centred == "auto" else tuple(run.centred)
+    return cells, centred_cons
+
+
+def finish_fit(posterior: DataTree, table: pd.DataFrame, cells: pd.DataFrame,
+               run: FitSettings, centred: Sequence[str], *,
+               timings: Mapping[str, float], defer_log_likelihood: bool = False) -> BiasFit:
+    """The :class:`BiasFit` of sampled draws (made ArviZ-ready, with the record of what
+    produced them and the classic scores of the table); with ``defer_log_likelihood`` the
+    compared words' log-likelihoods are computed when ``fit.posterior`` is first used."""
+    t_start = time.perf_counter()
+    arviz_ready(posterior, table, cells, log_likelihood=not defer_log_likelihood)
+    record = {
+        **run.to_dict(),
+        "centred": list(centred),
+        "rows": len(table),
+        "cells": len(cells),
+        "study": str(table.attrs.get("study", "")),
+        "embedding": (str(table["embedding"].iloc[0]) if "embedding" in table.columns
+                      else ""),
+    }
+    spent = dict(timings)
+    return BiasFit(
+        posterior=PendingLogLikelihood(posterior) if defer_log_likelihood else posterior,
+        table=table,
+        cells=cells,
+        settings=record,
+        # classic scores of paired differences (the change model) mean nothing
+        classic=(classic_scores(table) if not table.attrs.get("differences")
+                 else classic_scores(table.iloc[:0])),
+        timings={**spent, "total_seconds": sum(spent.values())
+                 + time.perf_counter() - t_start},
+    )
+
+
 @renamed_keywords(progressbar="progress")
 def fit_bias_model(
     table: pd.DataFrame,
@@ -93,43 +148,14 @@ def fit_bias_model(
     t_start = time.perf_counter()
     run = FitSettings.build(settings, **options).resolved()
     sampler_available(run.sampler)
-    cells = cell_statistics(table)
-    if run.data == "summary" and run.level != "crossed":
-        flat = cells[(cells["n"] >= 2) & (cells["ss"] <= 0)]
-        if not flat.empty:
-            ex = list(zip(flat["protected_word"], flat["connection"], strict=True))[:5]
-            raise ValueError(f"cells {ex} have n ≥ 2 identical cosine distances (SS = 0); "
-                             "the sufficient-statistics likelihood needs SS > 0 — use "
-                             "data='raw'")
-    centred_cons: tuple[str, ...] = ()
-    if run.level in ("hierarchical", "crossed"):
-        centred_cons = choose_centring(cells) if run.centred == "auto" else tuple(run.centred)
+    cells, centred_cons = prepare_fit(table, run)
     t_built = time.perf_counter()
     posterior = sample_posterior(cells, run, table=table, centred=centred_cons,
                                  progress=progress)
     t_sampled = time.perf_counter()
-    arviz_ready(posterior, table, cells)
-    record = {
-        **run.to_dict(),
-        "centred": list(centred_cons),
-        "rows": len(table),
-        "cells": len(cells),
-        "study": str(table.attrs.get("study", "")),
-        "embedding": (str(table["embedding"].iloc[0]) if "embedding" in table.columns
-                      else ""),
-    }
-    fit = BiasFit(
-        posterior=posterior,
-        table=table,
-        cells=cells,
-        settings=record,
-        # classic scores of paired differences (the change model) mean nothing
-        classic=(classic_scores(table) if not table.attrs.get("differences")
-                 else classic_scores(table.iloc[:0])),
-        timings={"build_seconds": t_built - t_start,
-                 "sample_seconds": t_sampled - t_built,
-                 "total_seconds": time.perf_counter() - t_start},
-    )
+    fit = finish_fit(posterior, table, cells, run, centred_cons,
+                     timings={"build_seconds": t_built - t_start,
+                              "sample_seconds": t_sampled - t_built})
     if warn:
         fit.warn_if_unconverged(stacklevel=3)
     return fit
@@ -170,7 +196,20 @@ def _loaded(tree: DataTree) -> DataTree:
 _SAMPLE_GROUPS: tuple[str, ...] = ("posterior", "sample_stats", "log_likelihood")
 
 
-def arviz_ready(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame) -> DataTree:
+class PendingLogLikelihood:
+    """Draws whose ``log_likelihood`` group is added when ``fit.posterior`` is first used
+    (fits run in a batch: their intervals and diagnostics do not need it, and most batch
+    fits are never compared by LOO)."""
+
+    def __init__(self, tree: DataTree) -> None:
+        self.tree = tree
+
+    def __repr__(self) -> str:
+        return "PendingLogLikelihood()"
+
+
+def arviz_ready(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame, *,
+                log_likelihood: bool = True) -> DataTree:
     """Make a fit's ``DataTree`` one that ArviZ's own functions take whole (in place).
 
     - A coordinate that is not a dimension of its group's draws (the compared words' kind,
@@ -206,6 +245,8 @@ def arviz_ready(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame) -> Dat
         constant = (tree["constant_data"].to_dataset() if "constant_data" in tree.children
                     else xr.Dataset())
         tree["constant_data"] = xr.DataTree(constant.assign(moved))
+    if not log_likelihood:
+        return tree
     wanted = (LOG_LIKELIHOOD_VARS["word"] if "word_to_compare" in table.columns
               else LOG_LIKELIHOOD_VARS["row"])
     have = (tree["log_likelihood"].to_dataset() if "log_likelihood" in tree.children
@@ -227,6 +268,9 @@ class _Draws:
         value = fit.__dict__["_posterior"]
         if isinstance(value, DeferredDraws):
             value = arviz_ready(value.load(), fit.table, fit.cells)
+            fit.__dict__["_posterior"] = value
+        elif isinstance(value, PendingLogLikelihood):
+            value = arviz_ready(value.tree, fit.table, fit.cells)
             fit.__dict__["_posterior"] = value
         return value
 
@@ -277,6 +321,13 @@ class BiasFit:
     def draws(self) -> DataTree:
         """The posterior ``DataTree`` (same object as :attr:`posterior`)."""
         return self.posterior
+
+    @property
+    def _sampled(self) -> DataTree:
+        """The draws for the fit's own summaries: without waiting for a pending
+        log-likelihood group (:class:`PendingLogLikelihood`)."""
+        value = self.__dict__["_posterior"]
+        return value.tree if isinstance(value, PendingLogLikelihood) else self.posterior
 
     @property
     def level(self) -> str:
@@ -332,7 +383,7 @@ class BiasFit:
         key = (float(ci_prob), str(ci_kind), float(rope))
         cache = self._interval_tables
         if key not in cache:
-            cache[key] = summarize_posterior(self.posterior, self.cells, ci_prob=ci_prob,
+            cache[key] = summarize_posterior(self._sampled, self.cells, ci_prob=ci_prob,
                                              ci_kind=ci_kind, rope=rope,
                                              word_contrasts=self.level in ("hierarchical",
                                                                            "crossed"))
@@ -388,12 +439,12 @@ class BiasFit:
 
     @cached_property
     def _diagnostics(self) -> pd.DataFrame:
-        return convergence_diagnostics(self.posterior)
+        return convergence_diagnostics(self._sampled)
 
     @cached_property
     def divergences(self) -> int:
         """Number of divergent transitions after tuning."""
-        return count_divergences(self.posterior)
+        return count_divergences(self._sampled)
 
     def problems(self) -> list[str]:
         """Convergence problems: r̂ > 1.01, ESS < 400, divergences (empty when fine)."""

@@ -33,7 +33,8 @@ from .model import build_model
 if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
 
-__all__ = ["compiled_shapes", "fit_memory", "sample_posterior"]
+__all__ = ["batch_supported", "compiled_shapes", "fit_memory", "sample_posterior",
+           "sample_posteriors"]
 
 #: Sampler statistics kept per draw and chain: numpyro's and blackjax's 7 (acceptance
 #: rate, step size, divergence, energy, steps, tree depth, log density); PyMC's NUTS keeps
@@ -187,6 +188,8 @@ def sample_posterior(
         The fit's estimated memory (:func:`fit_memory`) is more than this machine has;
         checked before sampling, the message gives both figures.
     """
+    if run.sampler == "embias":
+        return sample_posteriors([(cells, table, run, centred)])[0]
     model = build_model(cells, level=run.level, data=run.data,  # type: ignore[arg-type]
                         table=table, centred=centred, prior_location=run.prior_location)
     _check_fit_memory(model, run, table)
@@ -198,6 +201,47 @@ def sample_posterior(
     if run.level == "crossed":
         tree = _with_word_effects(tree, cells, run, table)
     return tree
+
+
+def batch_supported(run: FitSettings, table: pd.DataFrame) -> bool:
+    """Whether embias's batch NUTS (``sampler="embias"``) can fit ``table`` with ``run``:
+    the hierarchical and crossed levels on the cell statistics, without templates (a
+    sentence table's template effects start from the design's own values)."""
+    return (run.level in ("hierarchical", "crossed") and run.data == "summary"
+            and "template" not in table.columns)
+
+
+def sample_posteriors(
+    items: Sequence[tuple[pd.DataFrame, pd.DataFrame | None, FitSettings, Sequence[str]]],
+) -> list[DataTree]:
+    """:func:`sample_posterior` of many fits with ``sampler="embias"`` at once: tables of
+    one shape run as lanes of one compiled program
+    (:func:`embias.bayes.batch_sampling.sample_tables`).
+
+    Parameters
+    ----------
+    items
+        ``(cells, table, run, centred)`` per fit, ``run`` resolved with a seed.
+
+    Raises
+    ------
+    ValueError
+        A fit the batch sampler cannot run (:func:`batch_supported`), or one whose
+        estimated memory is more than this machine has.
+    """
+    from .batch_sampling import sample_tables
+
+    for _cells, table, run, _ in items:
+        if table is None or not batch_supported(run, table):
+            raise ValueError(f"sampler='embias' fits the hierarchical and crossed levels on "
+                             f"the cell statistics of a table without templates; got "
+                             f"level={run.level!r}, data={run.data!r}"
+                             + ("" if table is None or "template" not in table.columns
+                                else " and a table with templates")
+                             + " — use sampler='numpyro'")
+    trees = sample_tables(items)
+    return [_with_word_effects(tree, cells, run, table) if run.level == "crossed" else tree
+            for tree, (cells, table, run, _) in zip(trees, items, strict=True)]
 
 
 def _with_word_effects(tree: DataTree, cells: pd.DataFrame, run: FitSettings,

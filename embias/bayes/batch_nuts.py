@@ -1,0 +1,389 @@
+"""NUTS for many chains at once, each at its own pace: one compiled program for a batch.
+
+:func:`run_lanes` runs independent NUTS chains ("lanes") — the chains of many tables of
+one shape — in one XLA program. A vectorised NUTS that builds every lane's whole tree in
+lockstep waits, at every draw, for the lane with the longest tree (2.5–3× the mean on
+embias's tables) and pays for nested loops and branches taken by no lane. Here one step
+of the program is *one leapfrog step of every lane*: each lane carries its own tree-building
+state (Hoffman & Gelman's doubling with multinomial sampling and the generalised U-turn
+criterion checked on every sub-tree, Betancourt 2017, appendix A), and a lane that
+finishes a draw starts its next one on the following step. The program runs until every
+lane has its draws, so the cost is the slowest lane's *total* leapfrog steps, not the sum
+of per-draw maxima.
+
+Warm-up is Stan's: a step size from a doubling/halving heuristic, dual averaging towards
+``target_accept`` (γ = 0.05, t₀ = 10, κ = 0.75), a diagonal mass matrix estimated in
+doubling windows (75 / 25, 50, … / 50 iterations, scaled down for short warm-ups as
+numpyro and Stan do) and regularised as Stan does.
+
+The kernel is pure JAX: ``potential`` is any function ``(z, data) -> U(z)`` of a flat
+position and a pytree of data; ``jax.vmap`` over lanes gives each lane its own data.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+import numpy as np
+
+__all__ = ["LaneDraws", "adaptation_schedule", "run_lanes"]
+
+#: Energy error above which a leapfrog step counts as divergent (Stan and numpyro: 1000).
+MAX_DELTA_ENERGY = 1000.0
+#: Per-draw statistics kept, in this order.
+STAT_NAMES = ("diverging", "n_steps", "acceptance_rate", "energy", "tree_depth", "lp",
+              "step_size")
+
+
+class LaneDraws(NamedTuple):
+    """Draws of :func:`run_lanes`: ``positions`` (lanes, draws, dim) on the sampler's
+    (unconstrained) scale, ``stats`` a dict of (lanes, draws) arrays named by
+    :data:`STAT_NAMES`, ``leapfrog_steps`` the leapfrog steps each lane took in all, and
+    ``program_steps`` the steps the program ran (the largest of ``leapfrog_steps``)."""
+
+    positions: Any
+    stats: dict[str, Any]
+    leapfrog_steps: Any
+    program_steps: int
+
+
+def adaptation_schedule(tune: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stan's warm-up windows for ``tune`` iterations, as two boolean arrays over the
+    iterations: ``collect`` (the draw enters the mass-matrix estimate) and ``window_end``
+    (the mass matrix is re-estimated after this iteration).
+
+    Windows: a first buffer of 75, slow windows of 25, 50, 100 … (the last stretched to
+    the final buffer) and a final buffer of 50; for fewer than 150 iterations 15% / 75% /
+    10%; for fewer than 20 no mass-matrix adaptation at all.
+    """
+    collect = np.zeros(max(tune, 1), bool)
+    end = np.zeros(max(tune, 1), bool)
+    if tune < 20:
+        return collect, end
+    start, final, window = 75, 50, 25
+    if start + final + window > tune:
+        start, final = int(0.15 * tune), int(0.1 * tune)
+        window = tune - start - final
+    last = tune - final
+    begin, size = start, window
+    while begin < last:
+        if 3 * size <= last - begin:
+            stop, next_size = begin + size, 2 * size
+        else:
+            stop, next_size = last, size
+        collect[begin:stop] = True
+        end[stop - 1] = True
+        begin, size = stop, next_size
+    return collect, end
+
+
+def _hash_bits(seed: Any, counter: Any, n: int) -> Any:
+    """``n`` pseudo-random 64-bit words for step ``counter`` of the lane seeded ``seed``:
+    SplitMix64's output function of the Weyl sequence ``seed + k·γ`` at
+    k = counter·n + 0 … n − 1 (a counter-based generator: any step's numbers are computed
+    directly, so every lane draws only what one leapfrog step needs)."""
+    import jax.numpy as jnp
+
+    k = counter.astype(jnp.uint64) * jnp.uint64(n) + jnp.arange(n, dtype=jnp.uint64)
+    z = seed + (k + jnp.uint64(1)) * jnp.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> jnp.uint64(30))) * jnp.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> jnp.uint64(27))) * jnp.uint64(0x94D049BB133111EB)
+    return z ^ (z >> jnp.uint64(31))
+
+
+def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: float,
+                    max_tree_depth: int, step_size: float | None) -> tuple[Any, Any]:
+    """The per-lane ``init`` and ``step`` functions (to be vmapped)."""
+    import jax
+    import jax.numpy as jnp
+
+    value_and_grad = jax.value_and_grad(potential)
+    total = tune + draws
+    collect_np, end_np = adaptation_schedule(tune)
+    collect_sched, end_sched = jnp.asarray(collect_np), jnp.asarray(end_np)
+    depth_slots = jnp.arange(max_tree_depth)
+    gamma, t0, kappa = 0.05, 10.0, 0.75
+
+    def kinetic(inv_mass: Any, r: Any) -> Any:
+        return 0.5 * jnp.sum(inv_mass * r * r)
+
+    def leapfrog(z: Any, r: Any, g: Any, eps: Any, inv_mass: Any, data: Any) -> tuple:
+        r = r - 0.5 * eps * g
+        z = z + eps * inv_mass * r
+        u, g = value_and_grad(z, data)
+        r = r - 0.5 * eps * g
+        return z, r, u, g
+
+    def turning(inv_mass: Any, r_left: Any, r_right: Any, r_sum: Any) -> Any:
+        rho = r_sum - 0.5 * (r_left + r_right)
+        return ((jnp.sum(inv_mass * r_left * rho, -1) <= 0)
+                | (jnp.sum(inv_mass * r_right * rho, -1) <= 0))
+
+    def normals_and_uniforms(seed: Any, counter: Any, dim: int) -> tuple[Any, Any]:
+        """``dim`` standard normals (Box–Muller) and 4 uniforms in (0, 1)."""
+        bits = _hash_bits(seed, counter, (dim + 1) // 2 + 2)
+        u1 = ((bits & 0xFFFFFFFF).astype(jnp.float64) + 0.5) / 2.0**32
+        u2 = ((bits >> 32).astype(jnp.float64) + 0.5) / 2.0**32
+        radius = jnp.sqrt(-2.0 * jnp.log(u1[:-2]))
+        angle = 2.0 * jnp.pi * u2[:-2]
+        normals = jnp.concatenate([radius * jnp.cos(angle), radius * jnp.sin(angle)])[:dim]
+        return normals, jnp.concatenate([u1[-2:], u2[-2:]])
+
+    def init(seed: Any, z: Any, inv_mass: Any, data: Any) -> dict[str, Any]:
+        u, g = value_and_grad(z, data)
+        dim = z.shape[0]
+
+        # step size: double or halve until one leapfrog step's acceptance crosses 0.8
+        # (the probes use counters below zero: no step of the chain reuses their numbers)
+        def probe(k: int, log_eps: Any) -> Any:
+            normals, _ = normals_and_uniforms(seed, jnp.uint64(2**63) + k, dim)
+            r = normals / jnp.sqrt(inv_mass)
+            _, r1, u1, _ = leapfrog(z, r, g, jnp.exp(log_eps), inv_mass, data)
+            delta = (u1 + kinetic(inv_mass, r1)) - (u + kinetic(inv_mass, r))
+            good = jnp.nan_to_num(-delta, nan=-jnp.inf) > jnp.log(0.8)
+            return log_eps + jnp.where(good, 1.0, -1.0) * jnp.log(2.0)
+
+        log_eps = (jax.lax.fori_loop(0, 12, probe, jnp.asarray(0.0)) if step_size is None
+                   else jnp.log(jnp.asarray(step_size, float)))
+        zeros = jnp.zeros_like(z)
+        ckpt = jnp.zeros((max_tree_depth, dim))
+        return {
+            "seed": seed, "i": jnp.asarray(0), "z": z, "u": u, "g": g, "fresh": True,
+            "log_eps": log_eps, "da_t": jnp.asarray(0.0), "da_h": jnp.asarray(0.0),
+            "da_bar": jnp.asarray(0.0), "da_mu": jnp.log(10.0) + log_eps,
+            "inv_mass": inv_mass, "w_mean": zeros, "w_m2": zeros, "w_n": jnp.asarray(0.0),
+            "e0": u, "zl": z, "rl": zeros, "gl": g, "zr": z, "rr": zeros, "gr": g,
+            "pz": z, "pu": u, "pg": g, "pe": u,
+            "t_logw": jnp.asarray(0.0), "t_rsum": zeros, "depth": jnp.asarray(0),
+            "t_acc": jnp.asarray(0.0), "t_n": jnp.asarray(0), "right": True,
+            "s_n": jnp.asarray(0), "s_logw": jnp.asarray(0.0), "s_rsum": zeros,
+            "sz": z, "su": u, "sg": g, "se": u, "s_acc": jnp.asarray(0.0),
+            "s_turn": False, "s_div": False, "c_r": ckpt, "c_rsum": ckpt,
+            "steps": jnp.asarray(0),
+        }
+
+    def step(s: dict[str, Any], data: Any) -> tuple[dict[str, Any], Any, Any]:
+        w = jnp.where
+        active = s["i"] < total
+        dim = s["z"].shape[0]
+        normals, uniforms = normals_and_uniforms(s["seed"], s["steps"], dim)
+        inv_mass = s["inv_mass"]
+
+        # a new draw: fresh momentum, a tree of the current point alone
+        fresh = s["fresh"]
+        r0 = normals / jnp.sqrt(inv_mass)
+        e0 = w(fresh, s["u"] + kinetic(inv_mass, r0), s["e0"])
+        t = {name: w(fresh, new, s[name]) for name, new in (
+            ("zl", s["z"]), ("rl", r0), ("gl", s["g"]), ("zr", s["z"]), ("rr", r0),
+            ("gr", s["g"]), ("pz", s["z"]), ("pu", s["u"]), ("pg", s["g"]),
+            ("pe", e0), ("t_logw", 0.0), ("t_rsum", r0), ("depth", 0), ("t_acc", 0.0),
+            ("t_n", 0), ("s_n", 0), ("right", uniforms[2] < 0.5))}
+
+        # one leapfrog step from the end of the tree in the sub-tree's direction
+        right = t["right"]
+        eps = jnp.exp(s["log_eps"]) * w(right, 1.0, -1.0)
+        z, r, u, g = leapfrog(w(right, t["zr"], t["zl"]), w(right, t["rr"], t["rl"]),
+                              w(right, t["gr"], t["gl"]), eps, inv_mass, data)
+        energy = u + kinetic(inv_mass, r)
+        delta = jnp.nan_to_num(energy - e0, nan=jnp.inf)
+        leaf_logw = -delta
+        diverging = delta > MAX_DELTA_ENERGY
+        accept = jnp.exp(jnp.minimum(0.0, -delta))
+
+        # the sub-tree being built: uniform multinomial sampling among its leaves
+        n = t["s_n"]
+        first = n == 0
+        s_logw = w(first, leaf_logw, jnp.logaddexp(s["s_logw"], leaf_logw))
+        take = first | (uniforms[0] < jnp.exp(leaf_logw - s_logw))
+        sz, su, sg, se = (w(take, new, s[old]) for new, old in
+                          ((z, "sz"), (u, "su"), (g, "sg"), (energy, "se")))
+        s_rsum = w(first, r, s["s_rsum"] + r)
+        s_acc = w(first, accept, s["s_acc"] + accept)
+        s_div = w(first, diverging, s["s_div"] | diverging)
+        # U-turn checks of every sub-tree that ends at this leaf (iterative checkpoints)
+        idx_max = jax.lax.population_count(n >> 1)
+        idx_min = idx_max - jax.lax.population_count((~n & (n + 1)) - 1) + 1
+        even = n % 2 == 0
+        slot = ((depth_slots == idx_max) & even)[:, None]
+        c_r = w(slot, r[None, :], s["c_r"])
+        c_rsum = w(slot, s_rsum[None, :], s["c_rsum"])
+        sub_sums = s_rsum[None, :] - c_rsum + c_r
+        in_range = (depth_slots >= idx_min) & (depth_slots <= idx_max)
+        s_turn = w(first, False, s["s_turn"]) | jnp.any(
+            in_range & turning(inv_mass, c_r, r[None, :], sub_sums))
+        n = n + 1
+
+        # a finished sub-tree joins the tree (biased progressive sampling)
+        done_sub = (n == (1 << t["depth"])) | s_turn | s_div
+        bad = s_turn | s_div
+        move = done_sub & ~bad & (uniforms[1] < jnp.exp(s_logw - t["t_logw"]))
+        pz, pu, pg, pe = (w(move, new, t[old]) for new, old in
+                          ((sz, "pz"), (su, "pu"), (sg, "pg"), (se, "pe")))
+        # the tree's end in this direction is the newest leaf (the next step starts there)
+        to_right, to_left = right, ~right
+        zr, rr, gr = w(to_right, z, t["zr"]), w(to_right, r, t["rr"]), w(to_right, g, t["gr"])
+        zl, rl, gl = w(to_left, z, t["zl"]), w(to_left, r, t["rl"]), w(to_left, g, t["gl"])
+        t_rsum = w(done_sub, t["t_rsum"] + s_rsum, t["t_rsum"])
+        t_logw = w(done_sub, jnp.logaddexp(t["t_logw"], s_logw), t["t_logw"])
+        t_acc = w(done_sub, t["t_acc"] + s_acc, t["t_acc"])
+        t_n = w(done_sub, t["t_n"] + n, t["t_n"])
+        depth = w(done_sub, t["depth"] + 1, t["depth"])
+        draw_done = done_sub & (bad | turning(inv_mass, rl, rr, t_rsum)
+                                | (depth >= max_tree_depth))
+        next_right = w(done_sub & ~draw_done, uniforms[3] < 0.5, right)
+        s_n = w(done_sub, 0, n)
+
+        # a finished draw: move, adapt (warm-up) or record (sampling)
+        i = s["i"]
+        z_new, u_new, g_new = (w(draw_done, new, s[old]) for new, old in
+                               ((pz, "z"), (pu, "u"), (pg, "g")))
+        warm = draw_done & (i < tune)
+        alpha = t_acc / jnp.maximum(t_n, 1)
+        da_t = s["da_t"] + 1.0
+        da_h = (1.0 - 1.0 / (da_t + t0)) * s["da_h"] + (target_accept - alpha) / (da_t + t0)
+        log_eps_da = s["da_mu"] - jnp.sqrt(da_t) / gamma * da_h
+        eta = da_t ** -kappa
+        da_bar = eta * log_eps_da + (1.0 - eta) * s["da_bar"]
+        ti = jnp.clip(i, 0, collect_sched.shape[0] - 1)
+        collect = warm & collect_sched[ti]
+        w_n = s["w_n"] + collect
+        delta_mean = z_new - s["w_mean"]
+        w_mean = w(collect, s["w_mean"] + delta_mean / jnp.maximum(w_n, 1.0), s["w_mean"])
+        w_m2 = w(collect, s["w_m2"] + delta_mean * (z_new - w_mean), s["w_m2"])
+        window_end = warm & end_sched[ti]
+        var = w_m2 / jnp.maximum(w_n - 1.0, 1.0)
+        var = (w_n / (w_n + 5.0)) * var + 1e-3 * (5.0 / (w_n + 5.0))
+        inv_mass_new = w(window_end, var, inv_mass)
+        last_warm = warm & (i == tune - 1)
+        log_eps = w(warm, w(last_warm, da_bar, log_eps_da), s["log_eps"])
+        # after a new mass matrix the step size adapts again from around 10× the current
+        restart = window_end & ~last_warm
+        da_mu = w(restart, jnp.log(10.0) + log_eps_da, s["da_mu"])
+        da_t, da_h, da_bar = (w(restart, 0.0, x) for x in (da_t, da_h, da_bar))
+        da_t, da_h, da_bar = (w(warm, new, s[old]) for new, old in
+                              ((da_t, "da_t"), (da_h, "da_h"), (da_bar, "da_bar")))
+        w_mean = w(window_end, 0.0, w_mean)
+        w_m2 = w(window_end, 0.0, w_m2)
+        w_n = w(window_end, 0.0, w_n)
+
+        record = draw_done & (i >= tune) & active
+        stats = jnp.stack([s_div.astype(float), t_n.astype(float), alpha, pe,
+                           depth.astype(float), -u_new, jnp.exp(s["log_eps"])])
+        new = {
+            "seed": s["seed"], "i": i + draw_done, "z": z_new, "u": u_new, "g": g_new,
+            "fresh": draw_done, "log_eps": log_eps, "da_t": da_t, "da_h": da_h,
+            "da_bar": da_bar, "da_mu": da_mu, "inv_mass": inv_mass_new, "w_mean": w_mean,
+            "w_m2": w_m2, "w_n": w_n, "e0": e0, "zl": zl, "rl": rl, "gl": gl, "zr": zr,
+            "rr": rr, "gr": gr, "pz": pz, "pu": pu, "pg": pg, "pe": pe, "t_logw": t_logw,
+            "t_rsum": t_rsum, "depth": depth, "t_acc": t_acc, "t_n": t_n,
+            "right": next_right, "s_n": s_n, "s_logw": s_logw, "s_rsum": s_rsum,
+            "sz": sz, "su": su, "sg": sg, "se": se, "s_acc": s_acc, "s_turn": s_turn,
+            "s_div": s_div, "c_r": c_r, "c_rsum": c_rsum, "steps": s["steps"] + 1,
+        }
+        # a lane with all its draws runs on unseen (the program waits for the slowest):
+        # only its counters stop
+        new["i"] = i + (draw_done & active)
+        new["steps"] = s["steps"] + active
+        return new, record, (jnp.clip(i - tune, 0, draws - 1), z_new, stats)
+
+    return init, step
+
+
+def run_lanes(
+    potential: Any,
+    data: Any,
+    initial_positions: Any,
+    inverse_mass: Any,
+    seeds: Any,
+    *,
+    tune: int,
+    draws: int,
+    target_accept: float = 0.8,
+    max_tree_depth: int = 10,
+    step_size: float | None = None,
+) -> LaneDraws:
+    """Run one NUTS chain per lane, all lanes in one compiled program.
+
+    Parameters
+    ----------
+    potential
+        ``potential(z, data) -> U``: the negative log density of a flat position ``z``
+        (dim,) given one lane's ``data``; JAX-traceable.
+    data
+        Pytree of arrays with a leading lane axis (each lane's data).
+    initial_positions
+        (lanes, dim) starting points on the sampler's scale.
+    inverse_mass
+        (lanes, dim) starting diagonal inverse mass matrices (the squared approximate
+        posterior sds; the warm-up re-estimates them).
+    seeds
+        (lanes,) unsigned 64-bit seeds, one per lane (its random numbers are a
+        counter-based stream of it: the same seed gives the same chain in any batch).
+    tune, draws
+        Warm-up iterations (discarded) and kept draws per lane.
+    target_accept
+        Dual-averaging target of the mean acceptance statistic.
+    max_tree_depth
+        Largest tree depth (2^depth leapfrog steps per draw at most).
+    step_size
+        The first step size; default found by a doubling/halving heuristic from each
+        lane's starting point. With ``tune=0`` it is the step size of every draw (a
+        fixed kernel, as the tests of its invariance need).
+
+    Returns
+    -------
+    LaneDraws
+    """
+    import jax.numpy as jnp
+
+    program = _program(potential, tune=tune, draws=draws, target_accept=target_accept,
+                       max_tree_depth=max_tree_depth, step_size=step_size)
+    positions, stats, steps = program(jnp.asarray(seeds, dtype=jnp.uint64),
+                                      jnp.asarray(initial_positions),
+                                      jnp.asarray(inverse_mass), data)
+    steps = np.asarray(steps)
+    stats = np.asarray(stats)
+    return LaneDraws(positions=np.asarray(positions),
+                     stats={name: stats[..., k] for k, name in enumerate(STAT_NAMES)},
+                     leapfrog_steps=steps, program_steps=int(steps.max()))
+
+
+@functools.lru_cache(maxsize=32)
+def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
+             max_tree_depth: int, step_size: float | None) -> Any:
+    """The jitted program of :func:`run_lanes` (one per potential and settings; JAX
+    compiles it once per number of lanes)."""
+    import jax
+    import jax.numpy as jnp
+
+    init, step = _lane_functions(potential, tune=tune, draws=draws,
+                                 target_accept=target_accept, max_tree_depth=max_tree_depth,
+                                 step_size=step_size)
+    total = tune + draws
+
+    def program(seeds: Any, z0: Any, inv_mass0: Any, data: Any) -> tuple:
+        lanes, dim = z0.shape
+        state = jax.vmap(init)(seeds, z0, inv_mass0, data)
+        out_z = jnp.zeros((lanes, draws, dim))
+        out_stats = jnp.zeros((lanes, draws, len(STAT_NAMES)))
+        lane_index = jnp.arange(lanes)
+
+        def body(carry: tuple) -> tuple:
+            state, out_z, out_stats = carry
+            state, record, (slot, z, stats) = jax.vmap(step)(state, data)
+            # a lane that did not finish a draw writes its slot back unchanged
+            out_z = out_z.at[lane_index, slot].set(
+                jnp.where(record[:, None], z, out_z[lane_index, slot]))
+            out_stats = out_stats.at[lane_index, slot].set(
+                jnp.where(record[:, None], stats, out_stats[lane_index, slot]))
+            return state, out_z, out_stats
+
+        def unfinished(carry: tuple) -> Any:
+            return jnp.any(carry[0]["i"] < total)
+
+        state, out_z, out_stats = jax.lax.while_loop(unfinished, body,
+                                                     (state, out_z, out_stats))
+        return out_z, out_stats, state["steps"]
+
+    return jax.jit(program)

@@ -1,0 +1,306 @@
+"""Many tables of one shape through one compiled program: the batch path of every fit.
+
+Tables that differ only in their values — the studies of a calibration or a design
+analysis, the word-sampling simulation's tables, leave-one-word-out refits, the
+embeddings of a comparison — give models of one *shape* (level, data mode and the shape
+of every data container, :func:`embias.bayes.model.build_model`). For each shape the
+model's log density is turned into one JAX function whose data are inputs, and all the
+tables' chains run as lanes of one program (:func:`embias.bayes.batch_nuts.run_lanes`),
+compiled once per shape and process. The lanes are split over the machine's cores by
+threads (XLA runs the two halves of a batch at the same time; no process is forked and
+no JAX flag is set).
+
+A lane's draws depend only on its table, its seed and the settings: a table fitted in a
+batch and alone gives the same draws.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..settings import FitSettings
+from .data import approximate_posterior_sd, initial_values
+from .model import build_model
+
+if TYPE_CHECKING:  # pragma: no cover
+    from xarray import DataTree
+
+__all__ = ["BatchRun", "lane_seed", "sample_tables"]
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    """What every table of one batch program shares (the settings a program is compiled
+    for): chains, warm-up and kept draws per chain, the dual-averaging target and the
+    largest tree depth."""
+
+    chains: int
+    tune: int
+    draws: int
+    target_accept: float
+    max_tree_depth: int = 10
+
+    @classmethod
+    def of(cls, run: FitSettings) -> BatchRun:
+        return cls(chains=run.chains, tune=run.tune, draws=run.draws,
+                   target_accept=float(run.target_accept))
+
+
+@dataclass
+class _Shape:
+    """One model shape compiled to JAX: the potential of a flat unconstrained position
+    given the data, and the function from a position to the posterior's variables."""
+
+    potential: Any
+    constrain: Any
+    data_names: list[str]
+    value_names: list[str]
+    value_shapes: list[tuple[int, ...]]
+    transforms: list[str]
+    output_names: list[str]
+    output_dims: list[tuple[str, ...]]
+
+
+_SHAPES: dict[tuple[Any, ...], _Shape] = {}
+_SHAPES_LOCK = threading.Lock()
+
+
+def shape_key(model: Any, run: FitSettings) -> tuple[Any, ...]:
+    """What one compiled program serves: the level, the data mode and the shapes of every
+    data container (tables differing only in their values share it)."""
+    shapes = tuple(sorted((v.name, tuple(np.shape(v.get_value()))) for v in model.data_vars))
+    return (run.level, run.data, shapes)
+
+
+def _compile_shape(model: Any) -> _Shape:
+    """The JAX potential and constraining functions of ``model`` with its data containers
+    as inputs."""
+    from pymc.sampling.jax import get_jaxified_graph
+    from pytensor.graph.replace import graph_replace
+
+    data_vars = list(model.data_vars)
+    inputs = {v: v.type() for v in data_vars}
+    [logp] = graph_replace([model.logp()], inputs, strict=False)
+    outputs = [v for v in model.unobserved_value_vars if not v.name.endswith("__")]
+    outputs = graph_replace(outputs, inputs, strict=False)
+    value_vars = list(model.value_vars)
+    logp_fn = get_jaxified_graph(inputs=value_vars + list(inputs.values()), outputs=[logp])
+    out_fn = get_jaxified_graph(inputs=value_vars + list(inputs.values()), outputs=outputs)
+    point = model.initial_point()
+    shapes = [tuple(np.shape(point[v.name])) for v in value_vars]
+    sizes = [int(np.prod(s)) for s in shapes]
+    transforms = []
+    for v in value_vars:
+        rv = model.values_to_rvs[v]
+        transform = model.rvs_to_transforms.get(rv)
+        name = type(transform).__name__ if transform is not None else "identity"
+        if name not in ("identity", "LogTransform"):
+            raise NotImplementedError(f"batch sampling: transform {name} of {rv.name}")
+        transforms.append(name)
+
+    def unflatten(z: Any) -> list[Any]:
+        parts, start = [], 0
+        for shape, size in zip(shapes, sizes, strict=True):
+            parts.append(z[start:start + size].reshape(shape))
+            start += size
+        return parts
+
+    def potential(z: Any, data: Any) -> Any:
+        return -logp_fn(*unflatten(z), *data)[0]
+
+    def constrain(z: Any, data: Any) -> list[Any]:
+        return list(out_fn(*unflatten(z), *data))
+
+    names = [v.name for v in model.unobserved_value_vars if not v.name.endswith("__")]
+    dims = [tuple(model.named_vars_to_dims.get(n) or ()) for n in names]
+    return _Shape(potential=potential, constrain=constrain,
+                  data_names=[v.name for v in data_vars],
+                  value_names=[model.values_to_rvs[v].name for v in value_vars],
+                  value_shapes=shapes, transforms=transforms, output_names=names,
+                  output_dims=dims)
+
+
+def lane_seed(seed: int, chain: int) -> int:
+    """The seed of one chain (lane) of a fit seeded ``seed``."""
+    return int(np.random.SeedSequence([int(seed), int(chain)]).generate_state(
+        1, dtype=np.uint64)[0])
+
+
+@dataclass
+class _Prepared:
+    model: Any
+    data: list[np.ndarray]
+    start: np.ndarray      # (chains, dim)
+    inverse_mass: np.ndarray  # (dim,)
+    seeds: np.ndarray      # (chains,)
+
+
+def _prepare(cells: pd.DataFrame, table: pd.DataFrame | None, run: FitSettings,
+             centred: Sequence[str]) -> tuple[tuple[Any, ...], _Prepared, Any]:
+    model = build_model(cells, level=run.level, data=run.data,  # type: ignore[arg-type]
+                        table=table, centred=centred, prior_location=run.prior_location)
+    key = shape_key(model, run)
+    kinds = list(model.coords.get("word_kind") or ())
+    starts = initial_values(cells, level=run.level, centred=centred,  # type: ignore[arg-type]
+                            chains=run.chains, random_seed=int(run.random_seed or 0),
+                            word_kinds=kinds)
+    sds = approximate_posterior_sd(cells, level=run.level,  # type: ignore[arg-type]
+                                   centred=centred)
+    flat_starts, flat_sds = [], []
+    for value in model.value_vars:
+        rv = model.values_to_rvs[value]
+        name = rv.name
+        dims = model.named_vars_to_dims.get(name) or ()
+        shape = tuple(len(model.coords[d]) for d in dims)
+        log = type(model.rvs_to_transforms.get(rv)).__name__ == "LogTransform"
+        chains = []
+        for start in starts:
+            if name not in start:
+                raise ValueError(f"batch sampling needs a starting value of {name!r}")
+            x = np.broadcast_to(np.asarray(start[name], float), shape)
+            chains.append((np.log(x) if log else x).ravel())
+        flat_starts.append(np.stack(chains))
+        flat_sds.append(np.broadcast_to(np.asarray(sds.get(name, 1.0), float), shape).ravel())
+    prepared = _Prepared(
+        model=model,
+        data=[np.asarray(v.get_value()) for v in model.data_vars],
+        start=np.concatenate(flat_starts, axis=1),
+        inverse_mass=np.concatenate(flat_sds) ** 2,
+        seeds=np.array([lane_seed(int(run.random_seed or 0), c) for c in range(run.chains)],
+                       dtype=np.uint64))
+    return key, prepared, model
+
+
+def sample_tables(
+    items: Sequence[tuple[pd.DataFrame, pd.DataFrame | None, FitSettings, Sequence[str]]],
+    *,
+    threads: int | None = None,
+) -> list[DataTree]:
+    """Draw the posterior of many tables, tables of one shape and settings in one program.
+
+    Parameters
+    ----------
+    items
+        ``(cells, table, run, centred)`` per fit: the cell statistics, the table (needed
+        at the crossed level and with raw data), the resolved settings (a seed set) and
+        the centred connections.
+    threads
+        Threads the lanes are split over (default the machine's CPUs, at most 2 lanes
+        per thread).
+
+    Returns
+    -------
+    list of xarray.DataTree
+        Per fit, in order: groups ``posterior`` (free variables and deterministics, with
+        the model's coordinates) and ``sample_stats`` — the raw draws, before the word
+        effects of the crossed level are added.
+    """
+    import jax.numpy as jnp
+
+    from .batch_nuts import STAT_NAMES, run_lanes
+
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    prepared: list[_Prepared] = []
+    for i, (cells, table, run, centred) in enumerate(items):
+        key, prep, _ = _prepare(cells, table, run, centred)
+        prepared.append(prep)
+        groups.setdefault((key, BatchRun.of(run)), []).append(i)
+    trees: list[DataTree | None] = [None] * len(items)
+    for (key, batch), members in groups.items():
+        with _SHAPES_LOCK:
+            shape = _SHAPES.get(key)
+            if shape is None:
+                shape = _compile_shape(prepared[members[0]].model)
+                _SHAPES[key] = shape
+        lanes_data = [np.stack([prepared[i].data[k] for i in members for _ in
+                                range(batch.chains)]) for k in range(len(shape.data_names))]
+        start = np.concatenate([prepared[i].start for i in members])
+        inverse_mass = np.stack([prepared[i].inverse_mass for i in members
+                                 for _ in range(batch.chains)])
+        seeds = np.concatenate([prepared[i].seeds for i in members])
+        parts = _split(len(seeds), threads)
+
+        def run_part(part: slice, shape: _Shape = shape, batch: BatchRun = batch,
+                     lanes_data: list = lanes_data, start: np.ndarray = start,
+                     inverse_mass: np.ndarray = inverse_mass,
+                     seeds: np.ndarray = seeds, parts: list = parts) -> Any:
+            index = _padded(part, len(seeds), parts)
+            return run_lanes(shape.potential, [jnp.asarray(d[index]) for d in lanes_data],
+                             start[index], inverse_mass[index], seeds[index],
+                             tune=batch.tune, draws=batch.draws,
+                             target_accept=batch.target_accept,
+                             max_tree_depth=batch.max_tree_depth)
+
+        if len(parts) == 1:
+            results = [run_part(parts[0])]
+        else:
+            with ThreadPoolExecutor(len(parts)) as pool:
+                results = list(pool.map(run_part, parts))
+        positions = np.concatenate([r.positions[:p.stop - p.start]
+                                    for r, p in zip(results, parts, strict=True)])
+        stats = {n: np.concatenate([r.stats[n][:p.stop - p.start]
+                                    for r, p in zip(results, parts, strict=True)])
+                 for n in STAT_NAMES}
+        constrained = _constrain(shape, positions, lanes_data)
+        for j, i in enumerate(members):
+            lanes = slice(j * batch.chains, (j + 1) * batch.chains)
+            trees[i] = _tree(prepared[i].model, shape,
+                             [c[lanes] for c in constrained],
+                             {n: s[lanes] for n, s in stats.items()})
+    return [t for t in trees if t is not None]
+
+
+def _split(lanes: int, threads: int | None) -> list[slice]:
+    """Equal parts of the lanes, one per thread (the last padded to the same size, so
+    every part runs the same compiled program)."""
+    threads = max(1, min(threads or os.cpu_count() or 1, lanes // 2 or 1))
+    size = -(-lanes // threads)
+    return [slice(k * size, min(lanes, (k + 1) * size)) for k in range(threads)
+            if k * size < lanes]
+
+
+def _padded(part: slice, lanes: int, parts: list[slice]) -> np.ndarray:
+    size = parts[0].stop - parts[0].start
+    index = np.arange(part.start, part.stop)
+    if len(index) < size:  # repeat the last lane; its copy is dropped afterwards
+        index = np.concatenate([index, np.full(size - len(index), lanes - 1)])
+    return index
+
+
+def _constrain(shape: _Shape, positions: np.ndarray, lanes_data: list[np.ndarray]
+               ) -> list[np.ndarray]:
+    """The posterior's variables of every draw of every lane (one vmapped call)."""
+    import jax
+    import jax.numpy as jnp
+
+    per_draw = jax.vmap(shape.constrain, in_axes=(0, None))
+    per_lane = jax.jit(jax.vmap(per_draw, in_axes=(0, 0)))
+    out = per_lane(jnp.asarray(positions), [jnp.asarray(d) for d in lanes_data])
+    return [np.asarray(o, dtype=np.float64) for o in out]
+
+
+def _tree(model: Any, shape: _Shape, values: list[np.ndarray],
+          stats: dict[str, np.ndarray]) -> DataTree:
+    import xarray as xr
+
+    chains, draws = values[0].shape[:2]
+    base = {"chain": np.arange(chains), "draw": np.arange(draws)}
+    posterior = {}
+    for name, dims, value in zip(shape.output_names, shape.output_dims, values, strict=True):
+        coords = {d: list(model.coords[d]) for d in dims}
+        posterior[name] = xr.DataArray(value, dims=("chain", "draw", *dims),
+                                       coords={**base, **coords})
+    stat_vars = {name: xr.DataArray(
+        value.astype(bool) if name == "diverging" else
+        value.astype(np.int64) if name in ("n_steps", "tree_depth") else value,
+        dims=("chain", "draw"), coords=base) for name, value in stats.items()}
+    return xr.DataTree.from_dict({"posterior": xr.Dataset(posterior),
+                                  "sample_stats": xr.Dataset(stat_vars)})
