@@ -1,0 +1,121 @@
+"""Fits run together (fit_many's batch path, sampler="auto"/"embias") against fits run
+alone: the same draws wherever a job runs, the same posterior within Monte Carlo error
+as numpyro's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from embias.bayes import FitJob, fit_many
+from embias.bayes.batch import run_fit_chunk
+from embias.settings import FitSettings
+
+from mcmc_bounds import max_divergences, max_rhat_bound
+
+pytestmark = pytest.mark.xdist_group("batch")
+
+SMALL = {"tune": 300, "draws": 600}
+
+
+@pytest.fixture(scope="module")
+def population_tables() -> list[pd.DataFrame]:
+    from embias.calibration import draw_population_studies
+    from embias.embeddings import load_embeddings
+    from embias.tables import cosine_table
+
+    kv = load_embeddings("glove-6b-50d")
+    studies = draw_population_studies("sentiment", n_studies=3, random_seed=7)
+    return [cosine_table(kv, s, missing="raise", embedding_name="glove-6b-50d")
+            for s in studies]
+
+
+@pytest.fixture(scope="module")
+def together(population_tables) -> list:
+    jobs = [FitJob(t, FitSettings(random_seed=10 + i, **SMALL), label=f"study {i}")
+            for i, t in enumerate(population_tables)]
+    return fit_many(jobs, progress=False, warn=False)
+
+
+def _means(fit) -> np.ndarray:
+    return fit.posterior["posterior"]["connection_mean"].values
+
+
+def test_fits_run_together_use_the_batch_sampler_and_record_it(together) -> None:
+    for fit in together:
+        assert fit.settings["sampler"] == "embias"
+        assert fit.posterior["posterior"].sizes == {"chain": 2, "draw": 600,
+                                                   "connection": 3, **{
+            k: v for k, v in fit.posterior["posterior"].sizes.items()
+            if k not in ("chain", "draw", "connection")}}
+        stats = fit.posterior["sample_stats"]
+        assert {"diverging", "n_steps", "acceptance_rate", "energy", "tree_depth", "lp",
+                "step_size"} <= set(stats.data_vars)
+        # crossed level: each compared word's effect and log-likelihood, as for fits alone
+        assert "word_effect" in fit.posterior["posterior"]
+        assert "compared_word" in fit.posterior["log_likelihood"]
+
+
+def test_a_job_gives_the_same_draws_alone_and_in_a_batch(population_tables, together) -> None:
+    alone = run_fit_chunk([FitJob(population_tables[1],
+                                  FitSettings(random_seed=11, **SMALL), label="alone")])[0]
+    np.testing.assert_array_equal(_means(alone), _means(together[1]))
+
+
+def test_the_batch_posterior_matches_numpyros_within_monte_carlo_error(
+        population_tables, together) -> None:
+    import arviz as az
+
+    from embias.bayes import fit_bias_model
+
+    single = fit_bias_model(population_tables[0], random_seed=3, sampler="numpyro",
+                            progress=False, warn=False, **SMALL)
+    assert single.settings["sampler"] == "numpyro"
+    for name in ("connection_mean", "tau", "sigma"):
+        a = together[0].posterior["posterior"][name]
+        b = single.posterior["posterior"][name]
+        for idx in np.ndindex(a.shape[2:]):
+            xa, xb = a.values[(..., *idx)], b.values[(..., *idx)]
+            se = np.sqrt(xa.var() / float(az.ess(xa)) + xb.var() / float(az.ess(xb)))
+            assert abs(xa.mean() - xb.mean()) < 4.5 * se, (name, idx)
+
+
+def test_batch_fits_pass_their_own_convergence_bounds(together) -> None:
+    for fit in together:
+        diag = fit.diagnostics()
+        assert diag["r_hat"].max() <= max_rhat_bound(diag["ess_bulk"].min(), len(diag))
+        assert fit.divergences <= max_divergences(600, 2)
+
+
+def test_the_batch_sampler_refuses_what_it_cannot_fit(population_tables) -> None:
+    from embias.bayes import fit_bias_model
+
+    with pytest.raises(ValueError, match=r"sampler='embias' fits the hierarchical and "
+                                         r"crossed levels .* got level='word'"):
+        fit_bias_model(population_tables[0], level="word", sampler="embias", random_seed=1,
+                       progress=False, **SMALL)
+    with pytest.raises(ValueError, match=r"got level='crossed', data='raw'"):
+        fit_bias_model(population_tables[0], data="raw", sampler="embias", random_seed=1,
+                       progress=False, **SMALL)
+
+
+def test_jobs_the_batch_sampler_cannot_fit_run_alone_with_auto(population_tables) -> None:
+    jobs = [FitJob(population_tables[0], FitSettings(level="word", random_seed=1, **SMALL)),
+            FitJob(population_tables[1], FitSettings(random_seed=11, **SMALL))]
+    fits = fit_many(jobs, progress=False, warn=False)
+    assert [f.settings["sampler"] for f in fits] == ["numpyro", "embias"]
+
+
+def test_a_dask_cluster_gives_the_same_draws_as_this_process(population_tables,
+                                                             together) -> None:
+    import dask.distributed as distributed
+
+    jobs = [FitJob(t, FitSettings(random_seed=10 + i, **SMALL), label=f"study {i}")
+            for i, t in enumerate(population_tables)]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = fit_many(jobs, executor=client.get_executor(), progress=False, warn=False)
+    for a, b in zip(together, remote, strict=True):
+        np.testing.assert_array_equal(_means(a), _means(b))
