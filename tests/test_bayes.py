@@ -228,8 +228,8 @@ def test_bad_tables_are_refused_with_a_named_problem(change, message: str) -> No
         ({"level": "county"},
          "level='county' is not one of ['dataset', 'word', 'hierarchical', 'crossed']"),
         ({"data": "means"}, "data='means' is not one of ['summary', 'raw']"),
-        ({"sampler": "stan"}, "sampler='stan' is not one of ['pymc', 'nutpie', 'numpyro', "
-                              "'blackjax']"),
+        ({"sampler": "stan"}, "sampler='stan' is not one of ['auto', 'embias', 'pymc', "
+                              "'nutpie', 'numpyro', 'blackjax']"),
         ({"draws": 0}, "draws must be an integer ≥ 1, got 0"),
         ({"target_accept": 1.5}, "target_accept must be in (0, 1), got 1.5"),
         ({"random_seed": -1}, "random_seed must be a non-negative integer or None, got -1"),

@@ -159,13 +159,17 @@ def run_fit_chunk(jobs: Sequence[FitJob]) -> list[BiasFit]:
         items, runs = [], []
         for job in jobs:
             run = batch_settings(job.settings)
-            cells, centred = prepare_fit(job.table, run)
+            try:
+                cells, centred = prepare_fit(job.table, run)
+            except Exception as exc:
+                exc.add_note(f"while fitting job {job.label!r}")
+                raise
             items.append((cells, job.table, run, centred))
             runs.append(run)
         built = time.perf_counter()
         trees = sample_posteriors(items)
         share = (time.perf_counter() - built) / len(jobs)
-        fits = [finish_fit(tree, table, cells, run, centred, defer_log_likelihood=True,
+        fits = [finish_fit(tree, table, cells, run, centred, deferred=True,
                            timings={"build_seconds": (built - start) / len(jobs),
                                     "sample_seconds": share})
                 for tree, (cells, table, run, centred) in zip(trees, items, strict=True)]

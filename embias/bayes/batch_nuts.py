@@ -93,8 +93,8 @@ def _hash_bits(seed: Any, counter: Any, n: int) -> Any:
 
 
 def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: float,
-                    max_tree_depth: int, step_size: float | None) -> tuple[Any, Any]:
-    """The per-lane ``init`` and ``step`` functions (to be vmapped)."""
+                    max_tree_depth: int, step_size: float | None) -> tuple[Any, Any, Any]:
+    """The per-lane ``init``, ``step`` and ``momenta`` functions (to be vmapped)."""
     import jax
     import jax.numpy as jnp
 
@@ -120,15 +120,18 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
         return ((jnp.sum(inv_mass * r_left * rho, -1) <= 0)
                 | (jnp.sum(inv_mass * r_right * rho, -1) <= 0))
 
-    def normals_and_uniforms(seed: Any, counter: Any, dim: int) -> tuple[Any, Any]:
-        """``dim`` standard normals (Box–Muller) and 4 uniforms in (0, 1)."""
-        bits = _hash_bits(seed, counter, (dim + 1) // 2 + 2)
-        u1 = ((bits & 0xFFFFFFFF).astype(jnp.float64) + 0.5) / 2.0**32
-        u2 = ((bits >> 32).astype(jnp.float64) + 0.5) / 2.0**32
-        radius = jnp.sqrt(-2.0 * jnp.log(u1[:-2]))
-        angle = 2.0 * jnp.pi * u2[:-2]
-        normals = jnp.concatenate([radius * jnp.cos(angle), radius * jnp.sin(angle)])[:dim]
-        return normals, jnp.concatenate([u1[-2:], u2[-2:]])
+    def uniforms_of(bits: Any) -> tuple[Any, Any]:
+        """Two uniforms in (0, 1) from each 64-bit word (its halves)."""
+        return (((bits & 0xFFFFFFFF).astype(jnp.float64) + 0.5) / 2.0**32,
+                ((bits >> 32).astype(jnp.float64) + 0.5) / 2.0**32)
+
+    def normals_of(seed: Any, counter: Any, dim: int) -> Any:
+        """``dim`` standard normals (Box–Muller) of step ``counter`` of the momentum
+        stream (the lane's seed with its top bit flipped: apart from the uniforms')."""
+        u1, u2 = uniforms_of(_hash_bits(seed ^ jnp.uint64(2**63), counter, (dim + 1) // 2))
+        radius = jnp.sqrt(-2.0 * jnp.log(u1))
+        angle = 2.0 * jnp.pi * u2
+        return jnp.concatenate([radius * jnp.cos(angle), radius * jnp.sin(angle)])[:dim]
 
     def init(seed: Any, z: Any, inv_mass: Any, data: Any) -> dict[str, Any]:
         u, g = value_and_grad(z, data)
@@ -137,8 +140,8 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
         # step size: double or halve until one leapfrog step's acceptance crosses 0.8
         # (the probes use counters below zero: no step of the chain reuses their numbers)
         def probe(k: int, log_eps: Any) -> Any:
-            normals, _ = normals_and_uniforms(seed, jnp.uint64(2**63) + k, dim)
-            r = normals / jnp.sqrt(inv_mass)
+            # momentum-stream counters from 2^62 on: no draw of the chain reuses them
+            r = normals_of(seed, jnp.uint64(2**62) + k, dim) / jnp.sqrt(inv_mass)
             _, r1, u1, _ = leapfrog(z, r, g, jnp.exp(log_eps), inv_mass, data)
             delta = (u1 + kinetic(inv_mass, r1)) - (u + kinetic(inv_mass, r))
             good = jnp.nan_to_num(-delta, nan=-jnp.inf) > jnp.log(0.8)
@@ -163,16 +166,17 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
             "steps": jnp.asarray(0),
         }
 
-    def step(s: dict[str, Any], data: Any) -> tuple[dict[str, Any], Any, Any]:
+    def step(s: dict[str, Any], data: Any, momenta: Any) -> tuple[dict[str, Any], Any, Any]:
         w = jnp.where
         active = s["i"] < total
-        dim = s["z"].shape[0]
-        normals, uniforms = normals_and_uniforms(s["seed"], s["steps"], dim)
+        u_a, u_b = uniforms_of(_hash_bits(s["seed"], s["steps"], 2))
+        uniforms = jnp.concatenate([u_a, u_b])
         inv_mass = s["inv_mass"]
 
-        # a new draw: fresh momentum, a tree of the current point alone
+        # a new draw: fresh momentum (the lane's normals of this draw), a tree of the
+        # current point alone
         fresh = s["fresh"]
-        r0 = normals / jnp.sqrt(inv_mass)
+        r0 = momenta[jnp.minimum(s["i"], total - 1)] / jnp.sqrt(inv_mass)
         e0 = w(fresh, s["u"] + kinetic(inv_mass, r0), s["e0"])
         t = {name: w(fresh, new, s[name]) for name, new in (
             ("zl", s["z"]), ("rl", r0), ("gl", s["g"]), ("zr", s["z"]), ("rr", r0),
@@ -287,7 +291,12 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
         new["steps"] = s["steps"] + active
         return new, record, (jnp.clip(i - tune, 0, draws - 1), z_new, stats)
 
-    return init, step
+    def momenta_of(seed: Any, dim: int) -> Any:
+        """The standard normals of every draw's momentum, (draw, dim)."""
+        return jax.vmap(lambda i: normals_of(seed, i, dim))(
+            jnp.arange(total, dtype=jnp.uint64))
+
+    return init, step, momenta_of
 
 
 def run_lanes(
@@ -357,7 +366,7 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
     import jax
     import jax.numpy as jnp
 
-    init, step = _lane_functions(potential, tune=tune, draws=draws,
+    init, step, momenta_of = _lane_functions(potential, tune=tune, draws=draws,
                                  target_accept=target_accept, max_tree_depth=max_tree_depth,
                                  step_size=step_size)
     total = tune + draws
@@ -365,13 +374,15 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
     def program(seeds: Any, z0: Any, inv_mass0: Any, data: Any) -> tuple:
         lanes, dim = z0.shape
         state = jax.vmap(init)(seeds, z0, inv_mass0, data)
+        # every draw's momentum, made at once (a step only looks its draw's up)
+        momenta = jax.vmap(momenta_of, in_axes=(0, None))(seeds, dim)
         out_z = jnp.zeros((lanes, draws, dim))
         out_stats = jnp.zeros((lanes, draws, len(STAT_NAMES)))
         lane_index = jnp.arange(lanes)
 
         def body(carry: tuple) -> tuple:
             state, out_z, out_stats = carry
-            state, record, (slot, z, stats) = jax.vmap(step)(state, data)
+            state, record, (slot, z, stats) = jax.vmap(step)(state, data, momenta)
             # a lane that did not finish a draw writes its slot back unchanged
             out_z = out_z.at[lane_index, slot].set(
                 jnp.where(record[:, None], z, out_z[lane_index, slot]))

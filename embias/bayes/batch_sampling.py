@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..settings import FitSettings
 from .data import approximate_posterior_sd, initial_values
-from .model import build_model
+from .model import build_model, summary_model_data
 
 if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
@@ -62,6 +62,7 @@ class _Shape:
     potential: Any
     constrain: Any
     data_names: list[str]
+    data_dtypes: list[Any]
     value_names: list[str]
     value_shapes: list[tuple[int, ...]]
     transforms: list[str]
@@ -71,13 +72,6 @@ class _Shape:
 
 _SHAPES: dict[tuple[Any, ...], _Shape] = {}
 _SHAPES_LOCK = threading.Lock()
-
-
-def shape_key(model: Any, run: FitSettings) -> tuple[Any, ...]:
-    """What one compiled program serves: the level, the data mode and the shapes of every
-    data container (tables differing only in their values share it)."""
-    shapes = tuple(sorted((v.name, tuple(np.shape(v.get_value()))) for v in model.data_vars))
-    return (run.level, run.data, shapes)
 
 
 def _compile_shape(model: Any) -> _Shape:
@@ -123,6 +117,7 @@ def _compile_shape(model: Any) -> _Shape:
     dims = [tuple(model.named_vars_to_dims.get(n) or ()) for n in names]
     return _Shape(potential=potential, constrain=constrain,
                   data_names=[v.name for v in data_vars],
+                  data_dtypes=[np.asarray(v.get_value()).dtype for v in data_vars],
                   value_names=[model.values_to_rvs[v].name for v in value_vars],
                   value_shapes=shapes, transforms=transforms, output_names=names,
                   output_dims=dims)
@@ -136,47 +131,49 @@ def lane_seed(seed: int, chain: int) -> int:
 
 @dataclass
 class _Prepared:
-    model: Any
-    data: list[np.ndarray]
-    start: np.ndarray      # (chains, dim)
-    inverse_mass: np.ndarray  # (dim,)
-    seeds: np.ndarray      # (chains,)
+    coords: dict[str, Any]
+    data: dict[str, np.ndarray]
+    starts: list[dict[str, Any]]   # per chain, on the constrained scale
+    sds: dict[str, Any]            # approximate posterior sds
+    seeds: np.ndarray              # (chains,)
 
 
 def _prepare(cells: pd.DataFrame, table: pd.DataFrame | None, run: FitSettings,
-             centred: Sequence[str]) -> tuple[tuple[Any, ...], _Prepared, Any]:
-    model = build_model(cells, level=run.level, data=run.data,  # type: ignore[arg-type]
-                        table=table, centred=centred, prior_location=run.prior_location)
-    key = shape_key(model, run)
-    kinds = list(model.coords.get("word_kind") or ())
+             centred: Sequence[str]) -> tuple[tuple[Any, ...], _Prepared]:
+    """A fit's coordinates, data, starting points and seeds — without building its PyMC
+    model (one model per shape is built, :func:`_compile_shape`)."""
+    coords, data = summary_model_data(cells, level=run.level,  # type: ignore[arg-type]
+                                      table=table, centred=centred,
+                                      prior_location=run.prior_location)
+    key = (run.level, run.data, tuple(sorted((k, tuple(np.shape(v))) for k, v in data.items())))
+    kinds = list(coords.get("word_kind") or ())
     starts = initial_values(cells, level=run.level, centred=centred,  # type: ignore[arg-type]
                             chains=run.chains, random_seed=int(run.random_seed or 0),
                             word_kinds=kinds)
     sds = approximate_posterior_sd(cells, level=run.level,  # type: ignore[arg-type]
                                    centred=centred)
-    flat_starts, flat_sds = [], []
-    for value in model.value_vars:
-        rv = model.values_to_rvs[value]
-        name = rv.name
-        dims = model.named_vars_to_dims.get(name) or ()
-        shape = tuple(len(model.coords[d]) for d in dims)
-        log = type(model.rvs_to_transforms.get(rv)).__name__ == "LogTransform"
+    seeds = np.array([lane_seed(int(run.random_seed or 0), c) for c in range(run.chains)],
+                     dtype=np.uint64)
+    return key, _Prepared(coords=coords, data=data, starts=starts, sds=sds, seeds=seeds)
+
+
+def _flat_start(shape: _Shape, prep: _Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """Each chain's starting point on the sampler's (unconstrained) scale, and the first
+    inverse mass matrix (squared approximate posterior sds), in the compiled order."""
+    starts, sds = [], []
+    for name, var_shape, transform in zip(shape.value_names, shape.value_shapes,
+                                          shape.transforms, strict=True):
+        log = transform == "LogTransform"
         chains = []
-        for start in starts:
+        for start in prep.starts:
             if name not in start:
                 raise ValueError(f"batch sampling needs a starting value of {name!r}")
-            x = np.broadcast_to(np.asarray(start[name], float), shape)
+            x = np.broadcast_to(np.asarray(start[name], float), var_shape)
             chains.append((np.log(x) if log else x).ravel())
-        flat_starts.append(np.stack(chains))
-        flat_sds.append(np.broadcast_to(np.asarray(sds.get(name, 1.0), float), shape).ravel())
-    prepared = _Prepared(
-        model=model,
-        data=[np.asarray(v.get_value()) for v in model.data_vars],
-        start=np.concatenate(flat_starts, axis=1),
-        inverse_mass=np.concatenate(flat_sds) ** 2,
-        seeds=np.array([lane_seed(int(run.random_seed or 0), c) for c in range(run.chains)],
-                       dtype=np.uint64))
-    return key, prepared, model
+        starts.append(np.stack(chains))
+        sds.append(np.broadcast_to(np.asarray(prep.sds.get(name, 1.0), float),
+                                   var_shape).ravel())
+    return np.concatenate(starts, axis=1), np.concatenate(sds) ** 2
 
 
 def sample_tables(
@@ -210,7 +207,7 @@ def sample_tables(
     groups: dict[tuple[Any, ...], list[int]] = {}
     prepared: list[_Prepared] = []
     for i, (cells, table, run, centred) in enumerate(items):
-        key, prep, _ = _prepare(cells, table, run, centred)
+        key, prep = _prepare(cells, table, run, centred)
         prepared.append(prep)
         groups.setdefault((key, BatchRun.of(run)), []).append(i)
     trees: list[DataTree | None] = [None] * len(items)
@@ -218,13 +215,17 @@ def sample_tables(
         with _SHAPES_LOCK:
             shape = _SHAPES.get(key)
             if shape is None:
-                shape = _compile_shape(prepared[members[0]].model)
+                cells, table, run, centred = items[members[0]]
+                shape = _compile_shape(build_model(
+                    cells, level=run.level, data=run.data,  # type: ignore[arg-type]
+                    table=table, centred=centred, prior_location=run.prior_location))
                 _SHAPES[key] = shape
-        lanes_data = [np.stack([prepared[i].data[k] for i in members for _ in
-                                range(batch.chains)]) for k in range(len(shape.data_names))]
-        start = np.concatenate([prepared[i].start for i in members])
-        inverse_mass = np.stack([prepared[i].inverse_mass for i in members
-                                 for _ in range(batch.chains)])
+        lanes_data = [np.stack([np.asarray(prepared[i].data[name], dtype=dtype)
+                                for i in members for _ in range(batch.chains)])
+                      for name, dtype in zip(shape.data_names, shape.data_dtypes, strict=True)]
+        flat = [_flat_start(shape, prepared[i]) for i in members]
+        start = np.concatenate([f[0] for f in flat])
+        inverse_mass = np.stack([f[1] for f in flat for _ in range(batch.chains)])
         seeds = np.concatenate([prepared[i].seeds for i in members])
         parts = _split(len(seeds), threads)
 
@@ -252,7 +253,7 @@ def sample_tables(
         constrained = _constrain(shape, positions, lanes_data)
         for j, i in enumerate(members):
             lanes = slice(j * batch.chains, (j + 1) * batch.chains)
-            trees[i] = _tree(prepared[i].model, shape,
+            trees[i] = _tree(prepared[i].coords, shape,
                              [c[lanes] for c in constrained],
                              {n: s[lanes] for n, s in stats.items()})
     return [t for t in trees if t is not None]
@@ -287,7 +288,7 @@ def _constrain(shape: _Shape, positions: np.ndarray, lanes_data: list[np.ndarray
     return [np.asarray(o, dtype=np.float64) for o in out]
 
 
-def _tree(model: Any, shape: _Shape, values: list[np.ndarray],
+def _tree(model_coords: dict[str, Any], shape: _Shape, values: list[np.ndarray],
           stats: dict[str, np.ndarray]) -> DataTree:
     import xarray as xr
 
@@ -295,7 +296,7 @@ def _tree(model: Any, shape: _Shape, values: list[np.ndarray],
     base = {"chain": np.arange(chains), "draw": np.arange(draws)}
     posterior = {}
     for name, dims, value in zip(shape.output_names, shape.output_dims, values, strict=True):
-        coords = {d: list(model.coords[d]) for d in dims}
+        coords = {d: list(model_coords[d]) for d in dims}
         posterior[name] = xr.DataArray(value, dims=("chain", "draw", *dims),
                                        coords={**base, **coords})
     stat_vars = {name: xr.DataArray(

@@ -67,12 +67,13 @@ def prepare_fit(table: pd.DataFrame, run: FitSettings) -> tuple[pd.DataFrame, tu
 
 def finish_fit(posterior: DataTree, table: pd.DataFrame, cells: pd.DataFrame,
                run: FitSettings, centred: Sequence[str], *,
-               timings: Mapping[str, float], defer_log_likelihood: bool = False) -> BiasFit:
+               timings: Mapping[str, float], deferred: bool = False) -> BiasFit:
     """The :class:`BiasFit` of sampled draws (made ArviZ-ready, with the record of what
-    produced them and the classic scores of the table); with ``defer_log_likelihood`` the
-    compared words' log-likelihoods are computed when ``fit.posterior`` is first used."""
+    produced them and the classic scores of the table); with ``deferred`` the compared
+    words' log-likelihoods and the classic scores are computed when first used (a batch's
+    fits: most are only summarised)."""
     t_start = time.perf_counter()
-    arviz_ready(posterior, table, cells, log_likelihood=not defer_log_likelihood)
+    arviz_ready(posterior, table, cells, log_likelihood=not deferred)
     record = {
         **run.to_dict(),
         "centred": list(centred),
@@ -83,14 +84,13 @@ def finish_fit(posterior: DataTree, table: pd.DataFrame, cells: pd.DataFrame,
                       else ""),
     }
     spent = dict(timings)
+    classic = PendingClassic(table)
     return BiasFit(
-        posterior=PendingLogLikelihood(posterior) if defer_log_likelihood else posterior,
+        posterior=PendingLogLikelihood(posterior) if deferred else posterior,
         table=table,
         cells=cells,
         settings=record,
-        # classic scores of paired differences (the change model) mean nothing
-        classic=(classic_scores(table) if not table.attrs.get("differences")
-                 else classic_scores(table.iloc[:0])),
+        classic=classic if deferred else classic.compute(),
         timings={**spent, "total_seconds": sum(spent.values())
                  + time.perf_counter() - t_start},
     )
@@ -206,6 +206,40 @@ class PendingLogLikelihood:
 
     def __repr__(self) -> str:
         return "PendingLogLikelihood()"
+
+
+class PendingClassic:
+    """A fit's classic scores, computed when ``fit.classic`` is first used (fits run in a
+    batch)."""
+
+    def __init__(self, table: pd.DataFrame) -> None:
+        self.table = table
+
+    def compute(self) -> pd.DataFrame:
+        """The classic scores (:func:`embias.classic_scores`; none for paired differences,
+        whose MAC/WEAT mean nothing)."""
+        if self.table.attrs.get("differences"):
+            return classic_scores(self.table.iloc[:0])
+        return classic_scores(self.table)
+
+    def __repr__(self) -> str:
+        return "PendingClassic()"
+
+
+class _Classic:
+    """``BiasFit.classic``: computed on first use when it was deferred."""
+
+    def __get__(self, fit: BiasFit | None, owner: type) -> Any:
+        if fit is None:
+            return self
+        value = fit.__dict__["_classic"]
+        if isinstance(value, PendingClassic):
+            value = value.compute()
+            fit.__dict__["_classic"] = value
+        return value
+
+    def __set__(self, fit: BiasFit, value: Any) -> None:
+        fit.__dict__["_classic"] = value
 
 
 def arviz_ready(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame, *,
@@ -519,4 +553,5 @@ class BiasFit:
 # the draws of a loaded fit are read when first used (DeferredDraws); set after the
 # dataclass is made, so the field keeps no default
 BiasFit.posterior = _Draws()  # type: ignore[assignment]
+BiasFit.classic = _Classic()  # type: ignore[assignment]
 

@@ -19,7 +19,7 @@ from .data import choose_centring, row_cells
 if TYPE_CHECKING:  # pragma: no cover
     import pymc as pm
 
-__all__ = ["build_model"]
+__all__ = ["build_model", "summary_model_data"]
 
 #: Rate of the Exponential priors of the template sds (τ_template, τ_template×kind): mean
 #: 0.1, 95% below 0.3 — weakly informative for shifts of a sentence's cosine distances,
@@ -311,3 +311,67 @@ def _template_statistics(design: CrossedDesign, coef: Any, template_kind: Any,
                      dims=("count_pattern", "template", "connection"))
     fitted = pt.sum(counts * by_connection[None, :, :], axis=1)         # (pattern, con)
     return within, fitted
+
+
+def summary_model_data(
+    cells: pd.DataFrame,
+    *,
+    level: Level,
+    table: pd.DataFrame | None,
+    centred: Sequence[str],
+    prior_location: float = DEFAULT_PRIOR_LOCATION,
+    design: CrossedDesign | None = None,
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The coordinates and the data containers' values of :func:`build_model` with
+    ``data="summary"`` at the hierarchical or crossed level (a table without templates),
+    computed without building the PyMC model: a batch builds one model per shape and feeds
+    every other table of it through these values.
+
+    Returns
+    -------
+    (coords, data)
+        The model's coordinates and ``{container name: value}`` — equal to
+        ``build_model(...)``'s (a test holds them together).
+    """
+    if level not in ("hierarchical", "crossed"):
+        raise ValueError(f"summary_model_data() serves the hierarchical and crossed levels, "
+                         f"got level={level!r}")
+    words = list(dict.fromkeys(cells["protected_word"]))
+    cons = list(dict.fromkeys(cells["connection"]))
+    cell_labels = [f"{w}|{c}" for w, c in zip(cells["protected_word"], cells["connection"],
+                                              strict=True)]
+    coords: dict[str, Any] = {"protected_word": words, "connection": cons, "cell": cell_labels}
+    data: dict[str, np.ndarray] = {
+        "cell_word": pd.Index(words).get_indexer(cells["protected_word"]).astype(np.int64),
+        "cell_connection": pd.Index(cons).get_indexer(cells["connection"]).astype(np.int64),
+        "prior_location": np.asarray(float(prior_location)),
+        "centred": np.array([float(c in set(centred)) for c in cons]),
+    }
+    if level == "crossed":
+        if table is None:
+            raise ValueError("level='crossed' needs the table (table=...)")
+        if design is None:
+            design = crossed_design(table, cells)
+        if design.template is not None:
+            raise ValueError("summary_model_data() serves tables without templates")
+        coords.update(row=np.arange(len(table)), word_to_compare=design.words,
+                      word_kind=design.kinds, count_pattern=np.arange(len(design.patterns)))
+        shape = (len(words), len(cons))
+        groups = design.word_groups()
+        data.update({
+            "cell_n": cells["n"].to_numpy(float).reshape(shape),
+            "cell_mean_data": cells["mean"].to_numpy(float).reshape(shape),
+            "cell_ss_data": cells["ss"].to_numpy(float).reshape(shape),
+            "pattern_cell_count": np.asarray(design.patterns),
+            "word_group_kind": groups.kind, "word_group_pattern": groups.pattern,
+            "word_group_size": groups.size, "word_group_mean_sum": groups.mean_sum,
+            "word_group_sum_scatter": groups.sum_scatter,
+        })
+    else:
+        n = cells["n"].to_numpy(dtype=np.int64)
+        multi = np.flatnonzero(n >= 2)
+        coords["cell_multi"] = [cell_labels[i] for i in multi]
+        data.update({"cell_n": n, "cell_multi_index": multi,
+                     "cell_mean_data": cells["mean"].to_numpy(float),
+                     "cell_ss_data": cells["ss"].to_numpy(float)[multi]})
+    return coords, data
