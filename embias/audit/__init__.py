@@ -37,7 +37,6 @@ result; for the crossed level the page also ranks the compared words' own offset
 from __future__ import annotations
 
 import datetime as _datetime
-import functools
 import os
 import shlex
 from collections.abc import Mapping, Sequence
@@ -53,8 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..settings import FitSettings
     from ..wordlists import Study
 
-__all__ = ["OPTIONAL_INPUTS", "FitFigures", "audit_report", "check_report_path",
-           "keep_figures"]
+__all__ = ["OPTIONAL_INPUTS", "audit_report", "check_report_path", "keep_figures"]
 
 #: The optional inputs of :func:`audit_report`: name → (what it is, why it may be absent,
 #: what computes it). The hook points for results built elsewhere: when a function that
@@ -402,25 +400,21 @@ def audit_report(
 
     from .. import __version__
     from . import content
-    from .render import FigureJobs, environment, style_sheet
+    from .render import environment, style_sheet
 
     several_levels = len({e.level for e in entries}) > 1
     if model_comparison is None and several_levels:  # PSIS-LOO of every level: slow
         from . import content
 
         model_comparison = content.level_comparisons(entries, progress=progress)
-    # the figures the saved fits do not keep are drawn in other processes while this one
-    # makes the tables (render.FigureJobs); each block collects its own
-    with FigureJobs() as jobs:
-        content.submit_figures(entries, jobs, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
-                               fmt=figures, random_seed=random_seed)
-        context = _sections(
-            entries, st=st, jobs=jobs, title=title, study_name=study_name, ci_prob=ci_prob,
-            ci_kind=ci_kind, rope=rope, figures=figures, random_seed=random_seed,
-            several_levels=several_levels, model_comparison=model_comparison, seat=seat,
-            word_influence=word_influence, encoder=encoder, encoder_name=encoder_name,
-            weat=weat, compared=compared, comparison_path=comparison_path, files=files,
-            command=command, out_path=out_path)
+    # the figures the saved fits do not keep are drawn (and kept) by the blocks that show them
+    context = _sections(
+        entries, st=st, title=title, study_name=study_name, ci_prob=ci_prob,
+        ci_kind=ci_kind, rope=rope, figures=figures, random_seed=random_seed,
+        several_levels=several_levels, model_comparison=model_comparison, seat=seat,
+        word_influence=word_influence, encoder=encoder, encoder_name=encoder_name,
+        weat=weat, compared=compared, comparison_path=comparison_path, files=files,
+        command=command, out_path=out_path)
     context["version"] = __version__
     context["css"] = Markup(style_sheet())  # trusted package data: not escaped
     html = environment().get_template("report.html.j2").render(**context)
@@ -443,14 +437,15 @@ def keep_figures(
     rope: float | None = None,
     figures: str = "svg",
     random_seed: int = 0,
-) -> None:
+    png_dpi: int | None = None,
+) -> bytes | None:
     """Draw the figures of a saved fit's audit page now and keep them with the fit.
 
-    ``embias fit`` does this with every fit it makes (:class:`FitFigures`, drawn while the
-    fit is saved), so that ``embias report STUDY --fits FIT`` afterwards only reads them
-    back (benchmarks/bench_report.py: the page's first build then takes what a rebuild
-    takes). The options are those of :func:`audit_report`; a page made with other options
-    draws its own. Figures the fit keeps already are not drawn again.
+    ``embias fit`` does this with every fit it makes, so that ``embias report STUDY --fits
+    FIT`` afterwards only reads them back (the page's first build then takes what a
+    rebuild takes). The options are those of :func:`audit_report`; a page made with other
+    options draws its own. Figures the fit keeps already are not drawn again (but for the
+    forest plot when ``png_dpi`` asks for its PNG).
 
     Parameters
     ----------
@@ -459,111 +454,40 @@ def keep_figures(
         is done).
     ci_prob, ci_kind, rope, figures, random_seed
         As in :func:`audit_report`.
+    png_dpi
+        Also draw the forest plot as a PNG at this resolution, titled with the fit's title
+        (what ``embias fit`` writes next to the fit).
+
+    Returns
+    -------
+    bytes or None
+        The forest plot's PNG with ``png_dpi`` (and a saved fit), else None.
     """
     if not fit.path:
-        return
-    with FitFigures(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, figures=figures,
-                    random_seed=random_seed, workers=0) as drawn:
-        drawn.submit(fit)
-        drawn.keep(fit)
+        return None
+    from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
+    from . import content
+    from .sources import FitEntry
 
-
-class FitFigures:
-    """The figures of one fit that ``embias fit`` writes: the audit page's forest plot and
-    posterior predictive check (kept in the saved fit, as :func:`keep_figures` keeps them)
-    and, with ``png_dpi``, the forest plot as a PNG.
-
-    Made before the fit is sampled (with ``start_now``, its worker is forked then, before
-    JAX is imported: :class:`~embias.audit.render.FigureJobs`); :meth:`submit` is the
-    ``on_sampled`` hook of :func:`embias.fit_study_model`, which hands the figures' inputs
-    to the worker as soon as the draws exist, so they are drawn while this process
-    computes r̂/ESS and saves the fit; :meth:`keep` collects them once the fit is saved.
-    Without a worker they are drawn in this process, in :meth:`keep`: the files are the
-    same either way.
-
-    Parameters
-    ----------
-    ci_prob, ci_kind, rope, figures, random_seed
-        As in :func:`audit_report`.
-    png_dpi
-        Also draw the forest plot as a PNG at this resolution (:meth:`keep` returns it).
-    workers, start_now
-        As in :class:`~embias.audit.render.FigureJobs`; 0 draws in this process, and at
-        most 1 worker is used (this process is busy with the fit meanwhile).
-    """
-
-    def __init__(self, *, ci_prob: float | None = None, ci_kind: str = "hdi",
-                 rope: float | None = None, figures: str = "svg", random_seed: int = 0,
-                 png_dpi: int | None = None, workers: int = 1,
-                 start_now: bool = False) -> None:
-        from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
-        from .render import FigureJobs
-
-        self.options = {"ci_prob": DEFAULT_CI_PROB if ci_prob is None else ci_prob,
-                        "ci_kind": ci_kind, "rope": DEFAULT_ROPE if rope is None else rope}
-        self.figures = figures
-        self.random_seed = random_seed
-        self.png_dpi = png_dpi
-        self.submitted = False
-        self._jobs = FigureJobs(workers=min(workers, 1), start_now=start_now)
-
-    def _specs(self, fit: Any) -> tuple[Any, Any]:
-        from . import content
-        from .sources import FitEntry
-
-        entry = FitEntry.of(fit)  # labelled as `embias report --fits FIT` labels it
-        return (content.forest_spec(entry, **self.options, fmt=self.figures),
-                content.check_spec(entry, fmt=self.figures, random_seed=self.random_seed))
-
-    def submit(self, fit: Any) -> None:
-        """Hand the drawing of ``fit``'s figures over (those it keeps already are not
-        drawn again, but for the PNG's forest plot)."""
-        from . import content
-
-        forest, check = self._specs(fit)
-        if self.png_dpi is not None or not content.is_kept(forest):
-            table = fit.to_interval_table(**self.options)
-            if self.png_dpi is None:
-                self._jobs.submit("forest", content.draw_forest, table, fit.classic, forest)
-            else:
-                draw = functools.partial(content.draw_forest_and_png, png_title=fit.title,
-                                         png_dpi=self.png_dpi)
-                self._jobs.submit("forest", draw, table, fit.classic, forest)
-        if not content.is_kept(check):
-            self._jobs.submit("check", content.draw_check,
-                              fit.predictive_check(random_seed=self.random_seed), check)
-        self.submitted = True
-
-    def keep(self, fit: Any) -> bytes | None:
-        """Keep the figures drawn for ``fit`` (now saved) with it; return the forest
-        plot's PNG (None without ``png_dpi``)."""
-        from . import content
-
-        forest, check = self._specs(fit)
-        png = None
-        drawn = self._jobs.result("forest")
-        if drawn is not None:
-            page, png = drawn if self.png_dpi is not None else (drawn, None)
-            content.keep_picture(forest, page)
-        page = self._jobs.result("check")
-        if page is not None:
-            coverage = fit.predictive_check(random_seed=self.random_seed).coverage
-            content.keep_picture(check, page, coverage=coverage.to_dict(orient="list"))
-        return png
-
-    @property
-    def in_worker(self) -> bool:
-        """Whether a worker process draws the figures (else :meth:`keep` draws them)."""
-        return self._jobs.in_workers
-
-    def close(self) -> None:
-        self._jobs.close()
-
-    def __enter__(self) -> FitFigures:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    options = {"ci_prob": DEFAULT_CI_PROB if ci_prob is None else ci_prob,
+               "ci_kind": ci_kind, "rope": DEFAULT_ROPE if rope is None else rope}
+    entry = FitEntry.of(fit)  # labelled as `embias report --fits FIT` labels it
+    forest = content.forest_spec(entry, **options, fmt=figures)
+    check = content.check_spec(entry, fmt=figures, random_seed=random_seed)
+    png = None
+    if png_dpi is not None or not content.is_kept(forest):
+        table = fit.to_interval_table(**options)
+        if png_dpi is None:
+            page = content.draw_forest(table, fit.classic, forest)
+        else:
+            page, png = content.draw_forest_and_png(table, fit.classic, forest,
+                                                    png_title=fit.title, png_dpi=png_dpi)
+        content.keep_picture(forest, page)
+    if not content.is_kept(check):
+        predictive = fit.predictive_check(random_seed=random_seed)
+        content.keep_picture(check, content.draw_check(predictive, check),
+                             coverage=predictive.coverage.to_dict(orient="list"))
+    return png
 
 
 def _slug(text: str) -> str:
@@ -572,7 +496,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()
 
 
-def _sections(entries: list[Any], *, st: Study | None, jobs: Any, title: str | None,
+def _sections(entries: list[Any], *, st: Study | None, title: str | None,
               study_name: str, ci_prob: float, ci_kind: str, rope: float, figures: str,
               random_seed: int, several_levels: bool, model_comparison: Any, seat: Any,
               word_influence: Any, encoder: Any, encoder_name: str | None, weat: Any,
@@ -636,10 +560,10 @@ def _sections(entries: list[Any], *, st: Study | None, jobs: Any, title: str | N
             comparison=compared, ci_prob=ci_prob),
         "measured": content.measured_section(entries, st),
         "classic": classic,
-        "trust": [content.trust_block(e, fmt=figures, random_seed=random_seed, jobs=jobs)
+        "trust": [content.trust_block(e, fmt=figures, random_seed=random_seed)
                   for e in entries],
         "bayes": [content.bayes_block(e, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
-                                      fmt=figures, jobs=jobs) for e in entries],
+                                      fmt=figures) for e in entries],
         "model_comparison": optional["model_comparison"],
         "word_influence": optional["word_influence"],
         "word_effects": content.word_effect_tables(entries, ci_prob=ci_prob, ci_kind=ci_kind,

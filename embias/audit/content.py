@@ -25,7 +25,6 @@ from ..report import (
 )
 from ..settings import DEFAULT_CI_PROB, FitSettings
 from .render import (
-    FigureJobs,
     Picture,
     Table,
     cache_file,
@@ -604,7 +603,7 @@ def kept_or_drawn(spec: FigureSpec, draw: Callable[[], tuple[Picture, dict[str, 
 
 
 def draw_forest(table: pd.DataFrame, classic: pd.DataFrame, spec: FigureSpec) -> Picture:
-    """Draw a fit's forest plot for the page (here or in a :class:`FigureJobs` worker)."""
+    """Draw a fit's forest plot for the page."""
     from ..plots import plot_bias_fit
 
     return picture(plot_bias_fit(table, classic=classic, title=spec.title), alt=spec.alt,
@@ -644,23 +643,6 @@ def draw_check(check: Any, spec: FigureSpec) -> Picture:
                    fmt=spec.fmt)
 
 
-def submit_figures(entries: Sequence[FitEntry], jobs: FigureJobs, *, ci_prob: float,
-                   ci_kind: str, rope: float, fmt: str, random_seed: int) -> None:
-    """Hand every figure of the fits that their saved fits do not keep to ``jobs``
-    (:func:`bayes_block` and :func:`trust_block` collect them; one kept but unreadable is
-    drawn there)."""
-
-    for entry in entries:
-        spec = forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, fmt=fmt)
-        if not is_kept(spec):
-            table = entry.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
-            jobs.submit(("forest", entry.anchor), draw_forest, table, entry.fit.classic, spec)
-        spec = check_spec(entry, fmt=fmt, random_seed=random_seed)
-        if not is_kept(spec):
-            jobs.submit(("check", entry.anchor), draw_check,
-                        entry.fit.predictive_check(random_seed=random_seed), spec)
-
-
 def bayes_block(
     entry: FitEntry,
     *,
@@ -668,10 +650,9 @@ def bayes_block(
     ci_kind: str,
     rope: float,
     fmt: str,
-    jobs: FigureJobs | None = None,
 ) -> dict[str, Any]:
-    """One fit's interval table, decisions in words, forest plot (drawn by ``jobs`` when
-    :func:`submit_figures` gave it there) and word-level tables."""
+    """One fit's interval table, decisions in words, forest plot (the one its saved fit
+    keeps, else drawn and kept) and word-level tables."""
     fit = entry.fit
     table = fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
     top = _with_interval_label(table[table["estimand"].isin(["connection_mean", "contrast"])])
@@ -682,8 +663,7 @@ def bayes_block(
     spec = forest_spec(entry, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, fmt=fmt)
 
     def draw() -> tuple[Picture, dict[str, Any]]:
-        drawn = jobs.result(("forest", entry.anchor)) if jobs is not None else None
-        return drawn or draw_forest(table, fit.classic, spec), {}
+        return draw_forest(table, fit.classic, spec), {}
 
     forest, _ = kept_or_drawn(spec, draw)
     words = table[table["estimand"] == "word_coefficient"]
@@ -791,11 +771,10 @@ def _draws_stamp(path: str) -> list[int]:
 
 
 # =========================================================================== trust
-def trust_block(entry: FitEntry, *, fmt: str, random_seed: int,
-                jobs: FigureJobs | None = None) -> dict[str, Any]:
+def trust_block(entry: FitEntry, *, fmt: str, random_seed: int) -> dict[str, Any]:
     """One fit's convergence overview, its problems, the worst parameters and the
-    posterior predictive check (picture and coverage; drawn by ``jobs`` when
-    :func:`submit_figures` gave it there)."""
+    posterior predictive check (picture and coverage: those its saved fit keeps, else
+    drawn and kept)."""
     from ..bayes.diagnostics import ESS_MIN, RHAT_MAX
 
     fit = entry.fit
@@ -828,9 +807,7 @@ def trust_block(entry: FitEntry, *, fmt: str, random_seed: int,
 
     def draw() -> tuple[Picture, dict[str, Any]]:
         check = fit.predictive_check(random_seed=random_seed)
-        drawn = jobs.result(("check", entry.anchor)) if jobs is not None else None
-        return (drawn or draw_check(check, spec),
-                {"coverage": check.coverage.to_dict(orient="list")})
+        return draw_check(check, spec), {"coverage": check.coverage.to_dict(orient="list")}
 
     ppc, record = kept_or_drawn(spec, draw)
     table = pd.DataFrame(record["coverage"])

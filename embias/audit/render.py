@@ -14,7 +14,6 @@ import hashlib
 import io
 import json
 import os
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -163,110 +162,6 @@ def picture(figure: Figure, *, alt: str, caption: str = "", fmt: str = "svg",
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return Picture(uri=f"data:{mime};base64,{data}", alt=alt, caption=caption,
                    width=round(float(width)), height=round(float(height)))
-
-
-class FigureJobs:
-    """Figures drawn in other processes while this one makes the page's tables.
-
-    Drawing is most of a page's first build (about 1 s for a forest plot, 0.8 s for a
-    predictive check), and each figure is independent: :meth:`submit` hands one to a pool
-    of forked workers (at most ``workers``, one per other CPU), :meth:`result` collects it.
-    The pool is used only where forking is safe and useful — a POSIX ``fork``, two CPUs or
-    more, and no JAX in this process (its threads do not survive a fork; a report made
-    right after fitting in one process draws in it). Otherwise, or if a worker fails, the
-    figure is drawn here when it is collected: the page is the same either way.
-    ``workers`` defaults to ``EMBIAS_FIGURE_WORKERS`` (2 when unset; 0 draws every figure
-    in this process; it caps ``workers`` given here too).
-
-    With ``start_now`` the workers are forked at once (if this process runs one thread: a
-    fork copies only the calling one) and import matplotlib while this process goes on:
-    ``embias fit`` makes its pool before it imports JAX, and hands the figures over when the
-    fit is sampled.
-    """
-
-    def __init__(self, *, workers: int | None = None, start_now: bool = False) -> None:
-        import multiprocessing
-        import sys
-
-        self._pool: Any = None
-        self._started = False
-        self._jobs: dict[Any, tuple[Any, Callable[[], Any]]] = {}
-        allowed = int(os.environ.get("EMBIAS_FIGURE_WORKERS", "2") or 0)
-        workers = allowed if workers is None else min(workers, allowed)
-        cpus = os.cpu_count() or 1
-        if (cpus >= 2 and "fork" in multiprocessing.get_all_start_methods()
-                and "jax" not in sys.modules and workers > 0
-                # a fork copies only the calling thread
-                and not (start_now and threading.active_count() > 1)):
-            from concurrent.futures import ProcessPoolExecutor
-
-            self._pool = ProcessPoolExecutor(max_workers=min(workers, cpus),
-                                             mp_context=multiprocessing.get_context("fork"))
-            if start_now:
-                # a fork-context pool forks all its workers with its first job
-                self._pool.submit(_import_drawing_soon)
-                self._started = True
-
-    @property
-    def in_workers(self) -> bool:
-        """Whether figures are drawn in worker processes (else where they are collected)."""
-        return self._pool is not None
-
-    def submit(self, key: Any, draw: Callable[..., Any], *args: Any) -> None:
-        """Start drawing ``draw(*args)`` (a module-level function returning a
-        :class:`Picture`, or anything picklable; its arguments are pickled to the
-        worker)."""
-        if self._pool is not None and not self._started:
-            # imported once here, before the workers fork, rather than once in each
-            _import_drawing()
-            self._started = True
-        future = self._pool.submit(draw, *args) if self._pool is not None else None
-        self._jobs[key] = (future, lambda: draw(*args))
-
-    def result(self, key: Any) -> Any:
-        """The figure submitted under ``key`` (None if none was)."""
-        if key not in self._jobs:
-            return None
-        future, here = self._jobs.pop(key)
-        if future is not None:
-            try:
-                return future.result()
-            except Exception:  # a broken worker: draw it here instead
-                pass
-        return here()
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-    def __enter__(self) -> FigureJobs:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-
-def _import_drawing(worker: bool = False) -> None:
-    """What drawing a figure needs, imported before the workers fork, or in a ``worker``
-    forked before its first figure (which draws to files only: Agg, never a window)."""
-    import matplotlib
-
-    if worker:
-        matplotlib.use("Agg")
-    import matplotlib.backends.backend_svg
-    import matplotlib.pyplot
-
-    from .. import plots  # noqa: F401
-    from ..bayes import diagnostics  # noqa: F401  (a predictive check is unpickled)
-    from . import content  # noqa: F401
-
-
-def _import_drawing_soon() -> None:
-    """A worker's first job: import what drawing needs in a background thread, so the
-    worker is free at once — a pool closed without a figure to draw (``embias fit`` that
-    reuses a saved fit) does not wait for matplotlib to load (0.45 s, measured)."""
-    threading.Thread(target=_import_drawing, args=(True,), daemon=True).start()
 
 
 #: Folder inside a saved fit where the page's figures are kept (redrawn only when the fit,

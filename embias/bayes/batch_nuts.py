@@ -23,6 +23,7 @@ position and a pytree of data; ``jax.vmap`` over lanes gives each lane its own d
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -346,16 +347,37 @@ def run_lanes(
     """
     import jax.numpy as jnp
 
-    program = _program(potential, tune=tune, draws=draws, target_accept=target_accept,
-                       max_tree_depth=max_tree_depth, step_size=step_size)
-    positions, stats, steps = program(jnp.asarray(seeds, dtype=jnp.uint64),
-                                      jnp.asarray(initial_positions),
-                                      jnp.asarray(inverse_mass), data)
+    args = (jnp.asarray(seeds, dtype=jnp.uint64), jnp.asarray(initial_positions),
+            jnp.asarray(inverse_mass), data)
+    program = compiled_program(potential, args, tune=tune, draws=draws,
+                               target_accept=target_accept, max_tree_depth=max_tree_depth,
+                               step_size=step_size)
+    positions, stats, steps = program(*args)
     steps = np.asarray(steps)
     stats = np.asarray(stats)
     return LaneDraws(positions=np.asarray(positions),
                      stats={name: stats[..., k] for k, name in enumerate(STAT_NAMES)},
                      leapfrog_steps=steps, program_steps=int(steps.max()))
+
+
+_COMPILED: dict[tuple[Any, ...], Any] = {}
+_COMPILE_LOCK = threading.Lock()
+
+
+def compiled_program(potential: Any, args: tuple, **settings: Any) -> Any:
+    """The compiled program of :func:`run_lanes` for ``args``' shapes, compiled once per
+    process (under a lock: threads running parts of one batch wait for one compile
+    instead of each compiling it)."""
+    import jax
+
+    shapes = tuple((leaf.shape, str(leaf.dtype)) for leaf in jax.tree.leaves(args))
+    key = (potential, shapes, tuple(sorted(settings.items())))
+    with _COMPILE_LOCK:
+        program = _COMPILED.get(key)
+        if program is None:
+            program = _program(potential, **settings).lower(*args).compile()
+            _COMPILED[key] = program
+    return program
 
 
 @functools.lru_cache(maxsize=32)
@@ -376,18 +398,18 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
         state = jax.vmap(init)(seeds, z0, inv_mass0, data)
         # every draw's momentum, made at once (a step only looks its draw's up)
         momenta = jax.vmap(momenta_of, in_axes=(0, None))(seeds, dim)
-        out_z = jnp.zeros((lanes, draws, dim))
-        out_stats = jnp.zeros((lanes, draws, len(STAT_NAMES)))
+        # one slot more than the draws: a lane that did not finish a draw this step writes
+        # to the last slot (a pure scatter, updated in place), which is dropped at the end
+        out_z = jnp.zeros((lanes, draws + 1, dim))
+        out_stats = jnp.zeros((lanes, draws + 1, len(STAT_NAMES)))
         lane_index = jnp.arange(lanes)
 
         def body(carry: tuple) -> tuple:
             state, out_z, out_stats = carry
             state, record, (slot, z, stats) = jax.vmap(step)(state, data, momenta)
-            # a lane that did not finish a draw writes its slot back unchanged
-            out_z = out_z.at[lane_index, slot].set(
-                jnp.where(record[:, None], z, out_z[lane_index, slot]))
-            out_stats = out_stats.at[lane_index, slot].set(
-                jnp.where(record[:, None], stats, out_stats[lane_index, slot]))
+            slot = jnp.where(record, slot, draws)
+            out_z = out_z.at[lane_index, slot].set(z)
+            out_stats = out_stats.at[lane_index, slot].set(stats)
             return state, out_z, out_stats
 
         def unfinished(carry: tuple) -> Any:
@@ -395,6 +417,6 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
 
         state, out_z, out_stats = jax.lax.while_loop(unfinished, body,
                                                      (state, out_z, out_stats))
-        return out_z, out_stats, state["steps"]
+        return out_z[:, :draws], out_stats[:, :draws], state["steps"]
 
     return jax.jit(program)

@@ -317,9 +317,12 @@ def _contrast_draws(fit: BiasFit) -> xr.DataArray:
 
 # --------------------------------------------------------------------------- refits
 def _refit_settings(fit: BiasFit, settings: FitSettings | None) -> FitSettings:
-    from ..settings import FitSettings
+    from ..settings import SINGLE_FIT_SAMPLER, FitSettings
 
     run = fit.fit_settings if settings is None else FitSettings.build(settings)
+    if settings is None and run.sampler == SINGLE_FIT_SAMPLER:
+        # the refits are a batch: "auto" runs them together (same model, other draws)
+        run = dataclasses.replace(run, sampler="auto")
     if run.random_seed is None:
         run = dataclasses.replace(run, random_seed=check_seed(fit.settings.get("random_seed")))
     return run

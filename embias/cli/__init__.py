@@ -24,7 +24,6 @@ option for in ``set_defaults(python_options={...})``), or says that there is non
 from __future__ import annotations
 
 import argparse
-import gc
 import re
 import sys
 import warnings
@@ -126,28 +125,10 @@ def _warnings_as_lines() -> Iterator[None]:
         yield
 
 
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Run the garbage collector's young generation every 100,000 allocations, not 700.
-
-    A command imports libraries (pandas, matplotlib, JAX) whose tens of thousands of objects
-    live until it ends; at CPython's default thresholds the cyclic collector walks them again
-    and again while they load — 0.25 s (median of 8 alternating runs) of a first
-    ``embias report --from FIT``. Cycles are still collected, less often. The old thresholds
-    come back afterwards (``main`` is also called in-process).
-    """
-    old = gc.get_threshold()
-    gc.set_threshold(100_000, 50, 50)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (argparse exits 2 itself)."""
     args = build_parser().parse_args(argv)
-    with _warnings_as_lines(), _fewer_collections():
+    with _warnings_as_lines():
         try:
             return int(args.func(args) or 0)
         except _user_errors() as exc:
@@ -159,9 +140,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> int:
-    """The ``embias`` console script (and ``python -m embias``): :func:`main`, then a quick
-    exit — the process ends, so the interpreter's last garbage collection need not walk
-    every object the command made (``gc.freeze``: 0.1–0.2 s of an ``embias report``)."""
-    code = main()
-    gc.freeze()
-    return code
+    """The ``embias`` console script (and ``python -m embias``): :func:`main` on
+    ``sys.argv``."""
+    return main()

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import threading
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -93,8 +91,7 @@ def _saved_line(fit: Any, *, how: str) -> str:
             + (f" (saved {when})" if when else ""))
 
 
-def _report(fit: Any, args: argparse.Namespace, figures: Any = None, *,
-            how: str = "shown") -> int:
+def _report(fit: Any, args: argparse.Namespace, *, how: str = "shown") -> int:
     import embias
     from embias.report import CLI_SHORT_COLUMNS, CLI_WORD_COLUMNS
 
@@ -140,18 +137,12 @@ def _report(fit: Any, args: argparse.Namespace, figures: Any = None, *,
     png = Path(args.png) if args.png else Path(fit.path or ".") / FOREST_PNG
     in_fit_folder = not args.png and fit.path is not None
     if in_fit_folder and not _rendered(png, opts):
-        # the forest plot and the audit page's figures, which `embias report --from` this
-        # fit then only reads (drawn by `figures`'s worker when this command sampled the
-        # fit; otherwise here)
-        from embias.audit import FitFigures
+        # the forest plot and the audit page's figures, which `embias report --fits` this
+        # fit then only reads
+        from embias.audit import keep_figures
 
-        if figures is None:
-            figures = FitFigures(**opts, png_dpi=FOREST_DPI, workers=0)
-        if not figures.in_worker:
-            draw_to_files()
-        if not figures.submitted:
-            figures.submit(fit)
-        writable(png).write_bytes(figures.keep(fit))
+        draw_to_files()
+        writable(png).write_bytes(keep_figures(fit, **opts, png_dpi=FOREST_DPI))
         png.with_suffix(".json").write_text(json.dumps(opts), encoding="utf-8")
     elif not in_fit_folder:
         draw_to_files()
@@ -182,21 +173,6 @@ def cmd_fit(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
 
 
-def _figure_worker(args: argparse.Namespace) -> Any:
-    """The figures' worker, forked now, before JAX is imported (≈ 1.5 s of a fit,
-    measured). It ignores Ctrl-C: this process reports an interruption and closes it."""
-    from embias.audit import FitFigures
-
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
-    try:
-        return FitFigures(ci_prob=args.ci_prob, ci_kind=args.ci_kind, rope=args.rope,
-                          png_dpi=FOREST_DPI, start_now=True)
-    finally:
-        if main_thread:
-            signal.signal(signal.SIGINT, previous)
-
-
 def _fit(args: argparse.Namespace, done: dict[str, Any]) -> int:
     # every option is checked here, before anything is loaded or sampled (the settings'
     # draws and chains against this machine's memory too)
@@ -213,37 +189,25 @@ def _fit(args: argparse.Namespace, done: dict[str, Any]) -> int:
     import embias
 
     embias.load_study(args.study)
-    figures = None
-    if args.png is None and settings.sampler != "pymc":  # PyMC's own sampler forks chains
-        # the figures are drawn by a worker while the fit's r̂/ESS are computed and it is
-        # saved
-        figures = _figure_worker(args)
     sampled: list[Any] = []  # what this command sampled (nothing: it reused a saved fit)
-    on_sampled = figures.submit if figures is not None else sampled.append
+    with warnings.catch_warnings():
+        # convergence problems are printed once, by _report
+        warnings.simplefilter("ignore", embias.ConvergenceWarning)
+        if args.encoder is not None:
+            from embias.bayes.store import fit_sentence_model
 
-    try:
-        with warnings.catch_warnings():
-            # convergence problems are printed once, by _report
-            warnings.simplefilter("ignore", embias.ConvergenceWarning)
-            if args.encoder is not None:
-                from embias.bayes.store import fit_sentence_model
-
-                fit = fit_sentence_model(args.study, args.encoder,
-                                         templates=args.templates or "may2019",
-                                         settings=settings, models_dir=args.out,
-                                         refit=args.refit, progress=not args.no_progress,
-                                         on_sampled=on_sampled)
-            else:
-                fit = embias.fit_study_model(args.study, args.embedding, settings=settings,
-                                             models_dir=args.out, refit=args.refit,
-                                             progress=not args.no_progress,
-                                             on_sampled=on_sampled)
-        done["fit"] = fit.path
-        sampled.append(figures is not None and figures.submitted)
-        return _report(fit, args, figures, how="saved" if any(sampled) else "reused")
-    finally:
-        if figures is not None:
-            figures.close()
+            fit = fit_sentence_model(args.study, args.encoder,
+                                     templates=args.templates or "may2019",
+                                     settings=settings, models_dir=args.out,
+                                     refit=args.refit, progress=not args.no_progress,
+                                     on_sampled=sampled.append)
+        else:
+            fit = embias.fit_study_model(args.study, args.embedding, settings=settings,
+                                         models_dir=args.out, refit=args.refit,
+                                         progress=not args.no_progress,
+                                         on_sampled=sampled.append)
+    done["fit"] = fit.path
+    return _report(fit, args, how="saved" if sampled else "reused")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
