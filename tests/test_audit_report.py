@@ -484,62 +484,25 @@ def test_bad_input_is_one_clear_error_naming_it(fit, tmp_path, capsys):
     assert not out.exists()
 
 
-def test_figures_drawn_by_worker_processes_equal_those_drawn_here(fit, tmp_path):
-    """The first page of a saved fit draws its figures in forked workers (render.FigureJobs,
-    used where no JAX is loaded: a fresh ``embias report`` process) while the tables are
-    made; the page is byte for byte the one drawn in one process (EMBIAS_FIGURE_WORKERS=0)
-    but for the time it was made."""
-    import os
+def test_a_page_that_draws_its_figures_forks_no_process(fit, tmp_path):
+    """The first page of a saved fit draws its figures (none kept yet) in the caller's
+    process, which may run other threads (a notebook's kernel, JAX): nothing is forked,
+    and the page has both figures."""
     import subprocess
     import sys
 
-    pages = {}
-    for workers in ("2", "0"):
-        copy = Path(shutil.copytree(fit.path, tmp_path / f"fit{workers}"))
-        shutil.rmtree(copy / "report-cache", ignore_errors=True)  # figures to draw
-        out = tmp_path / f"page{workers}.html"
-        script = ("import sys, embias.audit as a, embias.audit.render as r\n"
-                  "made = []\n"
-                  "submit = r.FigureJobs.submit\n"
-                  "def counted(self, key, draw, *args):\n"
-                  "    made.append(self._pool is not None)\n"
-                  "    return submit(self, key, draw, *args)\n"
-                  "r.FigureJobs.submit = counted\n"
-                  f"a.audit_report('religion', fits={str(copy)!r}, out={str(out)!r})\n"
-                  "print(made)\n")
-        env = {**os.environ, "EMBIAS_FIGURE_WORKERS": workers}
-        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                             text=True, timeout=300, check=True)
-        # two figures (forest, predictive check); in workers only when asked and possible
-        in_workers = workers == "2" and (os.cpu_count() or 1) >= 2
-        assert run.stdout.strip() == str([in_workers, in_workers])
-        html = out.read_text(encoding="utf-8")
-        html = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "TIME", html)
-        pages[workers] = html.replace(str(copy), "FIT").replace(str(out), "OUT")
-    assert pages["2"].count("data:image/svg+xml;base64,") == 2
-    assert pages["2"] == pages["0"]
-
-
-def test_a_worker_forked_ahead_is_forked_only_from_one_thread():
-    """``FigureJobs(start_now=True)`` (what ``embias fit`` makes before it imports JAX)
-    forks its worker at once — but not from a process running other threads (a fork copies
-    only the calling thread, and Python warns about it): then figures are drawn here."""
-    import os
-    import subprocess
-    import sys
-
-    script = ("import sys, threading\n"
-              "stop = threading.Event()\n"
-              "if sys.argv[1] == 'threaded':\n"
-              "    threading.Thread(target=stop.wait).start()\n"
-              "from embias.audit.render import FigureJobs\n"
-              "jobs = FigureJobs(workers=1, start_now=True)\n"
-              "print('IN_WORKERS', jobs.in_workers)\n"
-              "jobs.close(); stop.set()\n")
-    env = {**os.environ, "EMBIAS_FIGURE_WORKERS": "2"}
-    for case, expected in (("single", (os.cpu_count() or 1) >= 2), ("threaded", False)):
-        run = subprocess.run([sys.executable, "-W", "error::DeprecationWarning", "-c",
-                              script, case], env=env, capture_output=True, text=True,
-                             timeout=120)
-        assert run.returncode == 0, run.stderr[-2000:]
-        assert f"IN_WORKERS {expected}" in run.stdout, (case, run.stdout, run.stderr)
+    copy = Path(shutil.copytree(fit.path, tmp_path / "fit"))
+    shutil.rmtree(copy / "report-cache", ignore_errors=True)  # figures to draw
+    out = tmp_path / "page.html"
+    script = ("import os, threading\n"
+              "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
+              "os.register_at_fork(before=lambda: print('FORK', flush=True))\n"
+              "from embias.audit import audit_report\n"
+              f"audit_report('religion', fits={str(copy)!r}, out={str(out)!r})\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "FORK" not in run.stdout
+    assert out.read_text(encoding="utf-8").count("data:image/svg+xml;base64,") == 2
+    kept = sorted(p.name.split("-")[0] for p in (copy / "report-cache").iterdir())
+    assert kept == ["forest", "ppc"]

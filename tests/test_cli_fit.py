@@ -136,46 +136,31 @@ def test_cli_fit_passes_one_fit_settings(monkeypatch: pytest.MonkeyPatch) -> Non
               "9", "--sampler", "nutpie", "--out", "somewhere", "--refit", "--no-progress"])
     ((study, embedding, options),) = calls
     assert (study, embedding) == ("race", "published:google")
-    # the hook that hands the sampled fit's figures to the drawing worker
-    drawer = options.pop("on_sampled")
-    assert drawer.__func__ is embias.audit.FitFigures.submit
+    # how the command learns that it sampled (it then prints "saved fit", else "reused
+    # saved fit": tests/test_saved_fit_safety.py)
+    options.pop("on_sampled")
     assert options == {"settings": FitSettings(draws=50, random_seed=9, sampler="nutpie"),
                        "models_dir": "somewhere", "refit": True, "progress": False}
 
 
-def test_embias_fit_draws_its_figures_in_a_worker_while_it_saves(tmp_path: Path) -> None:
-    """`embias fit` forks one worker before JAX is imported and hands it the figures' inputs
-    as soon as the fit is sampled (issue 12: they are drawn while r̂/ESS are computed and
-    the fit is saved). Known answer: the files are those the command draws in its own
-    process (EMBIAS_FIGURE_WORKERS=0), byte for byte; the command's own process then never
-    imports matplotlib. Run as the console script runs, in fresh processes."""
-    import json
+def test_embias_fit_as_a_console_script_keeps_the_page_figures_with_the_fit(
+        tmp_path: Path) -> None:
+    """`embias fit` run as users run it (a fresh process) writes forest.png and keeps the
+    audit page's figures in the saved fit, so that a page built from the fit draws nothing;
+    it forks no process (Python warns about forking a process that runs JAX's threads)."""
     import os
     import subprocess
     import sys
 
-    probe = ("import sys\nfrom embias.cli import run\nsys.argv = ['embias'] + sys.argv[1:]\n"
-             "code = run()\nprint('MATPLOTLIB', 'matplotlib' in sys.modules)\n"
-             "sys.exit(code)\n")
-    fits = {}
-    for workers in ("1", "0"):
-        out = tmp_path / f"workers{workers}"
-        done = subprocess.run(
-            [sys.executable, "-c", probe, "fit", "religion", "--embedding",
-             "published:reddit", "--level", "hierarchical", "--draws", "150", "--tune",
-             "200", "--seed", "5", "--out", str(out), "--no-progress"],
-            capture_output=True, text=True, timeout=600, cwd=tmp_path,
-            env={**os.environ, "EMBIAS_FIGURE_WORKERS": workers, "MPLBACKEND": ""})
-        assert done.returncode == 0, done.stderr[-3000:]
-        assert "fork" not in done.stderr.lower(), done.stderr[-3000:]
-        drawn_here = workers == "0" or (os.cpu_count() or 1) < 2  # one CPU: no worker
-        assert f"MATPLOTLIB {drawn_here}" in done.stdout
-        (fits[workers],) = list(out.iterdir())
-    png = {w: (fit / "forest.png").read_bytes() for w, fit in fits.items()}
-    assert png["1"][:8] == b"\x89PNG\r\n\x1a\n"
-    assert png["1"] == png["0"]
-    for name in ("forest", "ppc"):  # the file names hash the time the fit was saved
-        kept = {w: json.loads(next((fit / "report-cache").glob(f"{name}-*.json")).read_text())
-                for w, fit in fits.items()}
-        assert kept["1"] == kept["0"]
-    _check_page_figures_kept(fits["1"], tmp_path, ci_kind="hdi")
+    out = tmp_path / "models"
+    done = subprocess.run(
+        [sys.executable, "-m", "embias", "fit", "religion", "--embedding",
+         "published:reddit", "--level", "hierarchical", "--draws", "150", "--tune", "200",
+         "--seed", "5", "--out", str(out), "--no-progress"],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        env={**os.environ, "MPLBACKEND": ""})
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "fork" not in done.stderr.lower(), done.stderr[-3000:]
+    (fit,) = list(out.iterdir())
+    assert (fit / "forest.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    _check_page_figures_kept(fit, tmp_path, ci_kind="hdi")
