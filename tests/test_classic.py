@@ -310,7 +310,7 @@ def _independent_null_effects(s: np.ndarray, n_x: int) -> np.ndarray:
     return np.array(out)
 
 
-def test_item14_weat_rows_have_no_null_quantiles_in_interval_columns(glove):
+def test_weat_rows_have_no_null_quantiles_in_interval_columns(glove):
     # `embias summary religion` showed 1.193 with lower/upper −1.173/1.173 and
     # ci_kind="permutation": an "interval" that excludes its own estimate. The interval
     # columns hold an interval for the estimate or nothing; the null goes elsewhere.
@@ -359,7 +359,7 @@ def test_item14_weat_rows_have_no_null_quantiles_in_interval_columns(glove):
         embias.weat_test("weat6", glove).to_interval_table(null_ci_prob=95)
 
 
-def test_item14_cli_prints_weat_as_point_estimates_with_named_null_columns(capsys):
+def test_cli_prints_weat_as_point_estimates_with_named_null_columns(capsys):
     from embias.cli import main
 
     assert main(["summary", "religion"]) == 0

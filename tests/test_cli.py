@@ -293,9 +293,15 @@ def test_entry_points_help_and_version():
     assert done.returncode == 0 and done.stdout.strip() == f"embias {embias.__version__}"
 
 
-def test_parsing_and_every_help_import_nothing_heavy():
+def test_every_help_works_without_the_heavy_libraries():
+    """Parsing and every command's ``--help`` need none of the libraries the commands use
+    when they run: with numpy, pandas, PyMC, gensim and matplotlib made unimportable, every
+    help page prints (and so starts as fast as the standard library allows)."""
     code = textwrap.dedent(f"""
         import argparse, contextlib, io, sys
+
+        for heavy in {HEAVY!r}:
+            sys.modules[heavy] = None  # import now raises ImportError
 
         from embias.cli import build_parser
 
@@ -317,11 +323,10 @@ def test_parsing_and_every_help_import_nothing_heavy():
                 except SystemExit as exit:
                     assert exit.code == 0, path
             assert "usage: embias" in out.getvalue(), path
-        print(len(paths), [m for m in {HEAVY!r} if m in sys.modules])
+        print(len(paths))
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    count, heavy = done.stdout.split()
     # every command path the parser has (embias, its commands, simulate weat, bbu …), and
     # at least the 18 of embias 0.3's first commands
-    assert int(count) == len(commands(build_parser())) >= 18 and heavy == "[]"
+    assert int(done.stdout) == len(commands(build_parser())) >= 18

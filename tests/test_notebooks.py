@@ -433,7 +433,7 @@ def test_notebook_runs(execution):
     assert not written, f"the notebook wrote files: {sorted(written)}"
 
 
-def test_item16_committed_notebook_outputs_are_todays_outputs(execution):
+def test_committed_notebook_outputs_are_todays_outputs(execution):
     if execution.error is not None:
         pytest.skip("the notebook did not run (see test_notebook_runs)")
     changed = [v for v in SPEED_SETTINGS if os.environ.get(v)]
@@ -455,7 +455,7 @@ def test_item16_committed_notebook_outputs_are_todays_outputs(execution):
         f"notebooks/{execution.path.name}):\n\n" + "\n\n".join(diffs))
 
 
-def test_item16_output_comparison_sees_numbers_not_noise():
+def test_output_comparison_sees_numbers_not_noise():
     # the comparison itself, on hand-made cells: a changed number is a difference; a
     # temporary path, a timing, an image or stderr chatter is not
     import nbformat
@@ -610,7 +610,7 @@ if __name__ == "__main__":
     write_executed(sys.argv[2:])
 
 
-def test_item17_notebooks_import_only_the_public_api():
+def test_notebooks_import_only_the_public_api():
     # notebooks are what users copy: every embias import must be a public name
     # (embias.__all__, or the public subpackages embias.classifier / embias.studies)
     import ast

@@ -241,7 +241,7 @@ def _check(fig) -> None:
 
 
 # --------------------------------------------------------------------------- the tests
-def test_item15_fit_figure_has_legends_outside_data_labels_everywhere_nothing_clipped(
+def test_fit_figure_has_legends_outside_data_labels_everywhere_nothing_clipped(
         fit_tables):
     summary, classic = fit_tables
     fig = plot_bias_fit(summary, classic=classic, title="religion, published:reddit (word)")
@@ -259,7 +259,7 @@ def test_item15_fit_figure_has_legends_outside_data_labels_everywhere_nothing_cl
         plt.close(fig)
 
 
-def test_item15_comparison_figure_has_nothing_cut_and_legends_outside_data(
+def test_comparison_figure_has_nothing_cut_and_legends_outside_data(
         comparison_table):
     fig = plot_comparison(comparison_table,
                           title="religion: reddit vs reddit-debiased (word)")
@@ -271,7 +271,7 @@ def test_item15_comparison_figure_has_nothing_cut_and_legends_outside_data(
         plt.close(fig)
 
 
-def test_item15_forest_plot_alone_labels_units_and_keeps_legend_off_the_data():
+def test_forest_plot_alone_labels_units_and_keeps_legend_off_the_data():
     rows = [{"estimand": "connection_mean", "group": g, "estimate": m, "lower": m - 0.05,
              "upper": m + 0.05, "embedding": e}
             for e, shift in (("biased", 0.0), ("hard", 0.03))

@@ -146,7 +146,7 @@ def simulate_output() -> str:
     return _run(["simulate", "weat", "--published"])
 
 
-def test_item16_readme_weat_table_is_embias_weat_all(weat_all_output):
+def test_readme_weat_table_is_embias_weat_all(weat_all_output):
     expected = weat_table(weat_all_output)
     # known answers that do not depend on this file's formatting: WEAT6, exact over
     # C(16, 8) = 12,870 partitions (two-sided p = 2/12,870 = 1.55e-04)
@@ -155,14 +155,14 @@ def test_item16_readme_weat_table_is_embias_weat_all(weat_all_output):
     _compare(WEAT_SECTION, expected)
 
 
-def test_item16_readme_preaveraging_table_is_simulate_weat_published(simulate_output):
+def test_readme_preaveraging_table_is_simulate_weat_published(simulate_output):
     expected = preaveraging_table(simulate_output)
     # the issue's figures (seed 0): first-word null (−2.692, 2.753), 21.3%
     assert "| 0 (pure noise) | (−2.763, 2.698), 21.4% | (−2.692, 2.753), 21.3% |" in expected
     _compare(PREAVERAGING_SECTION, expected)
 
 
-def test_item16_readme_reddit_mac_is_embias_mac():
+def test_readme_reddit_mac_is_embias_mac():
     # the sentence under the WEAT table: MAC on the authors' Reddit tables
     text = " ".join(README.read_text(encoding="utf-8").split())
     for embedding, name in (("reddit", "biased"), ("reddit-debiased", "hard-debiased")):

@@ -168,7 +168,7 @@ def test_every_result_has_to_interval_table():
     assert table["ci_kind"].iloc[0] == "hdi"
 
 
-def test_item14_ci_kinds_are_intervals_for_the_estimate():
+def test_ci_kinds_are_intervals_for_the_estimate():
     # A permutation null's quantiles are not an interval for the estimate (issue 11,
     # item 14): the kind is gone, and an old table that uses it is refused with the reason.
     from embias.report import CI_KINDS

@@ -349,7 +349,7 @@ def test_published_table_names_are_case_insensitive():
 
 
 # ----------------------------------------------------------------------- issue 11, item 7
-def test_item7_published_reddit_aligns_with_glove():
+def test_published_reddit_aligns_with_glove():
     """The authors' table names a class ``jew_stereotype``, the shipped study
     ``jewish_stereotype``: word pairs are matched on (protected word, compared word,
     connection) and the class name is mapped, with a warning and an attrs record."""
@@ -386,7 +386,7 @@ def test_item7_published_reddit_aligns_with_glove():
     assert len(d) == 4815 and np.isfinite(d["cosine_distance"]).all()
 
 
-def test_item7_class_names_that_do_not_map_one_to_one_are_an_error():
+def test_class_names_that_do_not_map_one_to_one_are_an_error():
     from embias.tables import align_tables
 
     a = embias.load_published_table("religion", "reddit")
@@ -413,7 +413,7 @@ def test_item7_class_names_that_do_not_map_one_to_one_are_an_error():
         "alike (are they the same study?)")
 
 
-def test_item7_word_in_two_attribute_lists_keeps_word_class_in_the_key():
+def test_word_in_two_attribute_lists_keeps_word_class_in_the_key():
     """A compared word in two attribute lists is two rows of one (protected word, compared
     word, connection): then word_class stays part of the key, as before."""
     from embias.tables import align_tables

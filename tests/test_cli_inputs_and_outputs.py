@@ -1,7 +1,8 @@
-"""Issue 11, items 6–13: every input a clear answer, every output true (the command line).
-
-One test (or more) per item, named after it. Item 7's table-level tests are in
-test_tables.py (``test_item7_*``); here is its command line.
+"""The command line's inputs and outputs: every option is checked before any work and a bad
+one is named in one line; every output is what it says (the embedding named in a table,
+output folders created, fits of a study folder keyed on its name). The table-level tests of
+comparing published tables with word vectors are in test_tables.py; here is their command
+line.
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "_study_table", refuse)
 
 
-# --------------------------------------------------------------------------- item 6
-def test_item6_table_csv_carries_the_embedding_name_given(tmp_path: Path,
+# -------------------------------------------------------------- tables name their embedding
+def test_table_csv_carries_the_embedding_name_given(tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]
                                                           ) -> None:
     out = tmp_path / "rel.csv"
@@ -71,11 +72,12 @@ def test_item6_table_csv_carries_the_embedding_name_given(tmp_path: Path,
     assert set(pd.read_parquet(published)["embedding"]) == {"published:reddit"}
 
 
-# --------------------------------------------------------------------------- item 7
+# ---------------------------------------------------- published tables against word vectors
 @pytest.mark.xdist_group("compare")
-def test_item7_cli_compares_published_reddit_with_glove(tmp_path: Path) -> None:
+def test_cli_compares_published_reddit_with_glove(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "comparisons"  # made by the command
     done = run("compare", "religion", "--embedding", "a=published:reddit", "--embedding",
-               "b=glove-6b-50d", *TINY, "--seed", "0", "--out", str(tmp_path))
+               "b=glove-6b-50d", *TINY, "--seed", "0", "--out", str(out))
     assert done.returncode == 0, done.stderr
     assert ("embias: warning: word classes named differently but holding the same word "
             "pairs are named as in 'a': b: 'jewish_stereotype' → 'jew_stereotype'"
@@ -83,12 +85,12 @@ def test_item7_cli_compares_published_reddit_with_glove(tmp_path: Path) -> None:
     assert "embias: warning: 15 word pairs are not in every embedding's table" in done.stderr
     assert "# religion: a vs b — dataset model, 2 chains × 50 draws per fit, seed 0; 4815 " \
            "shared word pairs" in done.stdout
-    table = pd.read_csv(tmp_path / "compare_religion_a_b.csv")
+    table = pd.read_csv(out / "compare_religion_a_b.csv")
     changes = table[table["estimand"] == "change_connection_mean"]
     assert set(changes["group"]) == {"associated", "different", "human", "none"}
 
 
-# --------------------------------------------------------------------------- item 8
+# ------------------------------------------------------ options are checked before any work
 @pytest.mark.parametrize(
     ("argv", "code", "message"),
     [(["fit", "religion", "--rope", "-0.1"], 2,
@@ -103,7 +105,7 @@ def test_item7_cli_compares_published_reddit_with_glove(tmp_path: Path) -> None:
       "'/proc/nonexistent' (No such file or directory)")],
 )
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc (Linux)")
-def test_item8_every_fit_option_is_checked_before_any_work(
+def test_every_fit_option_is_checked_before_any_work(
         argv: list[str], code: int, message: str, no_work: None,
         capsys: pytest.CaptureFixture[str]) -> None:
     argv = [*argv, "--embedding", "published:reddit", *TINY]
@@ -117,7 +119,7 @@ def test_item8_every_fit_option_is_checked_before_any_work(
         assert one_error_line(capsys) == message
 
 
-def test_item8_cores_0_is_refused_even_when_a_saved_fit_exists(
+def test_cores_0_is_refused_even_when_a_saved_fit_exists(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     calls = []
@@ -140,7 +142,7 @@ def test_item8_cores_0_is_refused_even_when_a_saved_fit_exists(
     assert one_error_line(capsys) == "embias: error: cores must be an integer ≥ 1, got 0"
 
 
-def test_item8_fit_study_model_checks_models_dir_before_sampling(
+def test_fit_study_model_checks_models_dir_before_sampling(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "fit_bias_model", lambda *a, **k: pytest.fail("sampled"))
     blocker = tmp_path / "a-file"
@@ -152,9 +154,9 @@ def test_item8_fit_study_model_checks_models_dir_before_sampling(
                                f"{str(blocker / 'm')!r} ({str(blocker)!r} is a file)")
 
 
-# --------------------------------------------------------------------------- item 9
+# ---------------------------------------------------------------- a missing sampler package
 @pytest.mark.parametrize("sampler", ["nutpie", "numpyro", "blackjax"])
-def test_item9_missing_sampler_package_is_one_line_before_any_loading(
+def test_missing_sampler_package_is_one_line_before_any_loading(
         sampler: str, no_work: None, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     import importlib.util
@@ -171,7 +173,7 @@ def test_item9_missing_sampler_package_is_one_line_before_any_loading(
     assert one_error_line(capsys) == message
 
 
-def test_item9_fit_study_model_checks_the_sampler_before_loading(
+def test_fit_study_model_checks_the_sampler_before_loading(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
@@ -191,8 +193,8 @@ def test_item9_fit_study_model_checks_the_sampler_before_loading(
     assert not (tmp_path / "m").exists()
 
 
-# --------------------------------------------------------------------------- item 10
-def test_item10_weat_and_debias_help_offer_only_word_vectors() -> None:
+# ----------------------------------------------------- help offers what the command accepts
+def test_weat_and_debias_help_offer_only_word_vectors() -> None:
     for command in ("weat", "debias"):
         done = run(command, "--help")
         assert done.returncode == 0
@@ -203,8 +205,8 @@ def test_item10_weat_and_debias_help_offer_only_word_vectors() -> None:
                                   "needs word vectors, not a published cosine table; use ")
 
 
-# --------------------------------------------------------------------------- item 11
-def test_item11_table_out_creates_parent_folders(tmp_path: Path,
+# ----------------------------------------------------------------------------- output paths
+def test_table_out_creates_parent_folders(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "newdir" / "deeper" / "x.csv"
     assert main(["table", "religion", "--embedding", "published:reddit", "--out",
@@ -223,7 +225,7 @@ def test_item11_table_out_creates_parent_folders(tmp_path: Path,
      (["compare", "religion", "--embedding", "a=published:reddit", "--embedding",
        "b=published:reddit-debiased", "--out", "{bad}/cmp"], "--out", "folder")],
 )
-def test_item11_every_output_path_has_one_policy(
+def test_every_output_path_has_one_policy(
         argv: list[str], option: str, kind: str, tmp_path: Path, no_work: None,
         capsys: pytest.CaptureFixture[str]) -> None:
     """A path under a file cannot be created: every output option says so in one line,
@@ -239,15 +241,22 @@ def test_item11_every_output_path_has_one_policy(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
 
 
-def test_item11_outputs_are_written_through_one_helper() -> None:
-    """Parent folders are created in one place (``embias.cli._options.output_path``)."""
-    cli = ROOT / "embias" / "cli"
-    for module in cli.glob("*.py"):
-        if module.name != "_options.py":
-            assert "mkdir(" not in module.read_text(encoding="utf-8"), module.name
+def test_fit_out_and_png_create_their_missing_folders(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    models = tmp_path / "new" / "models"
+    png = tmp_path / "other" / "deeper" / "forest.png"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["fit", "religion", "--embedding", "published:reddit", *TINY, "--seed",
+                     "1", "--out", str(models), "--png", str(png)]) == 0
+    (fit,) = list(models.iterdir())
+    assert (fit / "posterior.nc").is_file()
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"forest plot: {png}" in capsys.readouterr().out
 
 
-def test_item11_checking_an_output_leaves_nothing_behind(tmp_path: Path) -> None:
+def test_checking_an_output_leaves_nothing_behind(tmp_path: Path) -> None:
     from embias._validation import check_output
 
     target = tmp_path / "a" / "b" / "x.csv"
@@ -263,7 +272,7 @@ def test_item11_checking_an_output_leaves_nothing_behind(tmp_path: Path) -> None
     assert str(info.value) == f"--out {str(tmp_path / 'f')!r} is a file, not a folder"
 
 
-# --------------------------------------------------------------------------- item 12
+# ---------------------------------------------------------------------------- study folders
 def _tiny_study(folder: Path) -> None:
     folder.mkdir(parents=True)
     (folder / "protected.cats.txt").write_text("tabby\nsiamese\nmanx\n")
@@ -285,7 +294,7 @@ def _tiny_embeddings(path: Path) -> None:
     kv.save(str(path))
 
 
-def test_item12_study_folder_fits_are_keyed_on_the_study_name(
+def test_study_folder_fits_are_keyed_on_the_study_name(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     _tiny_study(tmp_path / "t" / "mystudy")
@@ -315,9 +324,9 @@ def test_item12_study_folder_fits_are_keyed_on_the_study_name(
     assert sorted(p.name for p in (tmp_path / "t").iterdir()) == ["mystudy"]
 
 
-# --------------------------------------------------------------------------- item 13
+# -------------------------------------------------------------- values named in the message
 @pytest.mark.parametrize("value", ["1.5", "0", "-3", "many"])
-def test_item13_permutations_names_the_value_and_what_is_allowed(value: str) -> None:
+def test_permutations_names_the_value_and_what_is_allowed(value: str) -> None:
     done = run("weat", "weat1", "--permutations", value)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1] == (
@@ -325,7 +334,7 @@ def test_item13_permutations_names_the_value_and_what_is_allowed(value: str) -> 
         f"'exact' or a positive integer, got {value!r}")
 
 
-def test_item13_permutations_accepts_auto_exact_and_integers() -> None:
+def test_permutations_accepts_auto_exact_and_integers() -> None:
     from embias.cli import build_parser
 
     for value, parsed in [("auto", "auto"), ("exact", "exact"), ("2000", 2000)]:
@@ -333,7 +342,7 @@ def test_item13_permutations_accepts_auto_exact_and_integers() -> None:
         assert args.permutations == parsed
 
 
-def test_item13_show_names_the_path_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_show_names_the_path_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "models").mkdir()
