@@ -248,6 +248,7 @@ def test_a_models_dir_that_is_a_file_is_refused_before_any_fit(tmp_path):
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.slow
 def test_a_page_that_fits_several_embeddings_saves_their_comparison_and_shows_the_change(
         tmp_path):
     sources = {}

@@ -302,6 +302,7 @@ def test_several_levels_and_parts_computed_elsewhere(fit, monkeypatch):
     assert "embias report religion --fits" not in html
 
 
+@pytest.mark.slow
 def test_the_comparison_across_embeddings(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

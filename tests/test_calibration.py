@@ -254,6 +254,7 @@ def sentiment_run(glove):
         progress=False)
 
 
+@pytest.mark.slow
 def test_calibration_rows_hold_every_study_quantity_and_its_population_answer(sentiment_run,
                                                                               glove):
     rows = sentiment_run.results
@@ -274,6 +275,7 @@ def test_calibration_rows_hold_every_study_quantity_and_its_population_answer(se
                                             for s in rows["study"]]
 
 
+@pytest.mark.slow
 def test_dataset_level_estimates_are_the_drawn_studies_row_means(sentiment_run, glove):
     # the interval rows come from the drawn studies' own tables: at the dataset level the
     # posterior mean of a connection mean is that connection's mean over the study's rows,
@@ -289,6 +291,7 @@ def test_dataset_level_estimates_are_the_drawn_studies_row_means(sentiment_run, 
             assert abs(r.estimate - means[r.group]) <= 5 * mc_error + 1e-3, (i, r.group)
 
 
+@pytest.mark.slow
 def test_calibration_summary_is_coverage_with_its_binomial_se(sentiment_run):
     summary = sentiment_run.summary()
     assert list(summary.columns) == list(SUMMARY_COLUMNS)
@@ -309,6 +312,7 @@ def test_calibration_summary_is_coverage_with_its_binomial_se(sentiment_run):
             index=False)), keep_default_na=False)), summary)
 
 
+@pytest.mark.slow
 def test_the_seed_is_recorded_and_draws_the_same_studies_again(sentiment_run):
     seed = sentiment_run.settings["random_seed"]
     assert isinstance(seed, int) and seed >= 0
@@ -333,6 +337,7 @@ def test_the_seed_is_recorded_and_draws_the_same_studies_again(sentiment_run):
                                                   for s in sentiment_run.studies]
 
 
+@pytest.mark.slow
 def test_plot_calibration_draws_the_summary_coverage_against_the_nominal_line(sentiment_run):
     import matplotlib.pyplot as plt
 
@@ -368,6 +373,7 @@ def test_cli_calibrate_help_and_bad_values():
     assert "embias: error: unknown populations 'sentimnet'" in run.stderr
 
 
+@pytest.mark.slow
 def test_cli_calibrate_writes_the_per_study_rows_and_the_plot(tmp_path, glove):
     out, png = tmp_path / "out" / "rows.csv", tmp_path / "plot.png"
     run = embias_cli("calibrate", "names", "--design", "protected=2,attributes=2,neutral=5",

@@ -69,6 +69,7 @@ def test_simulate_weat_prints_a_fresh_seed_and_published_keeps_its_own(tmp_path)
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 def test_compare_draws_prints_and_reproduces_its_seed(tmp_path):
     argv = ("compare", "religion", "--embedding", "a=published:reddit", "--embedding",
             "b=published:reddit-debiased", "--level", "dataset", "--draws", "100", "--tune",

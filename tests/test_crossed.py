@@ -122,6 +122,7 @@ def _mean_and_mcse(fit: embias.BiasFit, var: str) -> tuple[pd.Series, pd.Series]
 
 
 @pytest.mark.parametrize("var", ["connection_mean", "tau_word", "word_effect"])
+@pytest.mark.slow
 def test_integrated_and_latent_word_effects_give_one_posterior(small_fits, var) -> None:
     fast_mean, fast_se = _mean_and_mcse(small_fits["crossed"], var)
     slow_mean, slow_se = _mean_and_mcse(small_fits["latent"], var)
@@ -131,6 +132,7 @@ def test_integrated_and_latent_word_effects_give_one_posterior(small_fits, var) 
     assert z.abs().max() < 4.5, z.sort_values().tail(3)
 
 
+@pytest.mark.slow
 def test_crossed_fit_reports_word_sds_and_effects(small_fits) -> None:
     fit = small_fits["crossed"]
     table = fit.to_interval_table()
@@ -153,6 +155,7 @@ def test_crossed_fit_reports_word_sds_and_effects(small_fits) -> None:
     assert diagnostics["r_hat"].max() <= max_rhat_bound(ess, len(diagnostics))
 
 
+@pytest.mark.slow
 def test_crossed_intervals_are_wider_than_the_hierarchical_ones(small_fits) -> None:
     # the words are a sample: the connection means' intervals carry the words' spread
     width = {}
@@ -165,6 +168,7 @@ def test_crossed_intervals_are_wider_than_the_hierarchical_ones(small_fits) -> N
     assert (width["crossed"] > 1.3 * width["hierarchical"]).all(), width
 
 
+@pytest.mark.slow
 def test_pointwise_log_likelihood_matches_scipy(small_fits) -> None:
     fit = small_fits["hierarchical"]
     ll = pointwise_log_likelihood(fit)
@@ -200,6 +204,7 @@ def test_pointwise_log_likelihood_matches_scipy(small_fits) -> None:
         assert got == pytest.approx(expected, rel=1e-10)
 
 
+@pytest.mark.slow
 def test_log_likelihood_is_saved_and_reloaded(small_fits, tmp_path) -> None:
     fit = small_fits["hierarchical"]
     ll = pointwise_log_likelihood(fit)
@@ -210,6 +215,7 @@ def test_log_likelihood_is_saved_and_reloaded(small_fits, tmp_path) -> None:
         again.posterior["log_likelihood"]["compared_word"].values, ll["compared_word"].values)
 
 
+@pytest.mark.slow
 def test_compare_models_prefers_the_model_that_drew_the_data(small_fits) -> None:
     fits = {"crossed": small_fits["crossed"], "hierarchical": small_fits["hierarchical"]}
     for by in ("row", "word"):
@@ -221,6 +227,7 @@ def test_compare_models_prefers_the_model_that_drew_the_data(small_fits) -> None
         assert {"se", "dse", "p", "weight", "pareto_k_max", "pareto_k_bad"} <= set(table)
 
 
+@pytest.mark.slow
 def test_compare_models_refuses_fits_of_different_tables(small_fits) -> None:
     other = crossed_table(seed=6)
     fit = embias.fit_bias_model(other, level="dataset", draws=200, tune=200, random_seed=1,
@@ -243,6 +250,7 @@ def test_crossed_level_refuses_tables_it_cannot_fit() -> None:
         embias.fit_bias_model(one_row, level="crossed")
 
 
+@pytest.mark.slow
 def test_crossed_religion_glove_meets_the_diagnostics_bar_at_the_defaults() -> None:
     with pytest.warns(UserWarning, match="literaly"):
         table = embias.study_table("religion", "glove-6b-50d")

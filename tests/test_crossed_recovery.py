@@ -27,7 +27,7 @@ import embias
 from embias.simulate_words import calibrate_word_sampling, simulate_word_table
 
 # the same xdist worker as tests/test_word_sampling.py: one nutpie compile of this shape
-pytestmark = pytest.mark.xdist_group("nutpie-religion-design")
+pytestmark = [pytest.mark.xdist_group("nutpie-religion-design"), pytest.mark.slow]
 
 N_TABLES = 6
 CI_PROB = 0.89

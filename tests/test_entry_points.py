@@ -17,7 +17,7 @@ import textwrap
 import pytest
 
 # one xdist worker: the runs share PyTensor's compile cache and are compared with each other
-pytestmark = pytest.mark.xdist_group("entry_points")
+pytestmark = [pytest.mark.xdist_group("entry_points"), pytest.mark.slow]
 
 SCRIPT = textwrap.dedent("""\
     import warnings

@@ -424,6 +424,7 @@ def output_differences(committed: Any, executed: Any, name: str, *, reseeded: bo
 
 
 # --------------------------------------------------------------------------- tests
+@pytest.mark.slow
 def test_notebook_runs(execution):
     assert execution.error is None, f"{execution.path.name} failed:\n{execution.error}"
     errors = [o for c in execution.executed.cells if c.cell_type == "code"
@@ -433,6 +434,7 @@ def test_notebook_runs(execution):
     assert not written, f"the notebook wrote files: {sorted(written)}"
 
 
+@pytest.mark.slow
 def test_committed_notebook_outputs_are_todays_outputs(execution):
     if execution.error is not None:
         pytest.skip("the notebook did not run (see test_notebook_runs)")

@@ -217,6 +217,7 @@ _WRITER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_a_reader_always_finds_a_complete_fit_while_another_process_saves(
         copy: Path, tmp_path: Path) -> None:
     script = tmp_path / "writer.py"

@@ -179,6 +179,7 @@ def template_fits() -> dict[str, object]:
 @pytest.mark.parametrize("var", ["connection_mean", "coef", "tau_word", "word_effect",
                                  "tau_template", "tau_template_kind", "template_effect",
                                  "template_kind_effect"])
+@pytest.mark.slow
 def test_integrated_and_latent_word_effects_give_one_posterior(template_fits, var) -> None:
     import arviz as az
 
@@ -195,6 +196,7 @@ def test_integrated_and_latent_word_effects_give_one_posterior(template_fits, va
     assert np.abs(z).max() < 4.5, z
 
 
+@pytest.mark.slow
 def test_sentence_fit_reports_the_template_sd_and_effects(template_fits) -> None:
     fit = template_fits["fast"]
     # this small table (500 tuning iterations) gives a chain a divergent transition now and

@@ -247,6 +247,7 @@ def small_run(religion):
                                   draws=500, tune=300, random_seed=0, progress=False)
 
 
+@pytest.mark.slow
 def test_small_run_structure(small_run, religion):
     results = small_run.results
     assert len(results) == SMALL_TABLES * 2 * 8
@@ -282,6 +283,7 @@ def _per_table_errors(results: pd.DataFrame, level: str) -> pd.Series:
             + (~missed["covered"]).groupby(missed["table"]).sum())
 
 
+@pytest.mark.slow
 def test_crossed_false_claims_are_at_the_nominal_rate(small_run):
     rows = small_run.results
     rows = rows[(rows["level"] == "crossed") & rows["group"].isin(
@@ -292,6 +294,7 @@ def test_crossed_false_claims_are_at_the_nominal_rate(small_run):
     assert abs(per_table.mean() - 0.11) <= 3 * se, (per_table.mean(), se)
 
 
+@pytest.mark.slow
 def test_hierarchical_model_errs_more_on_the_same_tables(small_run):
     # paired over the same tables: (false claims against the neutral words + connection
     # means missed) of the hierarchical model minus the crossed model's, > 3 se
@@ -301,6 +304,7 @@ def test_hierarchical_model_errs_more_on_the_same_tables(small_run):
     assert difference.mean() > 3 * se, (difference.mean(), se)
 
 
+@pytest.mark.slow
 def test_small_run_agrees_with_the_benchmark_within_monte_carlo_error(small_run):
     summary = small_run.summary().set_index(["level", "group"])
     for (level, group, column), (rate, se_full) in BENCHMARK.items():
