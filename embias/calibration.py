@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ._progress import progress_wanted
 from ._validation import (
     check_choice,
     check_columns,
@@ -194,6 +195,11 @@ def population_answers(
     return pd.DataFrame(rows)
 
 
+#: Studies whose fits run together in one :func:`embias.fit_many` call (the rest of a run
+#: waits its turn, so memory holds one block's draws).
+STUDIES_PER_BATCH = 64
+
+
 # =========================================================================== studies
 def draw_population_studies(
     populations: WordPopulations | str,
@@ -352,7 +358,7 @@ def _fit_rows(fit: Any, *, study: int, level: str, truths: Mapping[tuple[str, st
     )
     from .bayes.summary import summarize_posterior
 
-    post = fit.posterior["posterior"].to_dataset()
+    post = fit.sampled["posterior"].to_dataset()
     checked = post.drop_vars([v for v in _UNCHECKED_VARIABLES if v in post])
     diagnostics = convergence_diagnostics(xr.DataTree.from_dict({"posterior": checked}))
     overview = diagnostics_overview(diagnostics, fit.divergences)
@@ -384,7 +390,7 @@ def _fit_rows(fit: Any, *, study: int, level: str, truths: Mapping[tuple[str, st
 
 def _base_settings(settings: FitSettings | Mapping[str, Any] | None) -> FitSettings:
     if settings is None:
-        return FitSettings()
+        return FitSettings.for_batch()
     if isinstance(settings, Mapping):
         settings = FitSettings.build(**settings)
     elif not isinstance(settings, FitSettings):
@@ -496,15 +502,25 @@ def calibrate_on_populations(
     studies = draw_population_studies(populations, design=design, n_studies=n_studies,
                                       first_study=first_study, random_seed=seed)
     rows: list[dict[str, Any]] = []
-    for i, study in tqdm(list(enumerate(studies, start=first_study)), desc="studies",
-                         unit="study", disable=not progress):
-        table = cosine_table(kv, study, missing="raise", embedding_name=embedding)
-        jobs = [FitJob(table, FitSettings.build(base, level=lv, random_seed=derived_seed(
-                    seed, str(i), lv)), label=f"{study.name} {lv}") for lv in levels]
-        fits = fit_many(jobs, progress=False, warn=False)
-        for lv, fit in zip(levels, fits, strict=True):
-            rows += _fit_rows(fit, study=i, level=lv, truths=truths, ci_prob=ci_prob)
-        del fits
+    numbered = list(enumerate(studies, start=first_study))
+    bar = tqdm(total=len(numbered), desc="studies", unit="study",
+               disable=not progress_wanted(progress))
+    with bar:
+        # blocks of studies: each block's fits run together (one compiled program per
+        # level and shape), and only their rows are kept
+        for block in range(0, len(numbered), STUDIES_PER_BATCH):
+            part = numbered[block:block + STUDIES_PER_BATCH]
+            jobs = [FitJob(cosine_table(kv, study, missing="raise", embedding_name=embedding),
+                           FitSettings.build(base, level=lv, random_seed=derived_seed(
+                               seed, str(i), lv)), label=f"{study.name} {lv}")
+                    for i, study in part for lv in levels]
+            fits = iter(fit_many(jobs, progress=False, warn=False))
+            for i, _ in part:
+                for lv in levels:
+                    rows += _fit_rows(next(fits), study=i, level=lv, truths=truths,
+                                      ci_prob=ci_prob)
+            del fits, jobs
+            bar.update(len(part))
     results = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
     fit_record = base.to_dict()
     fit_record.pop("level")

@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ._progress import progress_wanted
 from ._validation import (
     check_choice,
     check_columns,
@@ -67,11 +68,11 @@ from ._validation import (
 from .bayes.crossed import WORD_KIND_OF_CONNECTION, WORD_KINDS
 from .report import share_with_mc_se
 from .settings import (
+    BATCH_DRAWS,
+    BATCH_TUNE,
     DEFAULT_CHAINS,
     DEFAULT_CI_PROB,
-    DEFAULT_DRAWS,
     DEFAULT_ROPE,
-    DEFAULT_TUNE,
     SAMPLERS,
 )
 from .tables import CONNECTIONS, validate_table
@@ -522,7 +523,7 @@ def _fit_rows(fit: Any, *, index: int, level: str, parameters: WordSamplingParam
     )
     from .bayes.summary import summarize_posterior
 
-    post = fit.posterior["posterior"].to_dataset()
+    post = fit.sampled["posterior"].to_dataset()
     checked = post.drop_vars([v for v in _UNCHECKED_VARIABLES if v in post])
     diagnostics = convergence_diagnostics(xr.DataTree.from_dict({"posterior": checked}))
     overview = diagnostics_overview(diagnostics, fit.divergences)
@@ -551,16 +552,37 @@ def _fit_rows(fit: Any, *, index: int, level: str, parameters: WordSamplingParam
     return rows
 
 
+def _table_row(table: pd.DataFrame, index: int, seed: int) -> dict[str, Any]:
+    """What one simulated table's truth was: each connection's share of the residual
+    variance carried by word effects, the mean word effect per kind and the mean
+    coefficient per connection."""
+    shares = word_effect_shares(table)
+    effects = table.attrs["truth"]["word_effect"]
+    kind_of = (table.drop_duplicates("word_to_compare").set_index("word_to_compare")
+               ["connection"].map(WORD_KIND_OF_CONNECTION))
+    mean_u = effects.groupby(kind_of.reindex(effects.index)).mean()
+    mean_coef = table.attrs["truth"]["coef"].mean(axis=0)
+    return {"table": index, "seed": f"({seed}, {index})",
+            **{f"share_{c}": float(s) for c, s in shares.items()},
+            **{f"mean_u_{k}": float(mean_u[k]) for k in WORD_KINDS if k in mean_u.index},
+            **{f"mean_coef_{c}": float(mean_coef[c]) for c in CONNECTIONS
+               if c in mean_coef.index}}
+
+
+#: Tables whose fits run together in one :func:`embias.fit_many` call.
+TABLES_PER_BATCH = 64
+
+
 def simulate_word_sampling(
     design: pd.DataFrame | None = None,
     *,
     n_tables: int = 200,
     parameters: WordSamplingParameters | None = None,
     levels: Sequence[str] = WORD_SAMPLING_LEVELS,
-    draws: int = DEFAULT_DRAWS,
-    tune: int = DEFAULT_TUNE,
+    draws: int = BATCH_DRAWS,
+    tune: int = BATCH_TUNE,
     chains: int = DEFAULT_CHAINS,
-    sampler: str = "nutpie",
+    sampler: str = "auto",
     ci_prob: float = DEFAULT_CI_PROB,
     rope: float = DEFAULT_ROPE,
     first_table: int = 0,
@@ -597,12 +619,11 @@ def simulate_word_sampling(
     levels
         Models to fit (default hierarchical and crossed).
     draws, tune, chains
-        Sampler settings of every fit (default the library's: 2 × (1000 + 3000); with
-        2 × (1000 + 2000) about 6% of the religion fits miss r̂ ≤ 1.01 or ESS ≥ 400 by a
-        little).
+        Sampler settings of every fit (default the batch settings,
+        :meth:`embias.FitSettings.for_batch`: 2 × (500 + 1500) at target acceptance 0.8).
     sampler
-        NUTS implementation (default ``"nutpie"``: all tables have the design's shape, so
-        each model compiles once per process and every further fit costs sampling only).
+        NUTS implementation (default ``"auto"``: the tables share the design's shape, so
+        their fits run together as lanes of one compiled program, :func:`embias.fit_many`).
     ci_prob
         HDI probability (default 0.89).
     rope
@@ -652,34 +673,31 @@ def simulate_word_sampling(
     elif not isinstance(parameters, WordSamplingParameters):
         raise ValueError(f"parameters must be a WordSamplingParameters, got "
                          f"{type(parameters).__name__}")
-    settings = {lv: FitSettings(level=lv, sampler=sampler, draws=draws, tune=tune,
-                                chains=chains, random_seed=0) for lv in levels}
+    settings = {lv: FitSettings.for_batch(level=lv, sampler=sampler, draws=draws, tune=tune,
+                                          chains=chains, random_seed=0) for lv in levels}
     start = time.perf_counter()
     rows: list[dict[str, Any]] = []
     table_rows: list[dict[str, Any]] = []
-    indices = range(first_table, first_table + n_tables)
-    for i in tqdm(indices, desc="tables", unit="table", disable=not progress):
-        table = simulate_word_table(design, parameters,
-                                    random_seed=np.random.default_rng([seed, i]))
-        jobs = [FitJob(table, FitSettings.build(settings[lv], random_seed=derived_seed(
-                    seed, str(i), lv)), label=f"table {i} {lv}") for lv in levels]
-        fits = fit_many(jobs, progress=False, warn=False)
-        for lv, fit in zip(levels, fits, strict=True):
-            rows += _fit_rows(fit, index=i, level=lv, parameters=parameters, ci_prob=ci_prob,
-                              rope=rope)
-        shares = word_effect_shares(table)
-        effects = table.attrs["truth"]["word_effect"]
-        kind_of = (table.drop_duplicates("word_to_compare").set_index("word_to_compare")
-                   ["connection"].map(WORD_KIND_OF_CONNECTION))
-        mean_u = effects.groupby(kind_of.reindex(effects.index)).mean()
-        mean_coef = table.attrs["truth"]["coef"].mean(axis=0)
-        table_rows.append({"table": i, "seed": f"({seed}, {i})",
-                           **{f"share_{c}": float(s) for c, s in shares.items()},
-                           **{f"mean_u_{k}": float(mean_u[k]) for k in WORD_KINDS
-                              if k in mean_u.index},
-                           **{f"mean_coef_{c}": float(mean_coef[c]) for c in CONNECTIONS
-                              if c in mean_coef.index}})
-        del fits
+    indices = list(range(first_table, first_table + n_tables))
+    bar = tqdm(total=len(indices), desc="tables", unit="table",
+               disable=not progress_wanted(progress))
+    # blocks of tables: a block's fits run together (one compiled program per level)
+    blocks = [indices[k:k + TABLES_PER_BATCH] for k in range(0, len(indices),
+                                                              TABLES_PER_BATCH)]
+    for block in blocks:
+        tables = {i: simulate_word_table(design, parameters,
+                                         random_seed=np.random.default_rng([seed, i]))
+                  for i in block}
+        jobs = [FitJob(tables[i], FitSettings.build(settings[lv], random_seed=derived_seed(
+                    seed, str(i), lv)), label=f"table {i} {lv}") for i in block for lv in levels]
+        fits = iter(fit_many(jobs, progress=False, warn=False))
+        for i in block:
+            for lv in levels:
+                rows += _fit_rows(next(fits), index=i, level=lv, parameters=parameters,
+                                  ci_prob=ci_prob, rope=rope)
+            table_rows.append(_table_row(tables[i], i, seed))
+        bar.update(len(block))
+    bar.close()
     return WordSamplingSimulation(
         results=pd.DataFrame(rows), tables=pd.DataFrame(table_rows), parameters=parameters,
         design_shares=word_effect_shares(design),

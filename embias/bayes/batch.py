@@ -30,6 +30,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import hashlib
+import itertools
 import logging
 import multiprocessing
 import os
@@ -41,6 +42,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .._progress import progress_wanted
@@ -323,7 +325,11 @@ def _run_together(jobs: Sequence[FitJob], indices: list[int], results: list[Bias
     size = EXECUTOR_CHUNK if remote else LOCAL_CHUNK
     if remote and max_workers and executor is None:
         size = max(1, min(size, -(-len(indices) // max_workers)))
-    chunks = [indices[k:k + size] for k in range(0, len(indices), size)]
+    # chunks of equal size (the last is not a small remainder): one compiled program
+    # serves them all (embias.bayes.batch_sampling.lane_bucket)
+    count = -(-len(indices) // size)
+    bounds = np.linspace(0, len(indices), count + 1).round().astype(int)
+    chunks = [indices[a:b] for a, b in itertools.pairwise(bounds)]
 
     def note(exc: BaseException, chunk: list[int]) -> None:
         exc.add_note(f"while fitting jobs {chunk[0]}–{chunk[-1]} together "

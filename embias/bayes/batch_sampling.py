@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -68,6 +69,7 @@ class _Shape:
     transforms: list[str]
     output_names: list[str]
     output_dims: list[tuple[str, ...]]
+    constrain_lanes: Any = None
 
 
 _SHAPES: dict[tuple[Any, ...], _Shape] = {}
@@ -240,11 +242,17 @@ def sample_tables(
                              target_accept=batch.target_accept,
                              max_tree_depth=batch.max_tree_depth)
 
+        started = time.perf_counter()
         if len(parts) == 1:
             results = [run_part(parts[0])]
         else:
             with ThreadPoolExecutor(len(parts)) as pool:
                 results = list(pool.map(run_part, parts))
+        program = {"batch_lanes": len(seeds), "batch_threads": len(parts),
+                   "batch_program_steps": max(r.program_steps for r in results),
+                   "batch_seconds": time.perf_counter() - started}
+        leapfrogs = np.concatenate([r.leapfrog_steps[:p.stop - p.start]
+                                    for r, p in zip(results, parts, strict=True)])
         positions = np.concatenate([r.positions[:p.stop - p.start]
                                     for r, p in zip(results, parts, strict=True)])
         stats = {n: np.concatenate([r.stats[n][:p.stop - p.start]
@@ -255,23 +263,31 @@ def sample_tables(
             lanes = slice(j * batch.chains, (j + 1) * batch.chains)
             trees[i] = _tree(prepared[i].coords, shape,
                              [c[lanes] for c in constrained],
-                             {n: s[lanes] for n, s in stats.items()})
+                             {n: s[lanes] for n, s in stats.items()},
+                             {**program, "leapfrog_steps": [int(x) for x in leapfrogs[lanes]]})
     return [t for t in trees if t is not None]
 
 
 def _split(lanes: int, threads: int | None) -> list[slice]:
-    """Equal parts of the lanes, one per thread (the last padded to the same size, so
-    every part runs the same compiled program)."""
+    """Equal parts of the lanes, one per thread."""
     threads = max(1, min(threads or os.cpu_count() or 1, lanes // 2 or 1))
     size = -(-lanes // threads)
     return [slice(k * size, min(lanes, (k + 1) * size)) for k in range(threads)
             if k * size < lanes]
 
 
+def lane_bucket(lanes: int) -> int:
+    """The number of lanes a program is compiled for: 1, 2, 4 or 8, then multiples of 8
+    (a part runs padded to its bucket, so batches of nearby sizes share one compile)."""
+    if lanes <= 8:
+        return 1 << max(0, (lanes - 1).bit_length())
+    return 8 * -(-lanes // 8)
+
+
 def _padded(part: slice, lanes: int, parts: list[slice]) -> np.ndarray:
-    size = parts[0].stop - parts[0].start
+    size = lane_bucket(parts[0].stop - parts[0].start)
     index = np.arange(part.start, part.stop)
-    if len(index) < size:  # repeat the last lane; its copy is dropped afterwards
+    if len(index) < size:  # repeat the last lane; its copies are dropped afterwards
         index = np.concatenate([index, np.full(size - len(index), lanes - 1)])
     return index
 
@@ -282,14 +298,18 @@ def _constrain(shape: _Shape, positions: np.ndarray, lanes_data: list[np.ndarray
     import jax
     import jax.numpy as jnp
 
-    per_draw = jax.vmap(shape.constrain, in_axes=(0, None))
-    per_lane = jax.jit(jax.vmap(per_draw, in_axes=(0, 0)))
-    out = per_lane(jnp.asarray(positions), [jnp.asarray(d) for d in lanes_data])
+    if shape.constrain_lanes is None:  # compiled once per shape (JAX: once per size)
+        per_draw = jax.vmap(shape.constrain, in_axes=(0, None))
+        shape.constrain_lanes = jax.jit(jax.vmap(per_draw, in_axes=(0, 0)))
+    out = shape.constrain_lanes(jnp.asarray(positions), [jnp.asarray(d) for d in lanes_data])
     return [np.asarray(o, dtype=np.float64) for o in out]
 
 
 def _tree(model_coords: dict[str, Any], shape: _Shape, values: list[np.ndarray],
-          stats: dict[str, np.ndarray]) -> DataTree:
+          stats: dict[str, np.ndarray], program: dict[str, Any]) -> DataTree:
+    """A fit's draws as a DataTree; ``program`` (the batch's lanes, threads, program steps
+    and seconds, and each chain's leapfrog steps with its warm-up) goes into the
+    ``sample_stats`` attributes."""
     import xarray as xr
 
     chains, draws = values[0].shape[:2]
@@ -304,4 +324,4 @@ def _tree(model_coords: dict[str, Any], shape: _Shape, values: list[np.ndarray],
         value.astype(np.int64) if name in ("n_steps", "tree_depth") else value,
         dims=("chain", "draw"), coords=base) for name, value in stats.items()}
     return xr.DataTree.from_dict({"posterior": xr.Dataset(posterior),
-                                  "sample_stats": xr.Dataset(stat_vars)})
+                                  "sample_stats": xr.Dataset(stat_vars, attrs=program)})

@@ -495,15 +495,20 @@ def draw_word_effects(
         template_term = (design.template.word_template_count, by_kind)
     rng = np.random.default_rng([int(random_seed), 104729])
     out = np.empty((chains * draws, n_words))
+    # one matrix product per connection: (draw, protected) @ (protected, word)
+    count_by_con = np.ascontiguousarray(count.transpose(2, 1, 0), dtype=float)  # (c, p, w)
+    if template_term is not None:
+        template_by_con = np.ascontiguousarray(template_term[0].transpose(2, 1, 0),
+                                               dtype=float)                    # (c, t, w)
+    sums = design.word_sum.T[:, None, :]                                # (con, 1, word)
     for start in range(0, chains * draws, chunk):
         s = slice(start, start + chunk)
         inv_var = sigma[s] ** -2                                        # (draw, con)
-        # optimize=True: BLAS products (religion's 321 words: 0.4 s → 0.01 s a fit)
-        fitted = np.einsum("wpc,dpc->dwc", count, coef[s], optimize=True)  # Σ_p n·coef
-        if template_term is not None:
-            fitted = fitted + np.einsum("wtc,dtc->dwc", template_term[0],
-                                        template_term[1][s], optimize=True)  # Σ_t m·V
-        b = np.einsum("dwc,dc->dw", design.word_sum[None] - fitted, inv_var, optimize=True)
+        fitted = np.matmul(coef[s].transpose(2, 0, 1), count_by_con)   # (c, d, w): Σ_p n·coef
+        if template_term is not None:                                   # + Σ_t m·V
+            fitted = fitted + np.matmul(template_term[1][s].transpose(2, 0, 1),
+                                        template_by_con)
+        b = np.sum((sums - fitted) * inv_var.T[:, :, None], axis=0)     # (draw, word)
         c = inv_var @ count.sum(axis=1).T                               # (draw, word)
         v = 1.0 / (1.0 / tau2[s] + c)
         out[s] = v * b + np.sqrt(v) * rng.standard_normal(v.shape)

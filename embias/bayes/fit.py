@@ -357,9 +357,11 @@ class BiasFit:
         return self.posterior
 
     @property
-    def _sampled(self) -> DataTree:
-        """The draws for the fit's own summaries: without waiting for a pending
-        log-likelihood group (:class:`PendingLogLikelihood`)."""
+    def sampled(self) -> DataTree:
+        """The draws as sampled (groups ``posterior``, ``sample_stats``) for summaries
+        and diagnostics: the same as :attr:`posterior`, but a batch fit's compared-word
+        log-likelihoods (added on first use of :attr:`posterior`) are not computed for
+        it."""
         value = self.__dict__["_posterior"]
         return value.tree if isinstance(value, PendingLogLikelihood) else self.posterior
 
@@ -417,7 +419,7 @@ class BiasFit:
         key = (float(ci_prob), str(ci_kind), float(rope))
         cache = self._interval_tables
         if key not in cache:
-            cache[key] = summarize_posterior(self._sampled, self.cells, ci_prob=ci_prob,
+            cache[key] = summarize_posterior(self.sampled, self.cells, ci_prob=ci_prob,
                                              ci_kind=ci_kind, rope=rope,
                                              word_contrasts=self.level in ("hierarchical",
                                                                            "crossed"))
@@ -473,12 +475,12 @@ class BiasFit:
 
     @cached_property
     def _diagnostics(self) -> pd.DataFrame:
-        return convergence_diagnostics(self._sampled)
+        return convergence_diagnostics(self.sampled)
 
     @cached_property
     def divergences(self) -> int:
         """Number of divergent transitions after tuning."""
-        return count_divergences(self._sampled)
+        return count_divergences(self.sampled)
 
     def problems(self) -> list[str]:
         """Convergence problems: r̂ > 1.01, ESS < 400, divergences (empty when fine)."""
