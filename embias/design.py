@@ -152,6 +152,13 @@ def _controls(name: str, value: Any, default: int) -> int:
     return check_int(name, value, minimum=0, why="0 leaves the connection out")
 
 
+def _check_protected_total(design: PopulationDesign, total: int) -> None:
+    if total < 2:
+        raise ValueError(f"protected_words={_per_class(design.protected):g} gives a study of "
+                         f"{total} protected word; the model needs at least 2 (the spread of "
+                         "the protected words is one of its parameters)")
+
+
 def _check_rope(rope: Any) -> float:
     try:
         return check_number("rope", rope, low=0.0, low_open=True)
@@ -590,17 +597,14 @@ def design_analysis(
                                     ("human_words", human, "human")):
             if n and connection not in pilot.draws["bar"]:
                 raise ValueError(f"{name}={n}: the pilot study has no {connection!r} rows, so "
-                                 f"its posterior says nothing about such words; give "
+                                 f"its posterior says nothing about such words; pass "
                                  f"{name}=0")
         designs = [PopulationDesign(protected=p, attributes=a, neutral=neutral, human=human)
                    for p, a in itertools.product(protected_sizes, attribute_sizes)]
         for design in designs:
-            total = (sum(design.protected.values()) if isinstance(design.protected, Mapping)
-                     else design.protected * len(pilot.protected))
-            if total < 2:
-                raise ValueError(f"protected_words={design.protected!r} gives a study of "
-                                 f"{total} protected word; the model needs at least 2 "
-                                 "(the spread of the protected words is a parameter)")
+            _check_protected_total(design, (sum(design.protected.values())
+                                            if isinstance(design.protected, Mapping)
+                                            else design.protected * len(pilot.protected)))
         populations = None
         kv = embedding = None
         record: dict[str, Any] = {"source": "posterior predictive",
@@ -619,7 +623,7 @@ def design_analysis(
         designs = [PopulationDesign(protected=p, attributes=a, neutral=neutral, human=human)
                    for p, a in itertools.product(protected_sizes, attribute_sizes)]
         for design in designs:  # a size larger than a population, before any work
-            design.counts(populations)
+            _check_protected_total(design, sum(design.counts(populations)[0].values()))
         pilot = None
         record = {"source": "populations", "populations": populations.name}
     seed = check_seed(random_seed)
