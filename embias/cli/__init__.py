@@ -35,6 +35,7 @@ from . import (
     classifier,
     compare,
     debias,
+    design,
     fit,
     models,
     report,
@@ -48,7 +49,7 @@ __all__ = ["COMMAND_MODULES", "build_parser", "cli_wording", "main", "run"]
 #: The command modules, in the order ``embias --help`` lists their commands; each has
 #: ``register(subparsers)``.
 COMMAND_MODULES = (tables, sentence, debias, fit, compare, models, report, simulate,
-                   calibrate, classifier)
+                   calibrate, design, classifier)
 
 
 def build_parser() -> argparse.ArgumentParser:
