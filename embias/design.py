@@ -779,10 +779,14 @@ def plot_design_analysis(
             sub = sub.sort_values(x_name)
             label = (contrast if len(others) == 1
                      else f"{contrast}, {other.split('_')[0]} {value:g}")
-            for axis, column, se in ((axes[0], "p_credible", "p_se"),
-                                     (axes[1], "width_mean", "width_se")):
-                axis.errorbar(sub[x_name], sub[column], yerr=2 * sub[se].fillna(0),
-                              fmt="o", linestyle=styles[si % len(styles)], capsize=3,
+            p = sub["p_credible"].to_numpy(float)
+            p_bar = 2 * sub["p_se"].fillna(0).to_numpy(float)
+            panels = ((axes[0], p, [np.minimum(p_bar, p), np.minimum(p_bar, 1 - p)]),
+                      (axes[1], sub["width_mean"].to_numpy(float),
+                       2 * sub["width_se"].fillna(0).to_numpy(float)))
+            for axis, y, yerr in panels:  # a probability's bars kept inside [0, 1]
+                axis.errorbar(sub[x_name], y, yerr=yerr, fmt="o",
+                              linestyle=styles[si % len(styles)], capsize=3,
                               color=colours[ci % len(colours)], label=label)
     words = ("attribute words per class" if x_name == "attribute_words"
              else "protected words per class")

@@ -269,19 +269,27 @@ def sample_tables(
 
 
 def _split(lanes: int, threads: int | None) -> list[slice]:
-    """Equal parts of the lanes, one per thread."""
-    threads = max(1, min(threads or os.cpu_count() or 1, lanes // 2 or 1))
+    """Equal parts of the lanes, one per thread (one part when fewer lanes than a
+    bucket's minimum: padding each thread's part would only add idle lanes)."""
+    threads = max(1, min(threads or os.cpu_count() or 1, lanes // LANE_MULTIPLE or 1))
     size = -(-lanes // threads)
     return [slice(k * size, min(lanes, (k + 1) * size)) for k in range(threads)
             if k * size < lanes]
 
 
+#: A program runs a multiple of this many lanes. XLA computes a lane with vector
+#: instructions when the program has at least a vector's width of lanes (4 or 8 doubles)
+#: and with scalar ones below that, which rounds differently: with at least 8 lanes a
+#: chain's draws are the same in any batch (measured: the same bits at 8, 16 and 40
+#: lanes, other bits at 1 or 2).
+LANE_MULTIPLE = 8
+
+
 def lane_bucket(lanes: int) -> int:
-    """The number of lanes a program is compiled for: 1, 2, 4 or 8, then multiples of 8
-    (a part runs padded to its bucket, so batches of nearby sizes share one compile)."""
-    if lanes <= 8:
-        return 1 << max(0, (lanes - 1).bit_length())
-    return 8 * -(-lanes // 8)
+    """The number of lanes a program is compiled for: a multiple of
+    :data:`LANE_MULTIPLE` (a part runs padded to its bucket, so batches of nearby sizes
+    share one compile and a chain's draws do not depend on its batch)."""
+    return LANE_MULTIPLE * max(1, -(-lanes // LANE_MULTIPLE))
 
 
 def _padded(part: slice, lanes: int, parts: list[slice]) -> np.ndarray:

@@ -18,14 +18,15 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from .._validation import check_number
 from ..populations import BUILTIN_POPULATIONS
-from ..settings import BATCH_DRAWS, BATCH_TUNE, DEFAULT_LEVEL, LEVELS
+from ..settings import BATCH_DRAWS, BATCH_TUNE, DEFAULT_LEVEL, DEFAULT_ROPE, LEVELS
 from ._options import (
     STUDIES,
     add_ci_prob,
     add_embedding,
-    add_rope,
     add_seed,
+    checked,
     output_path,
     writable,
 )
@@ -181,7 +182,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="level the simulated studies are fitted at (default %(default)s)")
     add_embedding(p)
     add_ci_prob(p)
-    add_rope(p)
+    p.add_argument("--rope", type=checked(float, lambda name, value: check_number(
+                       name, value, low=0.0, low_open=True), "rope"),
+                   default=DEFAULT_ROPE, metavar="WIDTH",
+                   help="half-width of the region of practical equivalence, > 0: a "
+                        "'credible difference' is an HDI outside [-WIDTH, WIDTH] (default "
+                        "%(default)s)")
     group = p.add_argument_group("sampler of the simulated studies' fits")
     group.add_argument("--draws", type=_count_type("--draws", 1), default=BATCH_DRAWS,
                        metavar="N", help="posterior draws per chain (default %(default)s)")
