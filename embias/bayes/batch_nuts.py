@@ -163,7 +163,8 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
             "t_acc": jnp.asarray(0.0), "t_n": jnp.asarray(0), "right": True,
             "s_n": jnp.asarray(0), "s_logw": jnp.asarray(0.0), "s_rsum": zeros,
             "sz": z, "su": u, "sg": g, "se": u, "s_acc": jnp.asarray(0.0),
-            "s_turn": False, "s_div": False, "c_r": ckpt, "c_rsum": ckpt,
+            "s_turn": False, "s_div": False, "c_w": ckpt, "c_a": ckpt,
+            "c_e": jnp.zeros(max_tree_depth),
             "steps": jnp.asarray(0),
         }
 
@@ -210,13 +211,22 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
         idx_max = jax.lax.population_count(n >> 1)
         idx_min = idx_max - jax.lax.population_count((~n & (n + 1)) - 1) + 1
         even = n % 2 == 0
-        slot = ((depth_slots == idx_max) & even)[:, None]
-        c_r = w(slot, r[None, :], s["c_r"])
-        c_rsum = w(slot, s_rsum[None, :], s["c_rsum"])
-        sub_sums = s_rsum[None, :] - c_rsum + c_r
+        # A checkpoint k (leaf r_k, sum S_k of the sub-tree up to it) keeps
+        # w_k = M⁻¹r_k, a_k = S_k − r_k/2 and e_k = w_k·a_k. The sub-tree from leaf k to
+        # this leaf r (sum S) has ρ = (S − S_k + r_k) − (r_k + r)/2 = q − a_k, q = S − r/2,
+        # so the criterion's two products are w_k·q − e_k and (M⁻¹r)·q − (M⁻¹r)·a_k: two
+        # matrix–vector products instead of forming every sub-tree's ρ.
+        v = inv_mass * r
+        q = s_rsum - 0.5 * r
+        slot = (depth_slots == idx_max) & even
+        c_w = w(slot[:, None], v[None, :], s["c_w"])
+        c_a = w(slot[:, None], q[None, :], s["c_a"])
+        c_e = w(slot, jnp.dot(v, q), s["c_e"])
         in_range = (depth_slots >= idx_min) & (depth_slots <= idx_max)
+        at_checkpoint = c_w @ q - c_e
+        at_leaf = jnp.dot(v, q) - c_a @ v
         s_turn = w(first, False, s["s_turn"]) | jnp.any(
-            in_range & turning(inv_mass, c_r, r[None, :], sub_sums))
+            in_range & ((at_checkpoint <= 0) | (at_leaf <= 0)))
         n = n + 1
 
         # a finished sub-tree joins the tree (biased progressive sampling)
@@ -284,7 +294,8 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
             "t_rsum": t_rsum, "depth": depth, "t_acc": t_acc, "t_n": t_n,
             "right": next_right, "s_n": s_n, "s_logw": s_logw, "s_rsum": s_rsum,
             "sz": sz, "su": su, "sg": sg, "se": se, "s_acc": s_acc, "s_turn": s_turn,
-            "s_div": s_div, "c_r": c_r, "c_rsum": c_rsum, "steps": s["steps"] + 1,
+            "s_div": s_div, "c_w": c_w, "c_a": c_a, "c_e": c_e,
+            "steps": s["steps"] + 1,
         }
         # a lane with all its draws runs on unseen (the program waits for the slowest):
         # only its counters stop
