@@ -197,7 +197,7 @@ def population_answers(
 
 #: Studies whose fits run together in one :func:`embias.fit_many` call (the rest of a run
 #: waits its turn, so memory holds one block's draws).
-STUDIES_PER_BATCH = 64
+STUDIES_PER_BATCH = 128
 
 
 # =========================================================================== studies

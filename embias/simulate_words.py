@@ -570,7 +570,7 @@ def _table_row(table: pd.DataFrame, index: int, seed: int) -> dict[str, Any]:
 
 
 #: Tables whose fits run together in one :func:`embias.fit_many` call.
-TABLES_PER_BATCH = 64
+TABLES_PER_BATCH = 128
 
 
 def simulate_word_sampling(
