@@ -25,7 +25,7 @@ import embias
 from embias.bayes.crossed import WORD_KIND_OF_CONNECTION, row_template_effects
 from embias.bayes.fit import arviz_ready
 
-pytestmark = pytest.mark.xdist_group("arviz_on_fits")
+pytestmark = [pytest.mark.xdist_group("arviz_on_fits"), pytest.mark.slow]
 
 LEVELS = ("dataset", "word", "hierarchical", "crossed", "templates")
 SAMPLING = {"draws": 200, "tune": 300, "chains": 2}

@@ -143,6 +143,7 @@ def test_cli_fit_passes_one_fit_settings(monkeypatch: pytest.MonkeyPatch) -> Non
                        "models_dir": "somewhere", "refit": True, "progress": False}
 
 
+@pytest.mark.slow
 def test_embias_fit_as_a_console_script_keeps_the_page_figures_with_the_fit(
         tmp_path: Path) -> None:
     """`embias fit` run as users run it (a fresh process) writes forest.png and keeps the

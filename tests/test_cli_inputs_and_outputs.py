@@ -74,6 +74,7 @@ def test_table_csv_carries_the_embedding_name_given(tmp_path: Path,
 
 # ---------------------------------------------------- published tables against word vectors
 @pytest.mark.xdist_group("compare")
+@pytest.mark.slow
 def test_cli_compares_published_reddit_with_glove(tmp_path: Path) -> None:
     out = tmp_path / "new" / "comparisons"  # made by the command
     done = run("compare", "religion", "--embedding", "a=published:reddit", "--embedding",

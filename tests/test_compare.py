@@ -219,6 +219,7 @@ def test_study_jobs_cross_studies_embeddings_and_seeds():
 
 
 # --------------------------------------------------------------------------- known answers
+@pytest.mark.slow
 def test_change_model_recovers_a_known_shift(reddit_tables):
     # y' = y + 0.05 on the associated rows + N(0, 0.03) noise everywhere: the change is
     # 0.05 for associated and 0 elsewhere (up to the noise's sample mean, known exactly)

@@ -34,6 +34,7 @@ def reddit():
     return embias.load_published_table("religion", "reddit")
 
 
+@pytest.mark.slow
 def test_nutpie_replicates_the_published_fit(reddit):
     fit = embias.fit_bias_model(reddit, level="hierarchical", sampler="nutpie",
                                 random_seed=20240501, progress=False)

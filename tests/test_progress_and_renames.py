@@ -63,6 +63,7 @@ def test_every_fitting_function_takes_progress_and_none_progressbar():
         assert "progress" in parameters and "progressbar" not in parameters, function
 
 
+@pytest.mark.slow
 def test_sampler_progress_bars_stay_out_of_a_pipe(tmp_path):
     # progress is on by default; with standard error a pipe (a log), no bar is drawn
     done = subprocess.run(

@@ -169,6 +169,7 @@ _SAVER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_two_processes_saving_one_key_keep_one_complete_fit_and_say_so(
         tmp_path: Path) -> None:
     script = tmp_path / "saver.py"
@@ -295,6 +296,7 @@ def test_embias_fit_with_more_draws_than_memory_is_one_line(saved: Path,
 
 
 # ------------------------------------------------------------------ item 11: Ctrl-C
+@pytest.mark.slow
 def test_ctrl_c_during_embias_fit_is_one_line_and_keeps_the_saved_fit(
         saved: Path, tmp_path: Path) -> None:
     draws = 30000  # long enough to be interrupted while sampling
