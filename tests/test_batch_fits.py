@@ -119,3 +119,14 @@ def test_a_dask_cluster_gives_the_same_draws_as_this_process(population_tables,
         remote = fit_many(jobs, executor=client.get_executor(), progress=False, warn=False)
     for a, b in zip(together, remote, strict=True):
         np.testing.assert_array_equal(_means(a), _means(b))
+
+
+def test_a_batch_reports_its_progress_while_it_samples(population_tables) -> None:
+    reports: list[float] = []
+    run_fit_chunk([FitJob(population_tables[2], FitSettings(random_seed=12, **SMALL))],
+                  progress=reports.append)
+    # reported every 2,048 program steps (~18,000 here: 900 iterations of ~20 leapfrog
+    # steps), as a share of the iterations done: rising, within (0, 1]
+    assert len(reports) >= 3
+    assert all(0 <= a <= b <= 1 for a, b in zip(reports, reports[1:], strict=False))
+    assert reports[-1] > 0.5

@@ -37,7 +37,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -152,10 +152,12 @@ def _batchable(job: FitJob) -> bool:
         job.settings.sampler == BATCH_SAMPLER or batch_supported(job.settings, job.table))
 
 
-def run_fit_chunk(jobs: Sequence[FitJob]) -> list[BiasFit]:
+def run_fit_chunk(jobs: Sequence[FitJob], *,
+                  progress: Callable[[float], None] | None = None) -> list[BiasFit]:
     """Run jobs together with embias's batch NUTS (tables of one shape in one compiled
     program; the function an executor's worker calls for a chunk). Pure in the jobs: a
-    job's draws do not depend on the chunk it is in."""
+    job's draws do not depend on the chunk it is in. ``progress`` is called now and then
+    with the share of the sampling done."""
     import time
 
     with _FIT_LOCK:
@@ -171,7 +173,7 @@ def run_fit_chunk(jobs: Sequence[FitJob]) -> list[BiasFit]:
             items.append((cells, job.table, run, centred))
             runs.append(run)
         built = time.perf_counter()
-        trees = sample_posteriors(items)
+        trees = sample_posteriors(items, progress=progress)
         share = (time.perf_counter() - built) / len(jobs)
         fits = [finish_fit(tree, table, cells, run, centred, deferred=True,
                            timings={"build_seconds": (built - start) / len(jobs),
@@ -339,13 +341,21 @@ def _run_together(jobs: Sequence[FitJob], indices: list[int], results: list[Bias
 
     if not remote:
         for chunk in chunks:
+            before = bar.n
+
+            def moved(done: float, before: float = before, size: int = len(chunk)) -> None:
+                bar.n = before + round(done * size, 1)
+                bar.refresh()
+
             try:
-                fits = run_fit_chunk([jobs[i] for i in chunk])
+                fits = run_fit_chunk([jobs[i] for i in chunk],
+                                     progress=moved if not bar.disable else None)
             except Exception as exc:
                 note(exc, chunk)
                 raise
             for i, fit in zip(chunk, fits, strict=True):
                 results[i] = fit
+            bar.n = before
             bar.update(len(chunk))
         return
     own = executor is None

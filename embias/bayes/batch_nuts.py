@@ -23,7 +23,9 @@ position and a pytree of data; ``jax.vmap`` over lanes gives each lane its own d
 from __future__ import annotations
 
 import functools
+import itertools
 import threading
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -323,6 +325,7 @@ def run_lanes(
     target_accept: float = 0.8,
     max_tree_depth: int = 10,
     step_size: float | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> LaneDraws:
     """Run one NUTS chain per lane, all lanes in one compiled program.
 
@@ -351,6 +354,9 @@ def run_lanes(
         The first step size; default found by a doubling/halving heuristic from each
         lane's starting point. With ``tune=0`` it is the step size of every draw (a
         fixed kernel, as the tests of its invariance need).
+    progress
+        Called now and then (every :data:`REPORT_EVERY` program steps) with the share of
+        all lanes' iterations done.
 
     Returns
     -------
@@ -358,17 +364,36 @@ def run_lanes(
     """
     import jax.numpy as jnp
 
+    token = next(_TOKENS)
     args = (jnp.asarray(seeds, dtype=jnp.uint64), jnp.asarray(initial_positions),
-            jnp.asarray(inverse_mass), data)
+            jnp.asarray(inverse_mass), data, jnp.asarray(token, dtype=jnp.int64))
     program = compiled_program(potential, args, tune=tune, draws=draws,
                                target_accept=target_accept, max_tree_depth=max_tree_depth,
                                step_size=step_size)
-    positions, stats, steps = program(*args)
+    if progress is not None:
+        _PROGRESS[token] = progress
+    try:
+        positions, stats, steps = program(*args)
+        positions, stats, steps = (np.asarray(x) for x in (positions, stats, steps))
+    finally:
+        _PROGRESS.pop(token, None)
     steps = np.asarray(steps)
     stats = np.asarray(stats)
     return LaneDraws(positions=np.asarray(positions),
                      stats={name: stats[..., k] for k, name in enumerate(STAT_NAMES)},
                      leapfrog_steps=steps, program_steps=int(steps.max()))
+
+
+#: Program steps between two progress reports.
+REPORT_EVERY = 2048
+_PROGRESS: dict[int, Callable[[float], None]] = {}
+_TOKENS = itertools.count(1)
+
+
+def _report(token: Any, done: Any) -> None:
+    callback = _PROGRESS.get(int(token))
+    if callback is not None:
+        callback(float(done))
 
 
 _COMPILED: dict[tuple[Any, ...], Any] = {}
@@ -404,7 +429,7 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
                                  step_size=step_size)
     total = tune + draws
 
-    def program(seeds: Any, z0: Any, inv_mass0: Any, data: Any) -> tuple:
+    def program(seeds: Any, z0: Any, inv_mass0: Any, data: Any, token: Any) -> tuple:
         lanes, dim = z0.shape
         state = jax.vmap(init)(seeds, z0, inv_mass0, data)
         # every draw's momentum, made at once (a step only looks its draw's up)
@@ -421,6 +446,12 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
             slot = jnp.where(record, slot, draws)
             out_z = out_z.at[lane_index, slot].set(z)
             out_stats = out_stats.at[lane_index, slot].set(stats)
+            # every REPORT_EVERY steps: the share of all draws done, to the caller's
+            # progress callback (a host callback; the token names the run)
+            done = jnp.mean(jnp.minimum(state["i"], total)) / total
+            jax.lax.cond(jnp.max(state["steps"]) % REPORT_EVERY == 0,
+                         lambda: jax.debug.callback(_report, token, done),
+                         lambda: None)
             return state, out_z, out_stats
 
         def unfinished(carry: tuple) -> Any:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -182,6 +182,7 @@ def sample_tables(
     items: Sequence[tuple[pd.DataFrame, pd.DataFrame | None, FitSettings, Sequence[str]]],
     *,
     threads: int | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> list[DataTree]:
     """Draw the posterior of many tables, tables of one shape and settings in one program.
 
@@ -192,8 +193,9 @@ def sample_tables(
         at the crossed level and with raw data), the resolved settings (a seed set) and
         the centred connections.
     threads
-        Threads the lanes are split over (default the machine's CPUs, at most 2 lanes
-        per thread).
+        Threads the lanes are split over (default the machine's CPUs).
+    progress
+        Called now and then with the share of all the fits' iterations done.
 
     Returns
     -------
@@ -213,7 +215,23 @@ def sample_tables(
         prepared.append(prep)
         groups.setdefault((key, BatchRun.of(run)), []).append(i)
     trees: list[DataTree | None] = [None] * len(items)
-    for (key, batch), members in groups.items():
+    # progress: each program reports the share of its lanes' iterations done
+    shares: dict[tuple[int, int], float] = {}
+    weights: dict[tuple[int, int], float] = {}
+    lock = threading.Lock()
+
+    def reporter(part_key: tuple[int, int]) -> Callable[[float], None] | None:
+        if progress is None:
+            return None
+
+        def report(done: float) -> None:
+            with lock:
+                shares[part_key] = done
+                total = sum(weights.values()) or 1.0
+                progress(sum(shares.get(k, 0.0) * w for k, w in weights.items()) / total)
+        return report
+
+    for group_index, ((key, batch), members) in enumerate(groups.items()):
         with _SHAPES_LOCK:
             shape = _SHAPES.get(key)
             if shape is None:
@@ -230,8 +248,12 @@ def sample_tables(
         inverse_mass = np.stack([f[1] for f in flat for _ in range(batch.chains)])
         seeds = np.concatenate([prepared[i].seeds for i in members])
         parts = _split(len(seeds), threads)
+        for k, part in enumerate(parts):
+            weights[group_index, k] = float((part.stop - part.start)
+                                            * (batch.tune + batch.draws))
 
         def run_part(part: slice, shape: _Shape = shape, batch: BatchRun = batch,
+                     group_index: int = group_index,
                      lanes_data: list = lanes_data, start: np.ndarray = start,
                      inverse_mass: np.ndarray = inverse_mass,
                      seeds: np.ndarray = seeds, parts: list = parts) -> Any:
@@ -240,7 +262,8 @@ def sample_tables(
                              start[index], inverse_mass[index], seeds[index],
                              tune=batch.tune, draws=batch.draws,
                              target_accept=batch.target_accept,
-                             max_tree_depth=batch.max_tree_depth)
+                             max_tree_depth=batch.max_tree_depth,
+                             progress=reporter((group_index, parts.index(part))))
 
         started = time.perf_counter()
         if len(parts) == 1:

@@ -213,6 +213,8 @@ def batch_supported(run: FitSettings, table: pd.DataFrame) -> bool:
 
 def sample_posteriors(
     items: Sequence[tuple[pd.DataFrame, pd.DataFrame | None, FitSettings, Sequence[str]]],
+    *,
+    progress: Any = None,
 ) -> list[DataTree]:
     """:func:`sample_posterior` of many fits with ``sampler="embias"`` at once: tables of
     one shape run as lanes of one compiled program
@@ -222,6 +224,8 @@ def sample_posteriors(
     ----------
     items
         ``(cells, table, run, centred)`` per fit, ``run`` resolved with a seed.
+    progress
+        None, or a callable given the share of the sampling done now and then.
 
     Raises
     ------
@@ -239,7 +243,7 @@ def sample_posteriors(
                              + ("" if table is None or "template" not in table.columns
                                 else " and a table with templates")
                              + " — use sampler='numpyro'")
-    trees = sample_tables(items)
+    trees = sample_tables(items, progress=progress)
     return [_with_word_effects(tree, cells, run, table) if run.level == "crossed" else tree
             for tree, (cells, table, run, _) in zip(trees, items, strict=True)]
 

@@ -1,0 +1,95 @@
+"""Posterior predictive check of a model level on the 12 shipped tables.
+
+Run: .venv/bin/python benchmarks/bench_predictive_check.py [--level LEVEL] [--seed S]
+[--json FILE]
+
+Fits religion, race and gender on GloVe 6B 50d (the embedded vectors) and on the authors'
+published Reddit, Google and GloVe tables at ``--level`` (default the library's) with the
+default sampler settings — all 12 through one :func:`embias.fit_many` call — and prints,
+per table and connection, the share of observed distances inside their posterior
+predictive 50% and 89% intervals (:meth:`embias.BiasFit.predictive_check`), with the 99%
+binomial band of the connection's distinct compared words (a table's attribute rows rest
+on 11–25 words, so one cell is noisy), then the mean over the 12 tables per connection.
+Writes the rows to ``benchmarks/results/predictive_check_<level>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--level", default=None)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+
+    import warnings
+
+    import pandas as pd
+    from scipy import stats
+
+    import embias
+    from embias.settings import DEFAULT_LEVEL
+    from embias.tables import study_table
+
+    level = args.level or DEFAULT_LEVEL
+    tables = {}
+    for study in ("religion", "race", "gender"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # missing words are reported
+            tables[study, "glove-6b-50d"] = study_table(study, "glove-6b-50d")
+            for embedding in ("reddit", "google", "glove"):
+                tables[study, f"published {embedding}"] = embias.load_published_table(
+                    study, embedding)
+    jobs = [embias.FitJob(t, embias.FitSettings(level=level, random_seed=args.seed + k),
+                          label=f"{s}/{e}") for k, ((s, e), t) in enumerate(tables.items())]
+    start = time.perf_counter()
+    fits = embias.fit_many(jobs, progress=True, warn=True)
+    wall = time.perf_counter() - start
+    rows = []
+    for ((study, embedding), table), fit in zip(tables.items(), fits, strict=True):
+        check = fit.predictive_check()
+        words = table.groupby("connection")["word_to_compare"].nunique()
+        for r in check.coverage.itertuples(index=False):
+            if r.connection == "all":
+                continue
+            n = int(words[r.connection])
+            low, high = stats.binom.interval(0.99, n, r.ci_prob)
+            rows.append({"study": study, "embedding": embedding, "connection": r.connection,
+                         "ci_prob": float(r.ci_prob), "inside": float(r.inside),
+                         "rows": int(r.rows), "words": n, "band_low": low / n,
+                         "band_high": high / n,
+                         "in_band": bool(low / n <= r.inside <= high / n),
+                         "sampler": fit.settings["sampler"]})
+    frame = pd.DataFrame(rows)
+    for prob, part in frame.groupby("ci_prob"):
+        wide = part.pivot_table(index=["study", "embedding"], columns="connection",
+                                values="inside", sort=False)
+        print(f"\n{level} level, {prob:.0%} predictive intervals: share of rows inside")
+        print(wide.round(3).to_string())
+        mean = part.groupby("connection", sort=False)["inside"].agg(["mean", "min", "max"])
+        mean["within ±0.05"] = (mean["mean"] - prob).abs() <= 0.05
+        print(mean.round(3).to_string())
+        outside = part[~part["in_band"]]
+        print(f"cells outside their 99% binomial band: {len(outside)} of {len(part)}"
+              + "".join(f"\n  {r.study}/{r.embedding} {r.connection}: {r.inside:.3f} "
+                        f"(band {r.band_low:.3f}–{r.band_high:.3f}, {r.words} words)"
+                        for r in outside.itertuples()))
+    print(f"\n12 fits in {wall:.0f} s")
+    out = Path(args.json or HERE / "results" / f"predictive_check_{level}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"level": level, "seconds": wall,
+                               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                               "rows": rows}, indent=1))
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
