@@ -39,7 +39,7 @@ __all__ = ["batch_supported", "compiled_shapes", "fit_memory", "sample_posterior
 #: Sampler statistics kept per draw and chain: numpyro's and blackjax's 7 (acceptance
 #: rate, step size, divergence, energy, steps, tree depth, log density); PyMC's NUTS keeps
 #: 17, nutpie's as many.
-SAMPLER_STATS = {"numpyro": 7, "blackjax": 7, "pymc": 17, "nutpie": 17}
+SAMPLER_STATS = {"numpyro": 7, "auto": 7, "embias": 7, "blackjax": 7, "pymc": 17, "nutpie": 17}
 #: Peak memory of a fit per byte of the draws it keeps: the sampler's own arrays, PyMC's
 #: conversion to ArviZ, the float64 copy, the word effects and log-likelihoods, the
 #: diagnostics' copies. Measured as the growth of the peak resident memory between two
