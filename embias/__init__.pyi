@@ -37,6 +37,10 @@ from .classic import weat_item_bootstrap as weat_item_bootstrap
 from .classic import weat_overview as weat_overview
 from .classic import weat_pairs as weat_pairs
 from .classic import weat_test as weat_test
+from .weat_population import WeatPopulationBootstrap as WeatPopulationBootstrap
+from .weat_population import disattenuated_effect_size as disattenuated_effect_size
+from .weat_population import population_effect_size as population_effect_size
+from .weat_population import weat_population_bootstrap as weat_population_bootstrap
 
 # --------------------------------------------------------------------------- fit
 from .settings import FitSettings as FitSettings
