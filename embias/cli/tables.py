@@ -112,12 +112,15 @@ _WEAT_TEST_NOTE = (
     "resamples of the X, Y, A and B words, each list with replacement): would other words "
     "from the same populations give a similar effect?  p_value (permutation test): could "
     "the X/Y labels be arbitrary?  null_lower/null_upper: the central null_ci_prob range of "
-    "d under the permutation null (where d falls by chance), not an interval for d")
+    "d under the permutation null (where d falls by chance), not an interval for d.  "
+    "population_estimate with population_lower/population_upper: the effect size of the "
+    "word populations (the limit as every list grows; short attribute lists attenuate d) "
+    "and its noise-adjusted two-way bootstrap interval (embias.weat_population)")
 #: Columns ``embias weat TEST`` prints.
 _WEAT_TEST_COLUMNS: tuple[str, ...] = (
     "estimand", "group", "estimate", "lower", "upper", "ci_prob", "p_value", "alternative",
     "n_permutations", "exact", "null_lower", "null_upper", "null_ci_prob", "n_boot",
-    "boot_redrawn")
+    "boot_redrawn", "population_estimate", "population_lower", "population_upper")
 
 
 def _weat_markdown(table: Any) -> str:
