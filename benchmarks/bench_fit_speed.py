@@ -359,10 +359,10 @@ for modname, attr in [
         ("embias.bayes.store", "_study_table"), ("embias.bayes.sampling", "build_model"),
         ("embias.bayes.sampling", "_with_word_effects"),
         ("embias.bayes.fit", "convergence_diagnostics"), ("embias.bayes.store", "save_fit"),
-        ("embias.audit", "FitFigures.submit"), ("embias.audit", "FitFigures.keep")]:
+        ("embias.audit", "keep_figures")]:
     timed(modname, attr)
 # JAX, numpyro and PyMC's JAX sampling are imported when the fit first needs JAX, as in the
-# command (whose figure worker is forked before JAX is imported); their timers are set
+# command; their timers are set
 # then, and that time counts as imports
 sampling_module = importlib.import_module("embias.bayes.sampling")
 first_jax = sampling_module.ensure_jax
@@ -410,12 +410,10 @@ stages = {
         - spent("get_jaxified_graph") - spent("MCMC.run") - sampling
         - spent("_get_batched_jittered_initial_points") - spent("_postprocess_samples"),
     "word effects (crossed)": spent("_with_word_effects"),
-    "interval table and predictive check, handed to the figure worker":
-        spent("FitFigures.submit"),
     "r-hat / ESS": spent("convergence_diagnostics"),
     "saving the fit": spent("save_fit"),
-    "figures: waiting for the worker's forest.png and audit figures, keeping them":
-        spent("FitFigures.keep"),
+    "figures: the forest plot and the audit figures, drawn here and kept":
+        spent("keep_figures"),
 }
 stages["everything else (printing, the terminal tables, ...)"] = (
     total - sum(stages.values()))
