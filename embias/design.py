@@ -39,6 +39,14 @@ population answer (:func:`embias.population_answers`).
 :meth:`DesignAnalysis.plot` (:func:`plot_design_analysis`) draws the probability against
 list size per contrast with ±2 Monte Carlo se bars, and the expected width on a second
 panel.
+
+What more attribute words cannot buy: in the crossed model a protected word's
+coefficients of two connections are independent draws around their means, so the
+interval of a contrast of connections (associated − different) keeps a part
+√(τ[a]² + τ[b]²)/√(protected words) that no number of attribute words shrinks; a longer
+protected list does. The posterior predictive inherits this (it simulates the model that
+is fitted); where a real protected word's coefficients move together, the model's
+intervals — and so these widths — are wider than the words require.
 """
 
 from __future__ import annotations
@@ -89,7 +97,7 @@ __all__ = [
 DEFAULT_ATTRIBUTE_WORDS: tuple[int, ...] = (4, 8, 16, 32)
 #: Fits per :func:`embias.fit_many` call: the studies of a block are fitted together, their
 #: rows kept and the fits dropped, which bounds the memory of a long analysis.
-DEFAULT_BLOCK = 128
+DEFAULT_BLOCK = 64
 #: A size meaning "as many as the pilot study has, class by class" (fitted source only).
 PILOT = "pilot"
 #: Columns of :attr:`DesignAnalysis.results` (one row per design × study × contrast).
