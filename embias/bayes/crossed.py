@@ -486,30 +486,35 @@ def draw_word_effects(
     sigma = sigma.reshape(chains * draws, len(cons))
     tau2 = (tau.reshape(chains * draws, len(design.kinds)) ** 2)[:, design.word_kind]
     n_words = len(design.words)
-    count = design.word_cell_count
+    # every compared word with one count pattern has the same fitted sums: compute them per
+    # pattern ((draw, protected) @ (protected, pattern) per connection, small products) and
+    # look each word's up
+    patterns = design.patterns
+    word_pattern = design.word_pattern
+    pattern_by_con = np.ascontiguousarray(patterns.transpose(2, 1, 0), dtype=float)  # (c,p,k)
     template_term = None
     if design.template is not None:
-        # V[t, kind(con)] per draw, and the words' template counts m[w, t, con]
+        # V[t, kind(con)] per draw, and the patterns' template counts m[k, t, con]
         by_kind = _template_kind_draws(post, design.template, design.kinds)[
             :, :, design.template.connection_kind]
-        template_term = (design.template.word_template_count, by_kind)
+        template_term = (np.ascontiguousarray(
+            design.pattern_template_count.transpose(2, 1, 0), dtype=float), by_kind)
+    rows_by_con = patterns.sum(axis=1)[word_pattern].T.astype(float)      # (con, word)
     rng = np.random.default_rng([int(random_seed), 104729])
     out = np.empty((chains * draws, n_words))
-    # one matrix product per connection: (draw, protected) @ (protected, word)
-    count_by_con = np.ascontiguousarray(count.transpose(2, 1, 0), dtype=float)  # (c, p, w)
-    if template_term is not None:
-        template_by_con = np.ascontiguousarray(template_term[0].transpose(2, 1, 0),
-                                               dtype=float)                    # (c, t, w)
     sums = design.word_sum.T[:, None, :]                                # (con, 1, word)
     for start in range(0, chains * draws, chunk):
         s = slice(start, start + chunk)
         inv_var = sigma[s] ** -2                                        # (draw, con)
-        fitted = np.matmul(coef[s].transpose(2, 0, 1), count_by_con)   # (c, d, w): Σ_p n·coef
+        fitted = np.matmul(np.ascontiguousarray(coef[s].transpose(2, 0, 1)),
+                           pattern_by_con)                              # (c, d, pattern)
         if template_term is not None:                                   # + Σ_t m·V
-            fitted = fitted + np.matmul(template_term[1][s].transpose(2, 0, 1),
-                                        template_by_con)
+            fitted = fitted + np.matmul(
+                np.ascontiguousarray(template_term[1][s].transpose(2, 0, 1)),
+                template_term[0])
+        fitted = fitted[:, :, word_pattern]                             # (c, d, word)
         b = np.sum((sums - fitted) * inv_var.T[:, :, None], axis=0)     # (draw, word)
-        c = inv_var @ count.sum(axis=1).T                               # (draw, word)
+        c = np.sum(inv_var.T[:, :, None] * rows_by_con[:, None, :], axis=0)  # (draw, word)
         v = 1.0 / (1.0 / tau2[s] + c)
         out[s] = v * b + np.sqrt(v) * rng.standard_normal(v.shape)
     return out.reshape(chains, draws, n_words)

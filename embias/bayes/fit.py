@@ -196,6 +196,11 @@ def _loaded(tree: DataTree) -> DataTree:
 _SAMPLE_GROUPS: tuple[str, ...] = ("posterior", "sample_stats", "log_likelihood")
 
 
+#: Posterior variables drawn after sampling from their exact conditional (the crossed
+#: level's word effects on the cell statistics): not part of the convergence checks.
+CONDITIONAL_DRAWS: tuple[str, ...] = ("word_effect",)
+
+
 class PendingLogLikelihood:
     """Draws whose ``log_likelihood`` group is added when ``fit.posterior`` is first used
     (fits run in a batch: their intervals and diagnostics do not need it, and most batch
@@ -469,13 +474,25 @@ class BiasFit:
     summary = to_interval_table
 
     def diagnostics(self) -> pd.DataFrame:
-        """r̂ and bulk/tail ESS of every posterior scalar
-        (:func:`~embias.bayes.diagnostics.convergence_diagnostics`), computed once."""
+        """r̂ and bulk/tail ESS of every sampled posterior scalar
+        (:func:`~embias.bayes.diagnostics.convergence_diagnostics`), computed once — the
+        word effects the crossed level draws afterwards from their exact conditional
+        (:data:`CONDITIONAL_DRAWS`) excepted."""
         return self._diagnostics
 
     @cached_property
     def _diagnostics(self) -> pd.DataFrame:
-        return convergence_diagnostics(self.sampled)
+        import xarray as xr
+
+        tree = self.sampled
+        if self.settings.get("level") == "crossed" and self.settings.get("data") == "summary":
+            # the compared words' effects were drawn afterwards, each draw from its exact
+            # conditional given that draw's parameters: they mix as the parameters do and
+            # are not checked again (hundreds of scalars: most of a batch's checking time)
+            post = tree["posterior"].to_dataset()
+            tree = xr.DataTree.from_dict({"posterior": post.drop_vars(
+                [v for v in CONDITIONAL_DRAWS if v in post])})
+        return convergence_diagnostics(tree)
 
     @cached_property
     def divergences(self) -> int:
