@@ -207,6 +207,15 @@ def test_bad_designs_are_refused_naming_the_value(pilot, kwargs, message):
         design_analysis(pilot, **{"n_studies": 2, **kwargs}, progress=False)
 
 
+def test_a_pilot_fit_below_the_crossed_level_is_refused_naming_its_level():
+    table = simulate_word_table(rows_of(2, 2, 3), TRUTH, random_seed=2)
+    fit = embias.fit_bias_model(table, level="hierarchical", draws=50, tune=50,
+                                random_seed=1, progress=False, warn=False)
+    with pytest.raises(ValueError, match=r"this fit is at level 'hierarchical' — fit the "
+                                         r"pilot study with level='crossed'"):
+        design_analysis(fit, progress=False)
+
+
 def test_a_fitted_source_takes_no_embeddings(pilot, make_kv):
     with pytest.raises(ValueError, match="embeddings= is for populations"):
         design_analysis(pilot, make_kv({"a": [1.0, 0.0]}), progress=False)
