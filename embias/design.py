@@ -26,9 +26,7 @@ u[w] ~ N(0, tau_word[kind(w)]), and rows y = coef + u + N(0, sigma[con])
 against every compared word, the connections following the pilot's classes and
 associations). ``p_credible`` is then the *assurance* of the design: the probability of
 a credible difference averaged over what the pilot leaves uncertain, not the power at
-one assumed effect. A drawn distance outside [0, 2] (a cosine distance cannot be; the
-Normal rows of the model can, rarely) is set to the nearest end; the number of such rows
-is recorded per study (``clipped_rows``).
+one assumed effect.
 
 **Populations of real words** (:class:`~embias.populations.WordPopulations`, a shipped
 set's name or a folder) with embeddings: new studies are drawn from the real words
@@ -104,7 +102,7 @@ PILOT = "pilot"
 RESULT_COLUMNS: tuple[str, ...] = (
     "design", "protected_words", "attribute_words", "neutral_words", "human_words",
     "study", "contrast", "truth", "estimate", "lower", "upper", "width", "rope_decision",
-    "credible", "random_seed", "clipped_rows", "problems")
+    "credible", "random_seed", "problems")
 #: Columns of :meth:`DesignAnalysis.summary`.
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "design", "protected_words", "attribute_words", "neutral_words", "human_words",
@@ -320,17 +318,6 @@ def _pilot(fit: BiasFit) -> _Pilot:
                       "posterior_draws": int(flat.sizes["sample"])})
 
 
-def _clipped(table: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """A drawn table with its distances outside [0, 2] set to the nearest end."""
-    distance = table["cosine_distance"].to_numpy(float)
-    outside = int(np.count_nonzero((distance < 0) | (distance > 2)))
-    if outside:
-        distance = np.clip(distance, 0.0, 2.0)
-        table["cosine_distance"] = distance
-        table["cosine_similarity"] = 1.0 - distance
-    return table, outside
-
-
 # =========================================================================== result
 @dataclass(frozen=True)
 class DesignAnalysis:
@@ -346,9 +333,8 @@ class DesignAnalysis:
         draw's bar[a] − bar[b], or the population answer), the fit's ``estimate``
         (posterior mean), ``lower``/``upper`` (``ci_prob`` HDI), ``width``,
         ``rope_decision``, ``credible`` (the decision is ``"credible difference"``), the
-        fit's ``random_seed``, ``clipped_rows`` (drawn distances set to 0 or 2) and
-        ``problems`` (:meth:`embias.BiasFit.problems`, ``"; "``-joined; empty when the
-        fit passed every convergence check).
+        fit's ``random_seed`` and ``problems`` (:meth:`embias.BiasFit.problems`,
+        ``"; "``-joined; empty when the fit passed every convergence check).
     designs
         The designs analysed, in order.
     settings
@@ -671,9 +657,8 @@ def design_analysis(
 
                     k = int(np.random.default_rng([seed, i]).integers(pilot.n_draws))
                     parameters = pilot.parameters(k)
-                    table, clipped = _clipped(simulate_word_table(
-                        rows, parameters,
-                        random_seed=derived_seed(seed, "table", text, str(i))))
+                    table = simulate_word_table(
+                        rows, parameters, random_seed=derived_seed(seed, "table", text, str(i)))
                     truth = {f"{a} - {b}": parameters.bar[a] - parameters.bar[b]
                              for a in parameters.bar for b in parameters.bar}
                 else:
@@ -682,10 +667,10 @@ def design_analysis(
                                                                        str(i))),
                         name=f"{populations.name} {text} study {i}")
                     table = cosine_table(kv, study, missing="raise", embedding_name=embedding)
-                    clipped, truth = 0, truths[text]
+                    truth = truths[text]
                 job = FitJob(table, FitSettings.build(base, random_seed=derived_seed(
                     seed, text, str(i), level)), label=f"{text} study {i}")
-                yield {**info, "study": i, "clipped_rows": clipped, "truth": truth}, job
+                yield {**info, "study": i, "truth": truth}, job
 
     results: list[dict[str, Any]] = []
     pending = studies()
