@@ -125,6 +125,11 @@ from .calibration import plot_calibration as plot_calibration
 from .calibration import population_answers as population_answers
 from .calibration import summarize_calibration as summarize_calibration
 
+# --------------------------------------------------------------------------- design analysis
+from .design import DesignAnalysis as DesignAnalysis
+from .design import design_analysis as design_analysis
+from .design import plot_design_analysis as plot_design_analysis
+
 # --------------------------------------------------------------------------- debias
 from .debias import DebiasResult as DebiasResult
 from .debias import bias_subspace as bias_subspace
