@@ -4,15 +4,16 @@ as numpyro's."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
+from mcmc_bounds import max_divergences, max_rhat_bound
 
 from embias.bayes import FitJob, fit_many
 from embias.bayes.batch import run_fit_chunk
 from embias.settings import FitSettings
-
-from mcmc_bounds import max_divergences, max_rhat_bound
 
 pytestmark = pytest.mark.xdist_group("batch")
 
@@ -128,5 +129,5 @@ def test_a_batch_reports_its_progress_while_it_samples(population_tables) -> Non
     # reported every 2,048 program steps (~18,000 here: 900 iterations of ~20 leapfrog
     # steps), as a share of the iterations done: rising, within (0, 1]
     assert len(reports) >= 3
-    assert all(0 <= a <= b <= 1 for a, b in zip(reports, reports[1:], strict=False))
+    assert all(0 <= a <= b <= 1 for a, b in itertools.pairwise(reports))
     assert reports[-1] > 0.5

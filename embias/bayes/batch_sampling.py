@@ -30,6 +30,7 @@ import pandas as pd
 from ..settings import FitSettings
 from .data import approximate_posterior_sd, initial_values
 from .model import build_model, summary_model_data
+from .sampling import shape_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
@@ -147,7 +148,7 @@ def _prepare(cells: pd.DataFrame, table: pd.DataFrame | None, run: FitSettings,
     coords, data = summary_model_data(cells, level=run.level,  # type: ignore[arg-type]
                                       table=table, centred=centred,
                                       prior_location=run.prior_location)
-    key = (run.level, run.data, tuple(sorted((k, tuple(np.shape(v))) for k, v in data.items())))
+    key = shape_key(run, data)
     kinds = list(coords.get("word_kind") or ())
     starts = initial_values(cells, level=run.level, centred=centred,  # type: ignore[arg-type]
                             chains=run.chains, random_seed=int(run.random_seed or 0),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -116,11 +116,18 @@ _COMPILED: dict[tuple[Any, ...], Any] = {}
 _COMPILE_LOCK = threading.Lock()
 
 
-def _shape_key(model: Any, run: FitSettings) -> tuple[Any, ...]:
-    """What one compiled model serves: the level, the data mode and the shapes of every
-    data container (tables differing only in their values share one compile)."""
-    shapes = tuple(sorted((v.name, tuple(v.get_value().shape)) for v in model.data_vars))
+def shape_key(run: FitSettings, data: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What one compiled model serves (nutpie's and the batch sampler's): the level, the
+    data mode and the shape of every data container, given as ``{name: value}`` (tables
+    differing only in their values share one compile)."""
+    import numpy as np
+
+    shapes = tuple(sorted((name, tuple(np.shape(value))) for name, value in data.items()))
     return (run.level, run.data, shapes)
+
+
+def _shape_key(model: Any, run: FitSettings) -> tuple[Any, ...]:
+    return shape_key(run, {v.name: v.get_value() for v in model.data_vars})
 
 
 def compiled_shapes() -> list[tuple[Any, ...]]:
