@@ -142,5 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> int:
     """The ``embias`` console script (and ``python -m embias``): :func:`main` on
-    ``sys.argv``."""
+    ``sys.argv``; Ctrl-C raises ``KeyboardInterrupt`` only where it propagates."""
+    from ._interrupt import install_interrupt_handler
+
+    install_interrupt_handler()
     return main()

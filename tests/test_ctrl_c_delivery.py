@@ -1,0 +1,55 @@
+"""Ctrl-C in the ``embias`` process lands even when it arrives inside a garbage-collector
+callback (where Python drops exceptions), and only the console script changes the
+process's signal handlers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+#: A process that receives SIGINT while a gc callback runs, then idles for up to 10 s.
+SCRIPT = textwrap.dedent("""
+    import gc, os, signal, sys, time
+    if sys.argv[1] == "installed":
+        from embias.cli._interrupt import install_interrupt_handler
+        install_interrupt_handler()
+    fired = []
+    def callback(phase, info):
+        if phase == "start" and not fired:
+            fired.append(1)
+            os.kill(os.getpid(), signal.SIGINT)
+            sum(range(100_000))  # the handler runs here, inside the callback
+    gc.callbacks.append(callback)
+    try:
+        gc.collect()
+        for _ in range(1000):
+            time.sleep(0.01)
+        print("ran to the end")
+    except KeyboardInterrupt:
+        print("interrupted")
+""")
+
+
+@pytest.mark.parametrize(("handler", "expected"), [("default", "ran to the end"),
+                                                    ("installed", "interrupted")])
+def test_ctrl_c_inside_a_gc_callback_is_delivered_again_until_it_lands(
+        handler: str, expected: str) -> None:
+    run = subprocess.run([sys.executable, "-c", SCRIPT, handler], capture_output=True,
+                         text=True, timeout=60)
+    assert run.stdout.strip() == expected, run.stderr
+    # Python's own handler: the interrupt is dropped and reported as ignored
+    assert ("Exception ignored" in run.stderr) == (handler == "default"), run.stderr
+
+
+def test_the_library_leaves_the_signal_handlers_alone() -> None:
+    code = ("import signal, embias.cli; embias.cli.main(['mac', 'religion', '--embedding', "
+            "'published:reddit']); "
+            "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, "
+            "signal.getsignal(signal.SIGALRM) is signal.SIG_DFL)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split()[-2:] == ["True", "True"], run.stderr
