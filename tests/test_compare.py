@@ -55,7 +55,7 @@ def reddit_tables() -> dict[str, pd.DataFrame]:
 @pytest.fixture(scope="module")
 def reddit() -> EmbeddingComparison:
     """The authors' Reddit religion tables, biased vs hard-debiased, fitted in a local
-    process pool of two forked workers."""
+    process pool of two fresh worker processes."""
     return compare_embeddings(REDDIT, "religion", **SMALL, max_workers=2, progress=False,
                               warn=False)
 
@@ -205,7 +205,7 @@ def test_fit_jobs_validate_and_errors_name_the_job(reddit_tables):
     with pytest.raises(ValueError, match="has a single protected word") as info:
         fit_many([FitJob(one_word, FitSettings(draws=10, random_seed=1), label="one word")],
                  progress=False)
-    assert "while fitting job 'one word'" in info.value.__notes__
+    assert "while fitting job 0 ('one word')" in info.value.__notes__
 
 
 def test_study_jobs_cross_studies_embeddings_and_seeds():

@@ -8,7 +8,8 @@ draws do not depend on where it ran. :func:`fit_many` runs a batch of jobs with 
 progress bar: by default one after another in this process (each fit runs its chains in
 parallel), which works from a plain script without an ``if __name__ == "__main__":``
 guard, a script piped on stdin, ``python -c`` and a notebook; a local process pool with
-``max_workers=N`` (forked workers, so an unguarded script is not re-run), or any
+``max_workers=N`` (fresh Python processes: nothing is forked and an unguarded script is
+not re-run; :class:`embias._workers.WorkerProcesses`), or any
 ``concurrent.futures.Executor`` — e.g. a Dask cluster through
 ``client.get_executor()``::
 
@@ -32,9 +33,7 @@ import dataclasses
 import hashlib
 import itertools
 import logging
-import multiprocessing
 import os
-import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -47,6 +46,7 @@ import pandas as pd
 
 from .._progress import progress_wanted
 from .._validation import check_int
+from .._workers import WorkerProcesses
 from ..settings import BATCH_SAMPLER, FitSettings
 from .diagnostics import ConvergenceWarning
 from .fit import BiasFit, finish_fit, fit_bias_model, prepare_fit
@@ -186,19 +186,6 @@ def run_fit_chunk(jobs: Sequence[FitJob], *,
         return fits
 
 
-def _local_executor(max_workers: int) -> cf.ProcessPoolExecutor:
-    """A local process pool whose workers are forked: a forked worker does not re-import
-    the parent's ``__main__``, so a script without an ``if __name__ == "__main__":``
-    guard, a script on stdin and ``python -c`` work (a ``spawn``/``forkserver`` worker
-    re-runs an unguarded script and dies in its bootstrap). PyMC forks its own chain
-    processes on Linux for the same reason. ``spawn`` where there is no fork (Windows)."""
-    if "fork" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("fork")
-    else:  # pragma: no cover - not on Linux
-        context = multiprocessing.get_context("spawn")
-    return cf.ProcessPoolExecutor(max_workers=max_workers, mp_context=context)
-
-
 def fit_many(
     jobs: Sequence[FitJob],
     *,
@@ -218,7 +205,8 @@ def fit_many(
         ``ProcessPoolExecutor``, a Dask cluster's ``client.get_executor()`` …; it is not
         shut down here. ``None`` (default): the fits run one after another in this
         process (each with its chains in parallel, ``cores = min(chains, CPUs)`` unless
-        the job sets it), or in a local pool of forked processes when ``max_workers`` > 1.
+        the job sets it), or in a local pool of fresh Python processes when
+        ``max_workers`` > 1.
     max_workers
         Size of a local process pool (only without ``executor``); default ``None`` (no
         pool: this process).
@@ -255,14 +243,6 @@ def fit_many(
     from tqdm import tqdm
 
     workers = min(max_workers or 1, len(jobs))
-    if executor is None and workers > 1 and _jax_in_use() and any(
-            job.settings.sampler in JAX_SAMPLERS for job in jobs):
-        warnings.warn(f"fit_many(max_workers={max_workers}): this process has started JAX, "
-                      "whose threads do not survive a fork, so the fits with a JAX sampler "
-                      f"({', '.join(JAX_SAMPLERS)}) run here one after another (each with "
-                      "its chains in parallel; the draws are the same)", RuntimeWarning,
-                      stacklevel=2)
-        workers, max_workers = 1, None
     results: list[BiasFit | None] = [None] * len(jobs)
     together = [i for i, job in enumerate(jobs) if _batchable(job)]
     alone = [i for i in range(len(jobs)) if i not in set(together)]
@@ -280,30 +260,15 @@ def fit_many(
                     # in this process: the chains of each fit run in parallel
                     job = dataclasses.replace(job, settings=dataclasses.replace(
                         job.settings, cores=min(job.settings.chains, os.cpu_count() or 1)))
-                results[i] = _with_note(run_fit_job, job)
+                try:
+                    results[i] = run_fit_job(job)
+                except Exception as exc:
+                    exc.add_note(_where(jobs, [i]))
+                    raise
                 bar.update()
         elif alone:
-            own = executor is None
-            pool = _local_executor(workers) if own else executor
-            try:
-                futures = {pool.submit(run_fit_job, jobs[i]): i for i in alone}
-                try:
-                    for future in cf.as_completed(futures):
-                        i = futures[future]
-                        try:
-                            results[i] = future.result()
-                        except Exception as exc:
-                            exc.add_note(f"while fitting job {i} ({jobs[i].label!r})")
-                            raise
-                        bar.set_postfix_str(jobs[i].label)
-                        bar.update()
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
-            finally:
-                if own:
-                    pool.shutdown(wait=True, cancel_futures=True)
+            _run_elsewhere(_fit_each, [[i] for i in alone], jobs, results, bar,
+                           executor=executor, workers=workers)
     finally:
         bar.close()
     fits = [r for r in results if r is not None]
@@ -315,10 +280,6 @@ def fit_many(
                               ConvergenceWarning, stacklevel=2)
     return fits
 
-
-
-#: Samplers that run in JAX (a forked worker cannot use JAX once its parent started it).
-JAX_SAMPLERS = ("auto", "embias", "numpyro", "blackjax")
 
 
 def _run_together(jobs: Sequence[FitJob], indices: list[int], results: list[BiasFit | None],
@@ -335,10 +296,6 @@ def _run_together(jobs: Sequence[FitJob], indices: list[int], results: list[Bias
     bounds = np.linspace(0, len(indices), count + 1).round().astype(int)
     chunks = [indices[a:b] for a, b in itertools.pairwise(bounds)]
 
-    def note(exc: BaseException, chunk: list[int]) -> None:
-        exc.add_note(f"while fitting jobs {chunk[0]}–{chunk[-1]} together "
-                     f"({jobs[chunk[0]].label!r} …)")
-
     if not remote:
         for chunk in chunks:
             before = bar.n
@@ -351,46 +308,58 @@ def _run_together(jobs: Sequence[FitJob], indices: list[int], results: list[Bias
                 fits = run_fit_chunk([jobs[i] for i in chunk],
                                      progress=moved if not bar.disable else None)
             except Exception as exc:
-                note(exc, chunk)
+                exc.add_note(_where(jobs, chunk))
                 raise
             for i, fit in zip(chunk, fits, strict=True):
                 results[i] = fit
             bar.n = before
             bar.update(len(chunk))
         return
+    _run_elsewhere(run_fit_chunk, chunks, jobs, results, bar, executor=executor,
+                   workers=min(max_workers or 1, len(chunks)))
+
+
+def _fit_each(jobs: Sequence[FitJob]) -> list[BiasFit]:
+    """:func:`run_fit_job` on each job, one after another (a task of an executor)."""
+    return [run_fit_job(job) for job in jobs]
+
+
+def _where(jobs: Sequence[FitJob], group: Sequence[int]) -> str:
+    """The note an error of the fits at ``group`` carries: which jobs they were."""
+    if len(group) == 1:
+        return f"while fitting job {group[0]} ({jobs[group[0]].label!r})"
+    return (f"while fitting jobs {group[0]}–{group[-1]} together "
+            f"({jobs[group[0]].label!r} …)")
+
+
+def _run_elsewhere(task: Callable[[list[FitJob]], list[BiasFit]], groups: list[list[int]],
+                   jobs: Sequence[FitJob], results: list[BiasFit | None], bar: Any, *,
+                   executor: cf.Executor | None, workers: int) -> None:
+    """``task`` on the jobs of each group, sent to ``executor`` (or, without one, to a
+    local pool of ``workers`` fresh processes); each group's fits go to ``results`` as it
+    completes. An error cancels the groups not started and carries a note naming its jobs."""
     own = executor is None
-    pool = _local_executor(min(max_workers or 1, len(chunks))) if own else executor
+    pool = WorkerProcesses(workers) if own else executor
+    futures = {pool.submit(task, [jobs[i] for i in group]): group for group in groups}
     try:
-        futures = {pool.submit(run_fit_chunk, [jobs[i] for i in chunk]): k
-                   for k, chunk in enumerate(chunks)}
         for future in cf.as_completed(futures):
-            chunk = chunks[futures[future]]
+            group = futures[future]
             try:
                 fits = future.result()
             except Exception as exc:
-                note(exc, chunk)
+                exc.add_note(_where(jobs, group))
                 raise
-            for i, fit in zip(chunk, fits, strict=True):
+            for i, fit in zip(group, fits, strict=True):
                 results[i] = fit
-            bar.update(len(chunk))
+            bar.set_postfix_str(jobs[group[-1]].label)
+            bar.update(len(group))
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        raise
     finally:
         if own:
             pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _jax_in_use() -> bool:
-    """Whether this process has initialised a JAX backend (XLA's thread pools)."""
-    xla_bridge = sys.modules.get("jax._src.xla_bridge")
-    return bool(xla_bridge is not None and xla_bridge.backends_are_initialized())
-
-
-def _with_note(func: Any, job: FitJob) -> BiasFit:
-    try:
-        return func(job)
-    except Exception as exc:
-        exc.add_note(f"while fitting job {job.label!r}")
-        raise
-
 
 
 def derived_seed(seed: int, *parts: str) -> int:
