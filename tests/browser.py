@@ -228,23 +228,22 @@ def check_in_browser(
     to_browser_r, to_browser_w = os.pipe()
     from_browser_r, from_browser_w = os.pipe()
 
-    def wire_pipes() -> None:
-        # in the child: the protocol reads commands on fd 3 and writes on fd 4; the ends
-        # are first moved above 10 so that neither is overwritten by the other's dup2
-        import fcntl
+    # the protocol reads commands on fd 3 and writes on fd 4: the browser's ends are first
+    # copied above 10 here (so neither is overwritten by the other), then bash (dash takes
+    # no fd above 9) puts them on 3 and 4 and becomes the browser: no Python runs between
+    # fork and exec, as a preexec_fn would in a process with threads
+    import fcntl
 
-        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_browser_r, from_browser_w)]
-        for fd, wanted in zip(high, (3, 4), strict=True):
-            os.dup2(fd, wanted)  # inheritable
-            os.close(fd)
-
-    # close_fds=False: fds 3 and 4 are set up by wire_pipes; Python's own descriptors are
-    # not inheritable, so nothing else reaches the browser
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_browser_r, from_browser_w)]
     process = subprocess.Popen(
-        [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-         f"--window-size={width},{height}", "about:blank"],
+        [shutil.which("bash") or "/bin/bash", "-c",
+         f'exec "$0" "$@" 3<&{high[0]} 4>&{high[1]}', binary,
+         *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
+         "about:blank"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        preexec_fn=wire_pipes, close_fds=False)
+        pass_fds=high)
+    for fd in high:
+        os.close(fd)
     os.close(to_browser_r)
     os.close(from_browser_w)
     pipe = _Pipe(to_browser_w, from_browser_r, time.monotonic() + timeout)
