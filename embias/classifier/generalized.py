@@ -6,7 +6,7 @@ Three metrics cover most extrinsic fairness metrics in NLP. With T the protected
 * PCM (pairwise):    (1/N) Σ_{i<j} d(ϕ(S^{tᵢ}), ϕ(S^{tⱼ}))
 * BCM (background):  (1/N) Σ_t d(ϕ(β_t), ϕ(Sᵗ)),  β_t = S (``"all"``) or S ∖ Sᵗ (``"rest"``);
   VBCM is the vector of the per-group terms, without the sum
-* MCM (multi-group): d(ϕ(S^{t₁}), …, ϕ(S^{t_|T|}))
+* MCM (multi-group): d(ϕ(S^{t₁}), …, ϕ(S^{tₖ})), k = |T|
 
 The counterfactual versions apply the same metric to the variants of each source example
 (template) and average over the sources. Every result carries its per-group (and, for
@@ -760,7 +760,8 @@ def vbcm(
     groups: Sequence[Any] | None = None,
     name: str = "vbcm",
 ) -> FairnessResult:
-    """Vector-valued BCM: the per-group terms d(ϕ(Sᵗ), ϕ(β_t)), not summed (``.vector()``)."""
+    """Vector-valued BCM: the per-group terms d(ϕ(Sᵗ), ϕ(β_t)), not summed (``.vector()``).
+    """
     return _metric("vbcm", y_true, y_pred, group, score=score, comparison=comparison,
                    normalization="none", background=background, probs=probs, source=source,
                    positive=positive, classes=classes, groups=groups, name=name)
@@ -780,7 +781,7 @@ def mcm(
     groups: Sequence[Any] | None = None,
     name: str = "mcm",
 ) -> FairnessResult:
-    """Multi-group comparison metric: d(ϕ(S^{t₁}), …, ϕ(S^{t_|T|})), d = ``std`` or ``range``.
+    """Multi-group comparison metric: d(ϕ(S^{t₁}), …, ϕ(S^{tₖ})), k = |T|, d = ``std``/``range``.
 
     ``std`` is the population standard deviation (ddof = 0).
     """

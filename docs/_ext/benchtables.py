@@ -1,0 +1,274 @@
+"""Write the benchmarks page's tables from the files the benchmark scripts write.
+
+Every table of ``docs/benchmarks.md`` is generated here, at build time, from
+``benchmarks/results/`` (JSON and CSV written by ``benchmarks/bench_*.py``); nothing is
+copied by hand. Each table is preceded by the provenance its file records (machine, date,
+load, seed, settings) and by the provenance fields the file does not record, so a reader
+sees what the numbers rest on. ``conf.py`` calls :func:`write_tables`; the page includes the
+files it writes (``docs/_generated/bench_*.md``). A results file that is missing gives a
+table saying so, not a failed build: the benchmarks are run by hand (``make bench``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+#: The provenance a results file should record; missing ones are named under its table.
+PROVENANCE = ("machine", "date")
+
+#: The contrasts of a study, in the order the user guide reads them.
+CONTRASTS = ("associated - none", "associated - different", "different - none")
+CONNECTIONS = ("associated", "different", "none")
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]],
+                   align: str | None = None) -> str:
+    """A pipe table; ``align`` is one letter per column (``l`` or ``r``, default ``l``)."""
+    align = align or "l" * len(header)
+    rule = ["--:" if a == "r" else ":--" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _f(x: float | None, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    return f"{x:.{digits}f}".replace("-", "−")
+
+
+def _load(x: Sequence[float] | None) -> str:
+    return "—" if not x else " / ".join(f"{v:.1f}" for v in x)
+
+
+def provenance(path: Path, recorded: dict[str, Any]) -> str:
+    """The provenance paragraph of one results file."""
+    shown = {k: v for k, v in recorded.items() if v not in (None, "", [], {})}
+    parts = [f"**{k}**: {v}" for k, v in shown.items()]
+    missing = [k for k in PROVENANCE if k not in shown]
+    text = f"Source: `benchmarks/results/{path.name}`"
+    if path.parent.name != "results":
+        text = f"Source: `benchmarks/results/{path.parent.name}/{path.name}`"
+    if parts:
+        text += "; recorded: " + "; ".join(parts)
+    if missing:
+        text += (f". *Not recorded in the file: {', '.join(missing)}* (the benchmark script "
+                 "does not write it yet)")
+    return text + "."
+
+
+def _machine(d: dict[str, Any]) -> str | None:
+    m = d.get("machine")
+    if isinstance(m, dict):
+        return ", ".join(f"{k} {v}" for k, v in m.items())
+    if d.get("cpus"):
+        return None  # only a CPU count: shown as its own field
+    return m
+
+
+# --------------------------------------------------------------------------- one per file
+def batch_table(path: Path) -> str:
+    """``bench_batch.py``: many fits of one shape through the batch sampler."""
+    d = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for run, r in d["fits"].items():
+        rows.append([run, r["fits"], _f(r["wall_seconds"], 1), _f(r["seconds_per_fit"], 2),
+                     f"{r['leapfrog_steps_per_fit']:,.0f}", _f(r["program_seconds"], 1),
+                     _f(r["gradient_microseconds"], 2), _f(r["floor_seconds"], 1),
+                     _f(r["program_over_floor"], 1), len(r.get("failing", {})),
+                     r["divergences"]])
+    table = markdown_table(
+        ["run", "fits", "wall s", "s a fit", "leapfrog steps a fit", "program s",
+         "µs a gradient", "floor s", "program / floor", "fits missing the ESS bar",
+         "divergences"], rows, "lrrrrrrrrrr")
+    prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "load average before": _load(d.get("load_average_before")),
+                             "after": _load(d.get("load_average_after"))})
+    return prov + "\n\n" + table
+
+
+def design_table(path: Path) -> str:
+    """``bench_design.py``: probability of a credible difference by list size."""
+    d = json.loads(path.read_text(encoding="utf-8"))
+    sizes = d["attribute_words"]
+    rows = []
+    for study, t in d["tables"].items():
+        for contrast in dict.fromkeys(r["contrast"] for r in t["summary"]):
+            cells = {}
+            shipped = None
+            for r in t["summary"]:
+                if r["contrast"] != contrast:
+                    continue
+                cell = f"{_f(r['p_credible'], 2)} ± {_f(r['p_se'], 2)}"
+                if _shipped(r):
+                    shipped = f"{cell} ({_f(r['attribute_words'], 1)})"
+                else:
+                    cells[round(r["attribute_words"])] = cell
+            rows.append([study, contrast, shipped or "—",
+                         *(cells.get(n, "—") for n in sizes)])
+    settings = next(iter(d["tables"].values())).get("fit_settings", {})
+    table = markdown_table(
+        ["study", "contrast", "shipped lists (attribute words a class)",
+         *(f"{n} words" for n in sizes)], rows, "ll" + "r" * (1 + len(sizes)))
+    widths = []
+    for study, t in d["tables"].items():
+        for r in t["summary"]:
+            if r["contrast"] == "associated - different" and not _shipped(r):
+                widths.append([study, round(r["attribute_words"]), _f(r["width_mean"], 3),
+                               _f(r["width_se"], 3), r["n_failed_fits"], r["n_studies"]])
+    width_table = markdown_table(["study", "attribute words a class",
+                                  "mean HDI width, associated − different", "± se",
+                                  "fits missing the ESS bar", "studies"], widths, "lrrrrr")
+    prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "cpus": d.get("cpus"), "seed": d.get("seed"),
+                             "studies a design": d.get("studies"),
+                             "load average before": _load(d.get("load_before")),
+                             "after": _load(d.get("load_after")),
+                             "fit settings": _settings(settings)})
+    return prov + "\n\n" + table + "\n\n" + width_table
+
+
+def _shipped(row: dict[str, Any]) -> bool:
+    """Whether a design row is the shipped lists (``attributes={class: n, …}``)."""
+    return "attributes={" in row["design"]
+
+
+def _settings(s: dict[str, Any]) -> str:
+    if not s:
+        return ""
+    return (f"level {s.get('level')}, {s.get('chains')} × ({s.get('tune')} + {s.get('draws')}) "
+            f"draws, sampler {s.get('sampler')}")
+
+
+def design_timing_table(path: Path) -> str:
+    """``bench_design.py`` timing run: seconds per fit of the design analysis."""
+    d = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for study, t in d["tables"].items():
+        rows.append([study, t["sizes_fits"], _f(t["sizes_seconds"], 0),
+                     _f(t["sizes_seconds"] / t["sizes_fits"], 2),
+                     _load(t.get("load_before_sizes")), _load(t.get("load_after_sizes"))])
+    table = markdown_table(["study", "fits", "wall s", "s a fit", "load before", "load after"],
+                           rows, "lrrrll")
+    prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "cpus": d.get("cpus"), "seed": d.get("seed"),
+                             "sizes": ", ".join(map(str, d.get("attribute_words", [])))})
+    return prov + "\n\n" + table
+
+
+def predictive_check_table(path: Path) -> str:
+    """``bench_predictive_check.py``: share of rows inside the predictive intervals."""
+    d = json.loads(path.read_text(encoding="utf-8"))
+    probs = sorted({r["ci_prob"] for r in d["rows"]})
+    rows = []
+    connections = list(dict.fromkeys(r["connection"] for r in d["rows"]))
+    for connection in connections:
+        cells = []
+        for p in probs:
+            sel = [r for r in d["rows"] if r["connection"] == connection and r["ci_prob"] == p]
+            inside = sum(r["inside"] for r in sel) / len(sel)
+            out = sum(not r["in_band"] for r in sel)
+            cells += [_f(inside, 3), f"{out} of {len(sel)}"]
+        rows.append([connection, *cells])
+    header = ["connection"]
+    for p in probs:
+        header += [f"mean share inside the {p:.0%} interval",
+                   f"tables outside the 99% band at {p:.0%}"]
+    table = markdown_table(header, rows, "l" + "r" * (2 * len(probs)))
+    tables = len({(r["study"], r["embedding"]) for r in d["rows"]})
+    prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "level": d.get("level"), "tables": tables,
+                             "wall seconds": _f(d.get("seconds"), 0)})
+    return prov + "\n\n" + table
+
+
+def weat_population_table(path: Path) -> str:
+    """``bench_weat_population.py``: coverage of WEAT's intervals of the population d."""
+    d = json.loads(path.read_text(encoding="utf-8"))
+    rows = []
+    for r in d["designs"]:
+        t, p = r["today"], r["population"]
+        rows.append([r["design"], _f(r["population_effect_size"]), _f(r["mean_d"]),
+                     f"{_f(t['coverage'])} ± {_f(t['coverage_se'])}", _f(t["below"]),
+                     _f(t["mean_width"], 2),
+                     f"{_f(p['coverage'])} ± {_f(p['coverage_se'])}", _f(p["below"]),
+                     _f(p["mean_width"], 2), r["n_studies"]])
+    table = markdown_table(
+        ["design", "population d", "mean d", "item bootstrap: coverage", "below", "width",
+         "population interval: coverage", "below", "width", "studies"], rows, "lrrrrrrrrr")
+    prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "interval": f"{d.get('ci_prob', 0):.0%}",
+                             "bootstrap replicates": d.get("n_boot"),
+                             "embedding": d.get("embedding")})
+    return prov + "\n\n" + table
+
+
+def calibration_table(folder: Path) -> str:
+    """``bench_calibration.py``: coverage of the 89% HDIs on populations of real words."""
+    import csv
+
+    files = sorted(folder.glob("calibration_*.csv.gz"))
+    if not files:
+        return _missing(folder)
+    quantities = (*CONNECTIONS, *CONTRASTS)
+    rows = []
+    recorded: dict[str, Any] = {}
+    for path in files:
+        with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
+            records = list(csv.DictReader(fh))
+        name = path.name.removeprefix("calibration_").removesuffix(".csv.gz")
+        levels = list(dict.fromkeys(r["level"] for r in records))
+        for level in levels:
+            mine = [r for r in records if r["level"] == level]
+            cov = {}
+            for q in quantities:
+                sel = [r for r in mine if r["group"] == q]
+                c = sum(r["covered"] == "True" for r in sel) / len(sel)
+                cov[q] = (c, math.sqrt(c * (1 - c) / len(sel)), len(sel))
+            studies = len({r["study"] for r in mine})
+            failed = len({r["study"] for r in mine if r["problems"]})
+            dev = sum(abs(c - float(mine[0]["ci_prob"])) for c, _, _ in cov.values())
+            rows.append([f"{name}, {level}",
+                         *(f"{_f(cov[q][0])} ± {_f(cov[q][1])}" for q in quantities),
+                         _f(dev / len(quantities)), studies, failed])
+        recorded = {"interval": f"{float(records[0]['ci_prob']):.0%}"}
+    table = markdown_table(["set, level", *quantities, "mean |coverage − nominal|", "studies",
+                            "fits missing the ESS bar"], rows, "l" + "r" * (len(quantities) + 3))
+    prov = provenance(files[0], {"machine": None, "date": None, **recorded,
+                                 "files": ", ".join(f"`{p.name}`" for p in files)})
+    return prov + "\n\n" + table
+
+
+def _missing(path: Path) -> str:
+    return (f"*`{path}` is not in this checkout: run the benchmark that writes it "
+            "(`make bench`).*")
+
+
+#: output file stem → (results file or folder, table function)
+TABLES: dict[str, tuple[str, Callable[[Path], str]]] = {
+    "bench_batch": ("batch.json", batch_table),
+    "bench_design": ("design.json", design_table),
+    "bench_design_timing": ("design_religion_timing.json", design_timing_table),
+    "bench_predictive_check": ("predictive_check_crossed.json", predictive_check_table),
+    "bench_weat_population": ("weat_population.json", weat_population_table),
+    "bench_calibration": ("calibration", calibration_table),
+}
+
+
+def write_tables(out: Path, results: Path) -> list[Path]:
+    """Write one Markdown file per table into ``out``; return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for stem, (name, make) in TABLES.items():
+        source = results / name
+        text = make(source) if source.exists() else _missing(source)
+        target = out / f"{stem}.md"
+        if not target.is_file() or target.read_text(encoding="utf-8") != text + "\n":
+            target.write_text(text + "\n", encoding="utf-8")
+        written.append(target)
+    return written
