@@ -244,6 +244,49 @@ def calibration_table(folder: Path) -> str:
     return prov + "\n\n" + table
 
 
+def word_sampling_table(folder: Path) -> str:
+    """``bench_word_sampling.py``: false claims and coverage, hierarchical vs crossed."""
+    import csv
+
+    settings = json.loads((folder / "word_sampling_settings.json").read_text(encoding="utf-8"))
+    with (folder / "word_sampling_results.csv").open(encoding="utf-8", newline="") as fh:
+        records = list(csv.DictReader(fh))
+    levels = settings["levels"]
+    nominal = 1 - settings["ci_prob"]
+
+    def rate(level: str, group: str, column: str, value: str = "True") -> str:
+        sel = [r for r in records if r["level"] == level and r["group"] == group]
+        p = sum(r[column] == value for r in sel) / len(sel)
+        return f"{_f(p)} ± {_f(math.sqrt(p * (1 - p) / len(sel)))}"
+
+    rows = []
+    for contrast in CONTRASTS:
+        rows.append([f"HDI of {contrast} excludes 0 (a false claim)",
+                     *(rate(level, contrast, "excludes_zero") for level in levels),
+                     _f(nominal, 2)])
+    rows.append(["ROPE decision *credible difference*, associated - none",
+                 *(rate(level, "associated - none", "rope_decision", "credible difference")
+                   for level in levels), "—"])
+    for connection in (*CONNECTIONS[:2], "human", "none"):
+        rows.append([f"HDI covers the {connection} mean",
+                     *(rate(level, connection, "covered") for level in levels),
+                     _f(settings["ci_prob"], 2)])
+    failed = {level: len({r["table"] for r in records if r["level"] == level and r["problems"]})
+              for level in levels}
+    n_tables = len({r["table"] for r in records})
+    rows.append(["fits that missed the convergence checks",
+                 *(f"{failed[level]} of {n_tables}" for level in levels), "—"])
+    table = markdown_table(["share of simulated tables whose 89% …", *levels, "nominal"],
+                           rows, "l" + "r" * (len(levels) + 1))
+    prov = (f"Source: `notebooks/data/word_sampling_results.csv` and "
+            f"`word_sampling_settings.json`, written by `{settings['command']}`; recorded: "
+            f"**design**: {settings['design']}; **sampler**: {settings['sampler']}, "
+            f"{settings['chains']} × ({settings['tune']} + {settings['draws']}) draws; "
+            f"**seed**: {settings['random_seed']}; **tables**: {n_tables}. *Not recorded in "
+            "the files: machine, date* (the benchmark script does not write them yet).")
+    return prov + "\n\n" + table
+
+
 def _missing(path: Path) -> str:
     return (f"*`{path}` is not in this checkout: run the benchmark that writes it "
             "(`make bench`).*")
@@ -260,15 +303,47 @@ TABLES: dict[str, tuple[str, Callable[[Path], str]]] = {
 }
 
 
+#: tables from files other benchmarks write outside benchmarks/results/ (repository paths)
+OTHER_TABLES: dict[str, tuple[str, Callable[[Path], str]]] = {
+    "bench_word_sampling": ("notebooks/data", word_sampling_table),
+}
+
+
+#: the scripts whose results files the tables above read
+SOURCES = {"bench_batch", "bench_design", "bench_predictive_check", "bench_weat_population",
+           "bench_calibration", "bench_word_sampling"}
+
+
+def print_only_benchmarks(folder: Path) -> str:
+    """A list of the benchmark scripts that write no results file the site reads yet."""
+    import ast
+
+    lines = []
+    for script in sorted(folder.glob("bench_*.py")):
+        if script.stem in SOURCES:
+            continue
+        doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
+        first = " ".join(doc.split("\n\n")[0].split()) or "(no description)"
+        lines.append(f"- `benchmarks/{script.name}`: {first}")
+    return "\n".join(lines)
+
+
 def write_tables(out: Path, results: Path) -> list[Path]:
     """Write one Markdown file per table into ``out``; return their paths."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for stem, (name, make) in TABLES.items():
-        source = results / name
+    root = results.parent.parent
+    jobs = {stem: (results / name, make) for stem, (name, make) in TABLES.items()}
+    jobs |= {stem: (root / name, make) for stem, (name, make) in OTHER_TABLES.items()}
+    for stem, (source, make) in jobs.items():
         text = make(source) if source.exists() else _missing(source)
         target = out / f"{stem}.md"
         if not target.is_file() or target.read_text(encoding="utf-8") != text + "\n":
             target.write_text(text + "\n", encoding="utf-8")
         written.append(target)
+    target = out / "bench_print_only.md"
+    text = print_only_benchmarks(results.parent) + "\n"
+    if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+    written.append(target)
     return written
