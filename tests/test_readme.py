@@ -1,13 +1,20 @@
-"""The README's tables come from the code as it is (issue 11, item 16).
+"""The README's numbers and figure, and the command-generated tables of the docs, come from
+the code as it is.
 
-The tables of "WEAT and MAC on GloVe 6B 50d" (``embias weat all``) and "Pre-averaging"
-(``embias simulate weat --published``) are regenerated here from the commands' own output
-(both deterministic: seed 0, exact or seeded Monte Carlo p-values) and compared with the
-README text; a difference fails with a diff and the table to paste. Neither table holds an
-MCMC number (issue 26, item 1): their Monte Carlo parts — bootstrap intervals, permutation
-p-values, simulated WEAT ranges — come from NumPy's seeded ``Generator``, whose streams are
-the same on every platform for one NumPy version, so they are compared as text. To
-rewrite the two tables in place after a deliberate change::
+README.md keeps one worked number (WEAT7 on GloVe 6B 50d: its exact permutation p-value and
+its 89% item-bootstrap interval) and one figure: the number is recomputed here and compared
+within a stated tolerance, the p-value also against an exact enumeration of the 12,870
+partitions; the figure must exist and decode. The README is at most 150 lines.
+
+The tables of the user guide's classic-scores page (``docs/user_guide/classic_scores.md``:
+"WEAT and MAC on GloVe 6B 50d" from ``embias weat all``, "Pre-averaging" from ``embias
+simulate weat --published``) are regenerated from the commands' own output (both
+deterministic: seed 0, exact or seeded Monte Carlo p-values) and compared with the page; a
+difference fails with a diff and the table to paste. Neither table holds an MCMC number:
+their Monte Carlo parts — bootstrap intervals, permutation p-values, simulated WEAT ranges —
+come from NumPy's seeded ``Generator``, whose streams are the same on every platform for one
+NumPy version, so they are compared as text. To rewrite the two tables in place after a
+deliberate change::
 
     make readme        # or: .venv/bin/python tests/test_readme.py --write
 """
@@ -18,15 +25,20 @@ import contextlib
 import difflib
 import io
 import itertools
+import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+#: the docs page that holds the command-generated tables (and the Reddit MAC sentence)
+CLASSIC_PAGE = ROOT / "docs" / "user_guide" / "classic_scores.md"
 WEAT_SECTION = "## WEAT and MAC on GloVe 6B 50d"
 PREAVERAGING_SECTION = "## Pre-averaging"
-#: The associations of the published scenarios and how the README names them.
+#: The associations of the published scenarios and how the page names them.
 SCENARIOS = {"0.000": "0 (pure noise)", "0.100": "0.1", "0.400": "0.4"}
 
 
@@ -64,7 +76,7 @@ def _pct(text: str) -> str:
 
 
 def weat_table(cli_output: str) -> str:
-    """The README's WEAT/MAC table from ``embias weat all``'s output."""
+    """The WEAT/MAC table of the classic-scores page from ``embias weat all``'s output."""
     lines = [
         "| test   | effect size | 89% interval (words resampled) |  p-value | p method   "
         "|   MAC | Caliskan 840B | words missing (per list) |",
@@ -83,7 +95,7 @@ def weat_table(cli_output: str) -> str:
 
 
 def preaveraging_table(cli_output: str) -> str:
-    """The README's pre-averaging table from ``embias simulate weat --published``."""
+    """The classic-scores page's pre-averaging table (``embias simulate weat --published``)."""
     rows = _markdown_rows(cli_output)
     by = {(r["association"], r["numerator"]): r for r in rows}
 
@@ -116,24 +128,24 @@ def _section_table(text: str, heading: str) -> tuple[int, int]:
             break
         offset += len(line)
     if table_start is None:
-        raise AssertionError(f"README.md has no table under {heading!r}")
+        raise AssertionError(f"{CLASSIC_PAGE.name} has no table under {heading!r}")
     return table_start, (offset if table_end is None else table_end)
 
 
-def readme_table(heading: str) -> str:
-    text = README.read_text(encoding="utf-8")
+def page_table(heading: str) -> str:
+    text = CLASSIC_PAGE.read_text(encoding="utf-8")
     start, end = _section_table(text, heading)
     return text[start:end].rstrip("\n")
 
 
 def _compare(heading: str, expected: str) -> None:
-    actual = readme_table(heading)
+    actual = page_table(heading)
     if actual != expected:
         diff = "\n".join(difflib.unified_diff(
-            actual.splitlines(), expected.splitlines(), "README.md", "the code's output",
-            lineterm=""))
-        pytest.fail(f"README.md's table under {heading!r} is stale (make readme rewrites "
-                    f"it):\n{diff}", pytrace=False)
+            actual.splitlines(), expected.splitlines(), str(CLASSIC_PAGE.relative_to(ROOT)),
+            "the code's output", lineterm=""))
+        pytest.fail(f"{CLASSIC_PAGE.name}'s table under {heading!r} is stale (make readme "
+                    f"rewrites it):\n{diff}", pytrace=False)
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +158,7 @@ def simulate_output() -> str:
     return _run(["simulate", "weat", "--published"])
 
 
-def test_readme_weat_table_is_embias_weat_all(weat_all_output):
+def test_docs_weat_table_is_embias_weat_all(weat_all_output):
     expected = weat_table(weat_all_output)
     # known answers that do not depend on this file's formatting: WEAT6, exact over
     # C(16, 8) = 12,870 partitions (two-sided p = 2/12,870 = 1.55e-04)
@@ -155,31 +167,105 @@ def test_readme_weat_table_is_embias_weat_all(weat_all_output):
     _compare(WEAT_SECTION, expected)
 
 
-def test_readme_preaveraging_table_is_simulate_weat_published(simulate_output):
+def test_docs_preaveraging_table_is_simulate_weat_published(simulate_output):
     expected = preaveraging_table(simulate_output)
     # the issue's figures (seed 0): first-word null (−2.692, 2.753), 21.3%
     assert "| 0 (pure noise) | (−2.763, 2.698), 21.4% | (−2.692, 2.753), 21.3% |" in expected
     _compare(PREAVERAGING_SECTION, expected)
 
 
-def test_readme_reddit_mac_is_embias_mac():
-    # the sentence under the WEAT table: MAC on the authors' Reddit tables
-    text = " ".join(README.read_text(encoding="utf-8").split())
+def test_docs_reddit_mac_is_embias_mac():
+    # the classic-scores page's MAC section: MAC on the authors' Reddit tables
+    text = " ".join(CLASSIC_PAGE.read_text(encoding="utf-8").split())
     for embedding, name in (("reddit", "biased"), ("reddit-debiased", "hard-debiased")):
         out = _run(["mac", "religion", "--embedding", f"published:{embedding}"])
         value = out.split("):", 1)[1].split()[0]
-        assert f"{name} {value}" in text, f"README.md should say '{name} {value}'"
+        assert f"{name} {value}" in text, f"{CLASSIC_PAGE.name} should say '{name} {value}'"
+
+
+# ------------------------------------------------------------------------- the README itself
+def _readme_text() -> str:
+    return " ".join(README.read_text(encoding="utf-8").split())
+
+
+def test_readme_is_at_most_150_lines():
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines; the docs site holds the rest"
+
+
+@pytest.fixture(scope="module")
+def weat7():
+    import embias
+
+    return embias.weat_test("weat7", random_seed=0)
+
+
+def test_readme_weat7_p_value_is_the_exact_permutation_p_value(weat7):
+    match = re.search(r"exact permutation p-value of ([0-9.e+-]+)", _readme_text())
+    assert match, "README.md should state WEAT7's exact permutation p-value"
+    stated = float(match[1])
+    # independent answer: enumerate every split of the 16 target words' s values into 8 + 8
+    by_target = weat7.s_values.groupby("target")["s"]
+    x, y = (np.asarray(by_target.get_group(t), dtype=float) for t in ("X", "Y"))
+    s = np.concatenate([x, y])
+    assert x.size == y.size == 8 and weat7.exact and weat7.n_permutations == 12_870
+    observed = abs(x.mean() - y.mean())
+    total = s.sum()
+    extreme = sum(abs(2 * s[list(x)].sum() / 8 - total / 8) >= observed - 1e-12
+                  for x in itertools.combinations(range(16), 8))
+    exact = extreme / 12_870
+    assert weat7.p_value == pytest.approx(exact, rel=1e-12)
+    # the README prints 3 significant digits: half a unit of the last one
+    assert stated == pytest.approx(exact, abs=0.5e-6)
+
+
+def test_readme_weat7_interval_is_the_item_bootstrap_interval(weat7):
+    match = re.search(r"words resampled is \[([−0-9.]+), ([−0-9.]+)\]", _readme_text())
+    assert match, "README.md should state WEAT7's 89% item-bootstrap interval"
+    lower, upper = (float(x.replace("−", "-")) for x in match.groups())
+    row = weat7.to_interval_table().iloc[0]
+    assert row["ci_prob"] == pytest.approx(0.89)
+    # Tolerance 0.05: the Monte Carlo se of the 5.5% / 94.5% quantiles of 10,000 bootstrap
+    # replicates is √(p(1−p)/B) / f(q) ≈ 0.0023 / 0.18 ≈ 0.013 (bootstrap sd of d ≈ 0.62),
+    # so 0.05 is about 4 se: another seed or NumPy stream stays inside it.
+    assert lower == pytest.approx(row["lower"], abs=0.05)
+    assert upper == pytest.approx(row["upper"], abs=0.05)
+    # the README's claim: the interval crosses 0 although p < 0.001
+    assert row["lower"] < 0 < row["upper"] and weat7.p_value < 0.001
+
+
+def test_readme_figures_exist_and_decode():
+    from PIL import Image
+
+    figures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", README.read_text(encoding="utf-8"))
+    assert figures, "README.md should show its figure"
+    for figure in figures:
+        path = ROOT / figure
+        assert path.is_file(), f"README.md shows {figure}, which does not exist"
+        with Image.open(path) as image:
+            image.load()
+            assert image.width > 400 and image.height > 200, (figure, image.size)
+
+
+def test_readme_names_files_that_exist():
+    text = README.read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:docs|embias)/[\w./-]*|[A-Z]+(?:\.md|\.cff)?)`", text))
+    named = {n for n in named if not n.startswith("docs/_build")}  # written by `make docs`
+    assert {"LICENSE", "NOTICE", "CITATION.cff", "CHANGELOG.md", "CONTRIBUTING.md",
+            "docs/benchmarks.md"} <= named
+    missing = sorted(n for n in named if not (ROOT / n).exists())
+    assert missing == [], f"README.md names files that do not exist: {missing}"
 
 
 def write_tables() -> None:
-    """Rewrite the two tables in README.md from the commands' output."""
-    text = README.read_text(encoding="utf-8")
+    """Rewrite the two tables of the classic-scores page from the commands' output."""
+    text = CLASSIC_PAGE.read_text(encoding="utf-8")
     for heading, table in ((WEAT_SECTION, weat_table(_run(["weat", "all", "--seed", "0"]))),
                            (PREAVERAGING_SECTION,
                             preaveraging_table(_run(["simulate", "weat", "--published"])))):
         start, end = _section_table(text, heading)
         text = text[:start] + table + "\n" + text[end:]
-    README.write_text(text, encoding="utf-8")
+    CLASSIC_PAGE.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
