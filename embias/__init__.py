@@ -18,7 +18,8 @@ fit
     :func:`fit_religion_model`, :func:`fit_race_model`, :func:`fit_gender_model`,
     :func:`load_fit`, :func:`save_fit`, :func:`read_manifest`, :class:`FitJob`,
     :func:`fit_many`, :func:`study_jobs`, :class:`SavedFitReplacedWarning`,
-    :class:`FitInterrupted`
+    :class:`FitInterrupted`, :func:`configure_jax` (parallel chains and a persistent
+    compilation cache, only when called)
 sentence encoders
     :func:`default_encoder` (offline all-MiniLM-L6-v2), :func:`as_encoder`,
     :func:`sentence_table`, :func:`seat_test`, :func:`seat_overview`
@@ -37,8 +38,10 @@ report
     :func:`plot_weat_simulations`, :func:`plot_simulated_table`,
     :func:`plot_template_sensitivity`
 
-The classifier side lives in :mod:`embias.classifier`; worked studies (the downstream
-sentiment classifier) in :mod:`embias.studies`.
+The models live in :mod:`embias.bayes` (they take a table), the study runs that feed them
+and keep their fits in :mod:`embias.pipeline`; the classifier side lives in
+:mod:`embias.classifier`; worked studies (the downstream sentiment classifier) in
+:mod:`embias.studies`.
 
 Names are imported when first used (``embias.fit_bias_model`` imports PyMC, ``import
 embias`` does not), so the command line and ``import embias`` stay fast. The public names

@@ -44,25 +44,26 @@ from .weat_population import weat_population_bootstrap as weat_population_bootst
 
 # --------------------------------------------------------------------------- fit
 from .settings import FitSettings as FitSettings
+from ._process_setup import configure_jax as configure_jax
 from .bayes import BiasFit as BiasFit
 from .bayes import ConvergenceWarning as ConvergenceWarning
 from .bayes import FitJob as FitJob
 from .bayes import PredictiveCheck as PredictiveCheck
 from .bayes import cell_statistics as cell_statistics
 from .bayes import fit_bias_model as fit_bias_model
-from .bayes import fit_gender_model as fit_gender_model
 from .bayes import fit_many as fit_many
-from .bayes import fit_race_model as fit_race_model
-from .bayes import fit_religion_model as fit_religion_model
-from .bayes import fit_study_model as fit_study_model
-from .bayes import load_fit as load_fit
-from .bayes import save_fit as save_fit
-from .bayes import study_jobs as study_jobs
-from .bayes.store import FitInterrupted as FitInterrupted
-from .bayes.store import SavedFitReplacedWarning as SavedFitReplacedWarning
-from .bayes.store import read_manifest as read_manifest
 from .bayes.loo import compare_models as compare_models
 from .bayes.loo import pointwise_log_likelihood as pointwise_log_likelihood
+from .pipeline import FitInterrupted as FitInterrupted
+from .pipeline import SavedFitReplacedWarning as SavedFitReplacedWarning
+from .pipeline import fit_gender_model as fit_gender_model
+from .pipeline import fit_race_model as fit_race_model
+from .pipeline import fit_religion_model as fit_religion_model
+from .pipeline import fit_study_model as fit_study_model
+from .pipeline import load_fit as load_fit
+from .pipeline import read_manifest as read_manifest
+from .pipeline import save_fit as save_fit
+from .pipeline import study_jobs as study_jobs
 
 # --------------------------------------------------------------------------- word influence
 from .bayes.influence import plot_word_influence as plot_word_influence
@@ -83,9 +84,9 @@ from .sentences import word_sentences as word_sentences
 
 # --------------------------------------------------------------------------- compare
 from .bayes import ChangeFit as ChangeFit
-from .bayes import EmbeddingComparison as EmbeddingComparison
-from .bayes import compare_embeddings as compare_embeddings
 from .bayes import fit_change_model as fit_change_model
+from .pipeline import EmbeddingComparison as EmbeddingComparison
+from .pipeline import compare_embeddings as compare_embeddings
 
 # --------------------------------------------------------------------------- simulate
 from .simulate import PUBLISHED_FIGURES as PUBLISHED_FIGURES
@@ -158,6 +159,7 @@ from . import audit as audit
 from . import bayes as bayes
 from . import classifier as classifier
 from . import encoders as encoders
+from . import pipeline as pipeline
 from . import plots as plots
 from . import report as report
 from . import sentences as sentences

@@ -1,19 +1,24 @@
-"""Old spellings of renamed keyword arguments, accepted for one release.
+"""Old spellings of renamed keyword arguments and old homes of moved names, accepted for
+one release.
 
 embias keeps one name per idea in its public signatures (``progress``, ``random_seed``,
 ``ci_prob``, ``rope``). When a name changes, the old spelling still works for one release: the
 call goes through with the new name and a :class:`FutureWarning` (shown by default, as pandas
 and scikit-learn do for user-facing deprecations) points at the caller's line.
+
+When a name moves to another module, importing it from its old module still works for one
+release (:func:`moved_names`), with a :class:`DeprecationWarning` that names its new home.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-__all__ = ["REMOVED_IN", "renamed_keywords"]
+__all__ = ["REMOVED_IN", "moved_names", "renamed_keywords"]
 
 #: The release in which the old spellings stop working.
 REMOVED_IN = "0.5"
@@ -72,3 +77,43 @@ def renamed_keywords(**renames: str) -> Callable[[F], F]:
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+
+def moved_names(module: str, moved: Mapping[str, str | tuple[str, str]]
+                ) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that serves names which moved out of ``module``.
+
+    ``module.name`` (and ``from module import name``) returns the object from its new home,
+    imported when it is first asked for, with a :class:`DeprecationWarning` at the caller's
+    line that names the new home and the release that drops the old one. Any other missing
+    name is an ``AttributeError``, as usual.
+
+    Parameters
+    ----------
+    module
+        The old module's ``__name__``.
+    moved
+        ``old name → new module`` (the name is the same there), or
+        ``old name → (new module, new name)``.
+
+    Returns
+    -------
+    callable
+        The ``__getattr__`` to assign in the old module.
+
+    Examples
+    --------
+    >>> __getattr__ = moved_names("embias.old", {"load_fit": "embias.pipeline.store"})
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name not in moved:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        target = moved[name]
+        home, new_name = (target, name) if isinstance(target, str) else target
+        warnings.warn(f"{module}.{name} has moved to {home}.{new_name}; import it from there "
+                      f"(the old path will be removed in embias {REMOVED_IN})",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(home), new_name)
+
+    return __getattr__

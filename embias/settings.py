@@ -17,6 +17,7 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ._validation import (
@@ -46,6 +47,7 @@ __all__ = [
     "SAMPLERS",
     "SINGLE_FIT_SAMPLER",
     "FitSettings",
+    "cache_home",
     "check_memory",
     "physical_memory",
     "sampler_available",
@@ -86,6 +88,16 @@ DEFAULT_CI_PROB = 0.89
 #: Where fits are saved unless ``models_dir=`` (``--out``) says otherwise (relative to the
 #: working directory).
 DEFAULT_MODELS_DIR = "models"
+
+
+def cache_home() -> Path:
+    """embias's per-user cache folder: ``$XDG_CACHE_HOME/embias`` (``~/.cache/embias``),
+    where the study tables, the saved fits' lock files and the audit page's templates are
+    kept (and JAX's compiled programs, when :func:`embias.configure_jax` is asked to)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "embias"
+
+
 #: Default half-width of the region of practical equivalence for contrasts, in cosine
 #: distance units: differences within ±0.02 count as practically zero.
 DEFAULT_ROPE = 0.02

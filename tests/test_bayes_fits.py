@@ -16,17 +16,12 @@ import pandas as pd
 import pytest
 
 import embias
-import embias.bayes.store as fits_module
-from embias.bayes import (
-    BiasFit,
-    ConvergenceWarning,
-    fit_religion_model,
-    fit_study_model,
-    load_fit,
-    save_fit,
-)
+import embias.pipeline.study_fits as fits_module
+import embias.pipeline.study_tables as tables_module
+from embias.bayes import BiasFit, ConvergenceWarning
 from embias.bayes.fit import DeferredDraws
-from embias.bayes.store import UnreadableFitError
+from embias.pipeline import fit_religion_model, fit_study_model, load_fit, save_fit
+from embias.pipeline.store import UnreadableFitError
 
 matplotlib.use("Agg")
 
@@ -85,7 +80,7 @@ def test_reloaded_fit_reads_its_post_processing_back(glove_fit: BiasFit,
     # diagnostics, the default interval table and the classic scores are computed once,
     # saved with the fit and read back: a reloaded fit never recomputes them
     import embias.bayes.fit as fit_module
-    import embias.bayes.store as store_module
+    import embias.pipeline.store as store_module
 
     def refuse(*args, **kwargs):
         raise AssertionError("recomputed on reload")
@@ -204,7 +199,7 @@ def test_bad_table_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         table.loc[7, "cosine_distance"] = np.nan
         return table
 
-    monkeypatch.setattr(fits_module, "_study_table", table_with_a_gap)
+    monkeypatch.setattr(fits_module, "cached_study_table", table_with_a_gap)
     target = tmp_path / "models"
     with pytest.raises(ValueError, match="has 1 NaN/infinite cosine distances"):
         fit_religion_model("published:reddit", models_dir=target, **SHORT)
@@ -228,19 +223,19 @@ def test_study_table_is_built_once_and_its_warnings_kept(
     of the build is given again."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     study = embias.load_study("religion")
-    identity = {"study": "religion", "study_lists": fits_module._study_identity(study),
-                "embedding": fits_module._embedding_identity("glove-6b-50d")}
+    identity = {"study": "religion", "study_lists": tables_module.study_identity(study),
+                "embedding": tables_module.embedding_identity("glove-6b-50d")}
     with pytest.warns(UserWarning, match="literaly") as first:
-        built = fits_module._study_table(study, "glove-6b-50d", identity)
+        built = tables_module.cached_study_table(study, "glove-6b-50d", identity)
     cached = list((tmp_path / "cache" / "embias" / "tables").glob("religion_*.parquet"))
     assert len(cached) == 1
 
     def refuse(*args, **kwargs):
         raise AssertionError("the table was built again")
 
-    monkeypatch.setattr(fits_module, "study_table", refuse)
+    monkeypatch.setattr(tables_module, "study_table", refuse)
     with pytest.warns(UserWarning, match="literaly") as second:
-        again = fits_module._study_table(study, "glove-6b-50d", identity)
+        again = tables_module.cached_study_table(study, "glove-6b-50d", identity)
     assert [str(w.message) for w in second] == [str(w.message) for w in first]
     pd.testing.assert_frame_equal(again, built)
     assert json.loads(json.dumps(built.attrs)) == again.attrs
@@ -248,4 +243,4 @@ def test_study_table_is_built_once_and_its_warnings_kept(
     # other word lists are another table
     other = {**identity, "study_lists": "another"}
     with pytest.raises(AssertionError, match="built again"):
-        fits_module._study_table(study, "glove-6b-50d", other)
+        tables_module.cached_study_table(study, "glove-6b-50d", other)

@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 
 import embias
-import embias.bayes.store as store
+import embias.pipeline.study_fits as store
+import embias.pipeline.study_tables as study_tables
 from embias.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -185,8 +186,8 @@ def test_fit_study_model_checks_the_sampler_before_loading(
     def refuse(*args: object, **kwargs: object) -> None:
         raise NoWork("loaded before the sampler was checked")
 
-    monkeypatch.setattr(store, "load_study", refuse)
-    monkeypatch.setattr(store, "_study_table", refuse)
+    monkeypatch.setattr(study_tables, "load_study", refuse)
+    monkeypatch.setattr(store, "cached_study_table", refuse)
     with pytest.raises(ValueError, match=r"^sampler='nutpie' needs the 'nutpie' package, which "
                                          r"is not installed: pip install nutpie$"):
         store.fit_study_model("religion", "published:reddit", sampler="nutpie",

@@ -54,7 +54,7 @@ def test_both_spellings_at_once_is_an_error():
 def test_every_fitting_function_takes_progress_and_none_progressbar():
     import inspect
 
-    from embias.bayes.store import fit_sentence_model
+    from embias.pipeline.sentence_fits import fit_sentence_model
 
     for function in (embias.fit_bias_model, embias.fit_study_model, fit_sentence_model,
                      embias.audit_report, embias.fit_many, embias.word_influence,

@@ -149,10 +149,11 @@ def test_every_result_has_to_interval_table():
     # an alias where it reads naturally)
     import inspect
 
-    from embias.bayes import BiasFit, ChangeFit, EmbeddingComparison
+    from embias.bayes import BiasFit, ChangeFit
     from embias.classic import MacResult, WeatResult
     from embias.classifier.generalized import FairnessResult
     from embias.classifier.parity import ParityPosterior
+    from embias.pipeline import EmbeddingComparison
     from embias.simulate import WeatSimulation
 
     for cls in (BiasFit, ChangeFit, EmbeddingComparison, MacResult, WeatResult,

@@ -26,12 +26,8 @@ import pandas as pd
 import pytest
 
 import embias
-from embias.bayes.store import (
-    MANIFEST_FILE,
-    SavedFitReplacedWarning,
-    UnreadableFitError,
-    _saved_fit_target,
-)
+from embias.pipeline.store import MANIFEST_FILE, SavedFitReplacedWarning, UnreadableFitError
+from embias.pipeline.study_fits import saved_fit_target
 from embias.settings import FitSettings
 
 #: One small fit (the dataset level samples fastest); the tests edit copies of it.
@@ -207,7 +203,7 @@ _WRITER = textwrap.dedent("""
     import sys
     from pathlib import Path
     import embias
-    from embias.bayes.store import save_fit
+    from embias.pipeline.store import save_fit
 
     path, rounds = Path(sys.argv[1]), int(sys.argv[2])
     fit = embias.load_fit(path)
@@ -303,14 +299,14 @@ def test_ctrl_c_during_embias_fit_is_one_line_and_keeps_the_saved_fit(
     out = tmp_path / "models"
     out.mkdir()
     # a saved fit where this command saves (its content: the small fit)
-    from embias.bayes.store import _embedding_identity, _study_identity
+    from embias.pipeline.study_tables import embedding_identity, study_identity
 
     st = embias.load_study("religion")
-    identity = {"study": st.name, "study_lists": _study_identity(st),
-                "embedding": _embedding_identity("published:reddit")}
+    identity = {"study": st.name, "study_lists": study_identity(st),
+                "embedding": embedding_identity("published:reddit")}
     run_settings = FitSettings(**{**OPTIONS, "draws": draws})
-    target, _ = _saved_fit_target(out, st.name, "published:reddit", run_settings,
-                                  identity)
+    target, _ = saved_fit_target(out, st.name, "published:reddit", run_settings,
+                                 identity)
     shutil.copytree(saved, target)
     before = _digests(target)
     proc = subprocess.Popen(

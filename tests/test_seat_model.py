@@ -287,7 +287,7 @@ def test_embias_fit_encoder_options_are_checked_first(tmp_path, capsys, argv, me
 
 
 def test_encoder_names_agree_with_the_library() -> None:
-    from embias.bayes.store import ENCODERS
     from embias.cli._options import ENCODER_NAMES
+    from embias.pipeline.sentence_fits import ENCODERS
 
     assert ENCODER_NAMES == ENCODERS

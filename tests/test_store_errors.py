@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import embias
-from embias.bayes.store import FIT_FORMAT, UnreadableFitError
 from embias.cli import main
+from embias.pipeline.store import FIT_FORMAT, UnreadableFitError
 
 pytestmark = pytest.mark.xdist_group("store_errors")
 

@@ -355,7 +355,7 @@ def test_published_reddit_aligns_with_glove():
     connection) and the class name is mapped, with a warning and an attrs record."""
     import warnings
 
-    from embias.bayes.compare import resolve_tables
+    from embias.pipeline.sources import resolve_tables
     from embias.tables import align_tables, difference_table
 
     with warnings.catch_warnings():

@@ -44,11 +44,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._deprecation import renamed_keywords
+from ..settings import DEFAULT_MODELS_DIR
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from ..bayes.compare import EmbeddingComparison
+    from ..pipeline.compare import EmbeddingComparison
     from ..settings import FitSettings
     from ..wordlists import Study
 
@@ -174,7 +175,7 @@ def audit_report(
     embeddings: str | Mapping[str, str] | None = None,
     levels: str | Sequence[str] | None = None,
     settings: FitSettings | None = None,
-    models_dir: str | os.PathLike[str] = "models",
+    models_dir: str | os.PathLike[str] = DEFAULT_MODELS_DIR,
     comparison: EmbeddingComparison | pd.DataFrame | str | os.PathLike[str] | None = None,
     compare: bool = True,
     ci_prob: float | None = None,
@@ -362,7 +363,7 @@ def audit_report(
         if study_name is None:
             raise ValueError("audit_report() needs a study to fit (e.g. 'religion') or the "
                              "fits to report (fits=)")
-        from ..bayes.store import fit_study_model
+        from ..pipeline.study_fits import fit_study_model
         from ..settings import FitSettings, sampler_available
         from .sources import FitEntry
 
@@ -376,7 +377,7 @@ def audit_report(
                                       models_dir=models_dir, progress=progress)
                 entries.append(FitEntry(label=label, fit=fit))
         if comparison is None and compare and len(sources) > 1:
-            from ..bayes.compare import compare_embeddings
+            from ..pipeline.compare import compare_embeddings
 
             level = (levels or [run.level])[0]
             comparison = compare_embeddings(dict(sources), st or study_name, settings=run,

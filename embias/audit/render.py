@@ -231,7 +231,7 @@ def _template_cache() -> jinja2.BytecodeCache | None:
     cannot be written to only means templates are compiled again."""
     import jinja2
 
-    from ..bayes.cache import cache_home
+    from ..settings import cache_home
 
     class QuietCache(jinja2.FileSystemBytecodeCache):
         def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:

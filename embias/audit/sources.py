@@ -23,13 +23,13 @@ from ..report import validate_interval_table
 from ..settings import LEVELS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..bayes.compare import EmbeddingComparison
     from ..bayes.fit import BiasFit
+    from ..pipeline.compare import EmbeddingComparison
 
 __all__ = ["ComparisonInput", "FitEntry", "collect_fits", "read_comparison", "read_table",
            "saved_versions"]
 
-#: The file that marks a saved-fit folder (``embias.bayes.store.SETTINGS_FILE``).
+#: The file that marks a saved-fit folder (``embias.pipeline.store.SETTINGS_FILE``).
 SETTINGS_FILE = "settings.json"
 
 FitSource = "BiasFit | str | os.PathLike[str]"
@@ -85,7 +85,7 @@ def _saved_fits_in(folder: Path) -> list[Path]:
 def _stored_settings(folder: Path) -> dict[str, Any]:
     """The ``settings`` record of a saved fit, read without loading the draws; a record
     that cannot be read is left to :func:`embias.load_fit` to report."""
-    from ..bayes.store import load_fit
+    from ..pipeline.store import load_fit
 
     try:
         record = json.loads((folder / SETTINGS_FILE).read_text(encoding="utf-8"))
@@ -130,7 +130,7 @@ def collect_fits(
     FileNotFoundError, ValueError, OSError
         A saved-fit folder that cannot be loaded (:func:`embias.load_fit`'s own error).
     """
-    from ..bayes.store import load_fit
+    from ..pipeline.store import load_fit
 
     if isinstance(fits, Mapping):
         items: list[tuple[str | None, Any]] = list(fits.items())

@@ -1,5 +1,9 @@
 """Bayesian multilevel models of the long-form cosine table (DESIGN §5).
 
+The modelling layer: it takes a table and knows nothing of embeddings, encoders or files.
+Studies are run on it — tables built, fits saved and reloaded, embeddings compared — by
+:mod:`embias.pipeline`.
+
 :func:`fit_bias_model` fits one of three PyMC models to any long-form cosine table (from
 :func:`embias.cosine_table` or :func:`embias.load_published_table`) and returns a
 :class:`BiasFit`: the posterior draws (an ArviZ ``DataTree``), a tidy interval table
@@ -13,9 +17,9 @@ The subpackage, one module per step:
 - :mod:`~embias.bayes.fit` — :func:`fit_bias_model` and :class:`BiasFit`;
 - :mod:`~embias.bayes.summary` — interval tables, contrasts and their ROPE decisions;
 - :mod:`~embias.bayes.diagnostics` — r̂, ESS, divergences, posterior predictive checks;
-- :mod:`~embias.bayes.store` — saved fits under ``models/`` (:func:`fit_study_model`);
+- :mod:`~embias.bayes.loo`, :mod:`~embias.bayes.influence` — PSIS-LOO and word influence;
 - :mod:`~embias.bayes.batch` — :class:`FitJob` and :func:`fit_many` on any executor;
-- :mod:`~embias.bayes.compare` — embeddings side by side and the paired change model.
+- :mod:`~embias.bayes.change` — the paired change model of one table against another.
 
 Every fit takes one :class:`embias.FitSettings` (or its fields as keywords).
 
@@ -68,21 +72,13 @@ of the same level and data mode share one compiled graph whatever the table, so
 PyTensor's compile cache is reused across tables and studies.
 """
 
-from .cache import ensure_compile_cache
+from typing import Any
 
-ensure_compile_cache()  # before anything imports PyTensor
-
-from .batch import FitJob, derived_seed, fit_many, run_fit_job  # noqa: E402
-from .compare import (  # noqa: E402
-    CHANGE_ESTIMANDS,
-    ChangeFit,
-    EmbeddingComparison,
-    compare_embeddings,
-    fit_change_model,
-    study_jobs,
-)
-from .data import cell_statistics, choose_centring, initial_values  # noqa: E402
-from .diagnostics import (  # noqa: E402
+from .._deprecation import moved_names
+from .batch import FitJob, derived_seed, fit_many, run_fit_job
+from .change import CHANGE_ESTIMANDS, ChangeFit, fit_change_model
+from .data import cell_statistics, choose_centring, initial_values
+from .diagnostics import (
     ESS_MIN,
     RHAT_MAX,
     ConvergenceWarning,
@@ -91,50 +87,46 @@ from .diagnostics import (  # noqa: E402
     convergence_problems,
     posterior_predictive_check,
 )
-from .fit import BiasFit, fit_bias_model  # noqa: E402
-from .model import build_model  # noqa: E402
-from .store import (  # noqa: E402
-    DEFAULT_MODELS_DIR,
-    fit_gender_model,
-    fit_race_model,
-    fit_religion_model,
-    fit_study_model,
-    load_fit,
-    save_fit,
-)
-from .summary import CONTRASTS, summarize_posterior  # noqa: E402
+from .fit import BiasFit, fit_bias_model
+from .model import build_model
+from .summary import CONTRASTS, summarize_posterior
 
 __all__ = [
     "CHANGE_ESTIMANDS",
     "CONTRASTS",
-    "DEFAULT_MODELS_DIR",
     "ESS_MIN",
     "RHAT_MAX",
     "BiasFit",
     "ChangeFit",
     "ConvergenceWarning",
-    "EmbeddingComparison",
     "FitJob",
     "PredictiveCheck",
     "build_model",
     "cell_statistics",
     "choose_centring",
-    "compare_embeddings",
     "convergence_diagnostics",
     "convergence_problems",
     "derived_seed",
     "fit_bias_model",
     "fit_change_model",
-    "fit_gender_model",
     "fit_many",
-    "fit_race_model",
-    "fit_religion_model",
-    "fit_study_model",
     "initial_values",
-    "load_fit",
     "posterior_predictive_check",
     "run_fit_job",
-    "save_fit",
-    "study_jobs",
     "summarize_posterior",
 ]
+
+# Names that moved to the layer that runs studies (embias.pipeline): still served from here
+# for one release, with a DeprecationWarning naming their new home.
+__getattr__: Any = moved_names(__name__, {
+    "DEFAULT_MODELS_DIR": "embias.settings",
+    "EmbeddingComparison": "embias.pipeline.compare",
+    "compare_embeddings": "embias.pipeline.compare",
+    "study_jobs": "embias.pipeline.sources",
+    "fit_gender_model": "embias.pipeline.study_fits",
+    "fit_race_model": "embias.pipeline.study_fits",
+    "fit_religion_model": "embias.pipeline.study_fits",
+    "fit_study_model": "embias.pipeline.study_fits",
+    "load_fit": "embias.pipeline.store",
+    "save_fit": "embias.pipeline.store",
+})

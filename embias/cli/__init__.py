@@ -44,7 +44,8 @@ from . import (
     tables,
 )
 
-__all__ = ["COMMAND_MODULES", "build_parser", "cli_wording", "main", "run"]
+__all__ = ["COMMAND_MODULES", "build_parser", "cli_wording", "configure_process", "main",
+           "run"]
 
 #: The command modules, in the order ``embias --help`` lists their commands; each has
 #: ``register(subparsers)``.
@@ -140,10 +141,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
 
 
+def configure_process() -> None:
+    """Set up the ``embias`` process itself, as a library may not: JAX's CPU devices and
+    persistent compilation cache (:func:`embias.configure_jax`: chains in parallel, compiled
+    programs kept between runs), and a writable PyTensor compile folder
+    (:func:`embias._process_setup.use_writable_compile_folder`). Settings the user made in
+    the environment are kept. Nothing is imported: JAX and PyTensor read the environment
+    when a command imports them."""
+    from .._process_setup import configure_jax, use_writable_compile_folder
+
+    with _warnings_as_lines():
+        use_writable_compile_folder()
+        configure_jax()
+
+
 def run() -> int:
     """The ``embias`` console script (and ``python -m embias``): :func:`main` on
-    ``sys.argv``; Ctrl-C raises ``KeyboardInterrupt`` only where it propagates."""
+    ``sys.argv`` in a process set up for fitting (:func:`configure_process`); Ctrl-C raises
+    ``KeyboardInterrupt`` only where it propagates."""
     from ._interrupt import install_interrupt_handler
 
     install_interrupt_handler()
+    configure_process()
     return main()

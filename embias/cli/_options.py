@@ -121,7 +121,7 @@ def add_embedding(parser: argparse._ActionsContainer, *, published: bool = True)
                         help=f"embeddings: {accepted}")
 
 
-#: Sentence encoders known by name (``embias.bayes.store.ENCODERS``; a literal here so
+#: Sentence encoders known by name (``embias.pipeline.sentence_fits.ENCODERS``; a literal here so
 #: ``--help`` imports nothing heavy — a test checks they agree).
 ENCODER_NAMES: tuple[str, ...] = ("minilm",)
 

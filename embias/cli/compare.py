@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import re
 
+from ..settings import DEFAULT_MODELS_DIR
 from ._options import (
     PUBLISHED_SOURCES,
     STUDIES,
@@ -34,8 +35,8 @@ from .fit import describe
 
 __all__ = ["cmd_compare", "register"]
 
-#: Default folder of the forest plot and the interval table.
-DEFAULT_OUT = "models"
+#: Default folder of the forest plot and the interval table: the folder of saved fits.
+DEFAULT_OUT = DEFAULT_MODELS_DIR
 #: ``embias.bayes`` compare's default smallest shared share of word pairs.
 DEFAULT_MIN_SHARED = 0.8
 

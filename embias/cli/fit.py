@@ -81,7 +81,7 @@ def _saved_line(fit: Any, *, how: str) -> str:
     """What became of the saved fit: ``how`` is ``"saved"`` (sampled and saved now),
     ``"reused"`` (an identical saved fit) or ``"shown"`` (``embias show``); the last two
     say when it was saved."""
-    from embias.bayes.store import read_manifest
+    from embias.pipeline.store import read_manifest
 
     if how == "saved" or fit.path is None:
         return f"saved fit: {fit.path}"
@@ -162,7 +162,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
     done: dict[str, Any] = {}
     try:
         return _fit(args, done)
-    except KeyboardInterrupt as exc:  # embias.bayes.store.FitInterrupted says what was kept
+    except KeyboardInterrupt as exc:  # embias.pipeline.study_fits.FitInterrupted says what was kept
         if "fit" in done:
             said = f"interrupted after the fit was saved to {done['fit']}; nothing else written"
         else:
@@ -194,7 +194,7 @@ def _fit(args: argparse.Namespace, done: dict[str, Any]) -> int:
         # convergence problems are printed once, by _report
         warnings.simplefilter("ignore", embias.ConvergenceWarning)
         if args.encoder is not None:
-            from embias.bayes.store import fit_sentence_model
+            from embias.pipeline.sentence_fits import fit_sentence_model
 
             fit = fit_sentence_model(args.study, args.encoder,
                                      templates=args.templates or "may2019",
