@@ -28,6 +28,7 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 from ._validation import check_int
 from .settings import cache_home
@@ -167,38 +168,37 @@ def configure_jax(
     if host_devices is not None:
         host_devices = check_int("host_devices", host_devices, minimum=1)
     jax = sys.modules.get("jax")
-    # ------------------------------------------------------------------ devices
+    # what is set: (environment variable, JAX configuration name) → value; a setting the
+    # user made (in the environment, or in jax.config: not JAX's default) is kept
+    settings: dict[tuple[str, str], Any] = {}
     user_devices = (_XLA_DEVICE_FLAG in os.environ.get("XLA_FLAGS", "")
-                    or "JAX_NUM_CPU_DEVICES" in os.environ)
+                    or "JAX_NUM_CPU_DEVICES" in os.environ
+                    or (jax is not None and jax.config.jax_num_cpu_devices != -1))
     if host_devices is not None and not user_devices:
-        if jax is None:  # read by JAX when it is imported
-            os.environ["JAX_NUM_CPU_DEVICES"] = str(host_devices)
-        elif jax.config.jax_num_cpu_devices != host_devices:
-            if _jax_backend_started():
-                raise ValueError(f"host_devices={host_devices}: JAX has already run a "
-                                 f"computation in this process, with "
-                                 f"{jax.local_device_count()} CPU device(s); call "
-                                 "configure_jax() before the first fit, or pass "
-                                 "host_devices=None")
-            jax.config.update("jax_num_cpu_devices", host_devices)
-    # ------------------------------------------------------------------ cache
+        if jax is not None and _jax_backend_started() and \
+                jax.local_device_count() != host_devices:
+            raise ValueError(f"host_devices={host_devices}: JAX has already run a computation "
+                             f"in this process, with {jax.local_device_count()} CPU "
+                             "device(s); call configure_jax() before the first fit, or pass "
+                             "host_devices=None")
+        settings["JAX_NUM_CPU_DEVICES", "jax_num_cpu_devices"] = host_devices
     chosen: Path | None = None
     user_cache = bool(os.environ.get("JAX_COMPILATION_CACHE_DIR")
                       or (jax is not None and jax.config.jax_compilation_cache_dir))
     if not user_cache:
         chosen = _jax_cache_folder(cache_dir)
-        if jax is None:
-            os.environ["JAX_COMPILATION_CACHE_DIR"] = str(chosen)
-        else:
-            jax.config.update("jax_compilation_cache_dir", str(chosen))
+        settings["JAX_COMPILATION_CACHE_DIR", "jax_compilation_cache_dir"] = str(chosen)
     if keep_every_program:
         for variable, name, value, default in _KEEP_EVERY_PROGRAM:
-            if variable in os.environ:
-                continue
-            if jax is None:
-                os.environ[variable] = str(value)
-            elif getattr(jax.config, name) == default:
-                jax.config.update(name, value)
+            if variable not in os.environ and (jax is None
+                                               or getattr(jax.config, name) == default):
+                settings[variable, name] = value
+    # everything checked: now set (read by JAX when it is imported, or in its configuration)
+    for (variable, name), value in settings.items():
+        if jax is None:
+            os.environ[variable] = str(value)
+        elif not (name == "jax_num_cpu_devices" and _jax_backend_started()):
+            jax.config.update(name, value)
     return chosen
 
 
