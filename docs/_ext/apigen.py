@@ -136,6 +136,13 @@ def _group_lines(group: Group) -> list[str]:
         lines += _autosummary(group.module, objects)
     if modules:
         lines += _autosummary(group.module, modules, template="autosummary/module_short.rst")
+    for name in modules:
+        package = f"{group.module}.{name}"
+        if hasattr(importlib.import_module(package), "__path__") and _submodules(package):
+            # a public package: what each of its modules holds (docstring and constants)
+            lines += [f".. rubric:: Modules of {package}", ""]
+            lines += _autosummary(package, _submodules(package),
+                                  template="autosummary/module_short.rst")
     return lines
 
 

@@ -31,9 +31,11 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]],
     """A pipe table; ``align`` is one letter per column (``l`` or ``r``, default ``l``)."""
     align = align or "l" * len(header)
     rule = ["--:" if a == "r" else ":--" for a in align]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
+
+    def cells(values: Sequence[Any]) -> str:
+        return "| " + " | ".join(str(v).replace("|", "\\|") for v in values) + " |"
+
+    return "\n".join([cells(header), "|" + "|".join(rule) + "|", *map(cells, rows)])
 
 
 def _f(x: float | None, digits: int = 3) -> str:
