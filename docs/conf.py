@@ -151,3 +151,6 @@ html_theme_options = {
     "footer_end": ["sphinx-version"],
 }
 html_context = {"default_mode": "light"}
+# pages without sub-pages: no empty section navigation, the tables get the width
+html_sidebars = {page: [] for page in ("index", "getting_started", "benchmarks", "changelog",
+                                       "citing", "contributing")}

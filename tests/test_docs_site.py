@@ -29,6 +29,10 @@ from browser import check_in_browser, find_chromium
 
 import embias
 
+# one build per test session: the build writes its generated sources into docs/ (api/,
+# _generated/), so two xdist workers must not build at once
+pytestmark = pytest.mark.xdist_group("docs_site")
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 RESULTS = ROOT / "benchmarks" / "results"
