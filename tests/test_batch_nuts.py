@@ -8,7 +8,12 @@ from scipy import stats
 
 jax = pytest.importorskip("jax")
 
-from embias.bayes.batch_nuts import adaptation_schedule, run_lanes  # noqa: E402
+from embias.bayes.batch_nuts import (  # noqa: E402
+    adaptation_schedule,
+    dense_metric,
+    last_window,
+    run_lanes,
+)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -53,7 +58,8 @@ def test_one_kernel_step_leaves_the_target_distribution_invariant(seed: int) -> 
     assert out.stats["tree_depth"].max() >= 4
 
 
-def test_warm_up_finds_a_correlated_gaussian_within_monte_carlo_error() -> None:
+@pytest.mark.parametrize("dense", [False, True])
+def test_warm_up_finds_a_correlated_gaussian_within_monte_carlo_error(dense: bool) -> None:
     import arviz as az
     import jax.numpy as jnp
 
@@ -69,7 +75,7 @@ def test_warm_up_finds_a_correlated_gaussian_within_monte_carlo_error() -> None:
     mean = np.array([1.0, -2.0, 0.0, 5.0])
     out = run_lanes(potential, np.tile(mean, (lanes, 1)), np.zeros((lanes, 4)),
                     np.ones((lanes, 4)), np.arange(lanes, dtype=np.uint64) + 11,
-                    tune=600, draws=2000)
+                    tune=600, draws=2000, dense=dense)
     z = out.positions                                               # (lane, draw, dim)
     for j in range(4):
         ess = float(az.ess(z[:, :, j]))
@@ -82,6 +88,45 @@ def test_warm_up_finds_a_correlated_gaussian_within_monte_carlo_error() -> None:
     # each lane ran its own leapfrog steps; the program ran as long as the slowest lane
     assert out.program_steps == out.leapfrog_steps.max()
     assert out.leapfrog_steps.min() < out.program_steps
+
+
+def test_the_dense_metric_is_stans_regularised_window_covariance() -> None:
+    rng = np.random.default_rng(3)
+    window = rng.normal(size=(40, 3)) @ np.array([[1.0, 0.5, 0.0], [0.0, 2.0, 0.3],
+                                                  [0.0, 0.0, 0.1]])
+    mean, chol = dense_metric(window)
+    n = len(window)
+    expected = n / (n + 5) * np.cov(window.T) + 1e-3 * 5 / (n + 5) * np.eye(3)
+    np.testing.assert_allclose(np.asarray(mean), window.mean(0), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(chol) @ np.asarray(chol).T, expected, rtol=1e-10)
+    # the window is the warm-up's last slow one: for 500 iterations 250–449 (Stan)
+    assert last_window(500) == (250, 200)
+    assert last_window(10) is None
+
+
+def test_a_dense_mass_matrix_lets_nuts_take_the_whitened_step_size() -> None:
+    """On a Gaussian with correlation 0.99 a diagonal mass matrix leaves directions with
+    sd √(1 − ρ) = 0.1 of the marginal ones, which bound the step size; the dense one makes
+    the target isotropic, so the adapted step size grows by about 1/√(1 − ρ) = 10 (more
+    than 3 is asked) and the draws need fewer leapfrog steps."""
+    import jax.numpy as jnp
+
+    dim, rho = 6, 0.99
+    cov = np.full((dim, dim), rho) + (1 - rho) * np.eye(dim)
+    cov *= np.outer(np.arange(1, dim + 1), np.arange(1, dim + 1))
+    precision = jnp.asarray(np.linalg.inv(cov))
+    lanes = 8
+
+    def potential(z, data):
+        return 0.5 * z @ precision @ z
+
+    runs = {dense: run_lanes(potential, np.zeros((lanes, 1)), np.full((lanes, dim), 0.1),
+                             np.ones((lanes, dim)), np.arange(lanes, dtype=np.uint64) + 5,
+                             tune=500, draws=500, dense=dense) for dense in (False, True)}
+    step = {dense: float(np.median(run.stats["step_size"][:, -1]))
+            for dense, run in runs.items()}
+    assert step[True] > 3 * step[False], step
+    assert runs[True].leapfrog_steps.mean() < runs[False].leapfrog_steps.mean()
 
 
 @pytest.mark.parametrize("tune", [0, 10, 19, 20, 100, 149, 150, 151, 500, 1000, 1337])

@@ -170,9 +170,10 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
             "steps": jnp.asarray(0),
         }
 
-    def step(s: dict[str, Any], data: Any, momenta: Any) -> tuple[dict[str, Any], Any, Any]:
+    def step(s: dict[str, Any], data: Any, momenta: Any,
+             limit: Any) -> tuple[dict[str, Any], Any, Any]:
         w = jnp.where
-        active = s["i"] < total
+        active = s["i"] < limit
         u_a, u_b = uniforms_of(_hash_bits(s["seed"], s["steps"], 2))
         uniforms = jnp.concatenate([u_a, u_b])
         inv_mass = s["inv_mass"]
@@ -299,10 +300,9 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
             "s_div": s_div, "c_w": c_w, "c_a": c_a, "c_e": c_e,
             "steps": s["steps"] + 1,
         }
-        # a lane with all its draws runs on unseen (the program waits for the slowest):
-        # only its counters stop
-        new["i"] = i + (draw_done & active)
-        new["steps"] = s["steps"] + active
+        # a lane with all its iterations waits as it is (the program runs until the
+        # slowest lane is done): what it does next cannot depend on how long it waited
+        new = jax.tree.map(lambda a, b: w(active, a, b), new, s)
         return new, record, (jnp.clip(i - tune, 0, draws - 1), z_new, stats)
 
     def momenta_of(seed: Any, dim: int) -> Any:
@@ -325,6 +325,7 @@ def run_lanes(
     target_accept: float = 0.8,
     max_tree_depth: int = 10,
     step_size: float | None = None,
+    dense: bool = False,
     progress: Callable[[float], None] | None = None,
 ) -> LaneDraws:
     """Run one NUTS chain per lane, all lanes in one compiled program.
@@ -354,6 +355,9 @@ def run_lanes(
         The first step size; default found by a doubling/halving heuristic from each
         lane's starting point. With ``tune=0`` it is the step size of every draw (a
         fixed kernel, as the tests of its invariance need).
+    dense
+        Sample the draws with a dense inverse mass matrix: the covariance of each lane's
+        draws in the last warm-up window (the warm-up before it adapts a diagonal one).
     progress
         Called now and then (every :data:`REPORT_EVERY` program steps) with the share of
         all lanes' iterations done.
@@ -369,7 +373,7 @@ def run_lanes(
             jnp.asarray(inverse_mass), data, jnp.asarray(token, dtype=jnp.int64))
     program = compiled_program(potential, args, tune=tune, draws=draws,
                                target_accept=target_accept, max_tree_depth=max_tree_depth,
-                               step_size=step_size)
+                               step_size=step_size, dense=dense)
     if progress is not None:
         _PROGRESS[token] = progress
     try:
@@ -416,17 +420,56 @@ def compiled_program(potential: Any, args: tuple, **settings: Any) -> Any:
     return program
 
 
-@functools.lru_cache(maxsize=32)
-def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
-             max_tree_depth: int, step_size: float | None) -> Any:
-    """The jitted program of :func:`run_lanes` (one per potential and settings; JAX
-    compiles it once per number of lanes)."""
-    import jax
+def last_window(tune: int) -> tuple[int, int] | None:
+    """First iteration and length of the warm-up's last mass-matrix window (``None`` when
+    the warm-up adapts no mass matrix)."""
+    collect, end = adaptation_schedule(tune)
+    if not end.any():
+        return None
+    stop = int(np.flatnonzero(end)[-1]) + 1
+    before = np.flatnonzero(end[:stop - 1])
+    start = int(before[-1]) + 1 if before.size else int(np.flatnonzero(collect)[0])
+    return start, stop - start
+
+
+def dense_metric(window: Any) -> tuple[Any, Any]:
+    """The mean and lower Cholesky factor of the regularised covariance of one lane's
+    window of draws (n, dim): Stan's ``n/(n + 5)·Σ + 10⁻³·5/(n + 5)·I``."""
     import jax.numpy as jnp
 
-    init, step, momenta_of = _lane_functions(potential, tune=tune, draws=draws,
-                                 target_accept=target_accept, max_tree_depth=max_tree_depth,
-                                 step_size=step_size)
+    n = window.shape[0]
+    mean = window.mean(axis=0)
+    centred = window - mean
+    cov = centred.T @ centred / (n - 1)
+    cov = (n / (n + 5.0)) * cov + 1e-3 * (5.0 / (n + 5.0)) * jnp.eye(window.shape[1])
+    return mean, jnp.linalg.cholesky(cov)
+
+
+@functools.lru_cache(maxsize=32)
+def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
+             max_tree_depth: int, step_size: float | None, dense: bool = False) -> Any:
+    """The jitted program of :func:`run_lanes` (one per potential and settings; JAX
+    compiles it once per number of lanes).
+
+    With ``dense`` (and a warm-up that adapts a mass matrix) the lanes run in two phases:
+    the warm-up with diagonal mass matrices up to the end of its last window, then — from
+    that window's draws — each lane's dense covariance Σ = LLᵀ, and the rest (the final
+    step-size buffer and the draws) on the whitened position x = L⁻¹(z − μ) with a unit
+    mass matrix, which is NUTS with inverse mass matrix Σ; the draws are mapped back."""
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.linalg as jsl
+
+    options = {"tune": tune, "draws": draws, "target_accept": target_accept,
+               "max_tree_depth": max_tree_depth, "step_size": step_size}
+    init, step, momenta_of = _lane_functions(potential, **options)
+    window = last_window(tune) if dense else None
+    if window is not None:
+        def whitened(x: Any, data: Any) -> Any:
+            inner, mean, chol = data
+            return potential(mean + chol @ x, inner)
+
+        _, step_whitened, _ = _lane_functions(whitened, **options)
     total = tune + draws
 
     def program(seeds: Any, z0: Any, inv_mass0: Any, data: Any, token: Any) -> tuple:
@@ -440,25 +483,52 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
         out_stats = jnp.zeros((lanes, draws + 1, len(STAT_NAMES)))
         lane_index = jnp.arange(lanes)
 
-        def body(carry: tuple) -> tuple:
-            state, out_z, out_stats = carry
-            state, record, (slot, z, stats) = jax.vmap(step)(state, data, momenta)
-            slot = jnp.where(record, slot, draws)
-            out_z = out_z.at[lane_index, slot].set(z)
-            out_stats = out_stats.at[lane_index, slot].set(stats)
-            # every REPORT_EVERY steps: the share of all draws done, to the caller's
-            # progress callback (a host callback; the token names the run)
-            done = jnp.mean(jnp.minimum(state["i"], total)) / total
-            jax.lax.cond(jnp.max(state["steps"]) % REPORT_EVERY == 0,
-                         lambda: jax.debug.callback(_report, token, done),
-                         lambda: None)
-            return state, out_z, out_stats
+        def run(state: Any, out: tuple, lane_step: Any, lane_data: Any, limit: int) -> tuple:
+            """Steps until every lane has ``limit`` iterations; the draws of the last
+            mass-matrix window (dense warm-up) are kept in ``out[2]``."""
 
-        def unfinished(carry: tuple) -> Any:
-            return jnp.any(carry[0]["i"] < total)
+            def body(carry: tuple) -> tuple:
+                state, out_z, out_stats, kept = carry
+                before = state["i"]
+                state, record, (slot, z, stats) = jax.vmap(lane_step, in_axes=(0, 0, 0, None))(
+                    state, lane_data, momenta, limit)
+                slot = jnp.where(record, slot, draws)
+                out_z = out_z.at[lane_index, slot].set(z)
+                out_stats = out_stats.at[lane_index, slot].set(stats)
+                if window is not None and kept is not None:
+                    first, size = window
+                    into = (state["i"] > before) & (before >= first) & (before < first + size)
+                    kept = kept.at[lane_index, jnp.where(into, before - first, size)].set(z)
+                # every REPORT_EVERY steps: the share of all draws done, to the caller's
+                # progress callback (a host callback; the token names the run)
+                done = jnp.mean(jnp.minimum(state["i"], total)) / total
+                jax.lax.cond(jnp.max(state["steps"]) % REPORT_EVERY == 0,
+                             lambda: jax.debug.callback(_report, token, done),
+                             lambda: None)
+                return state, out_z, out_stats, kept
 
-        state, out_z, out_stats = jax.lax.while_loop(unfinished, body,
-                                                     (state, out_z, out_stats))
-        return out_z[:, :draws], out_stats[:, :draws], state["steps"]
+            def unfinished(carry: tuple) -> Any:
+                return jnp.any(carry[0]["i"] < limit)
+
+            return jax.lax.while_loop(unfinished, body, (state, *out))
+
+        if window is None:
+            state, out_z, out_stats, _ = run(state, (out_z, out_stats, None), step, data,
+                                             total)
+            return out_z[:, :draws], out_stats[:, :draws], state["steps"]
+        first, size = window
+        kept = jnp.zeros((lanes, size + 1, dim))
+        state, out_z, out_stats, kept = run(state, (out_z, out_stats, kept), step, data,
+                                            first + size)
+        mean, chol = jax.vmap(dense_metric)(kept[:, :size])
+        # every lane has just ended a draw: only its position and gradient carry over
+        state = {**state, "inv_mass": jnp.ones_like(state["inv_mass"]),
+                 "z": jax.vmap(lambda c, v: jsl.solve_triangular(c, v, lower=True))(
+                     chol, state["z"] - mean),
+                 "g": jnp.einsum("lji,lj->li", chol, state["g"])}
+        state, out_x, out_stats, _ = run(state, (out_z, out_stats, None), step_whitened,
+                                         (data, mean, chol), total)
+        out_z = mean[:, None, :] + jnp.einsum("lij,lnj->lni", chol, out_x[:, :draws])
+        return out_z, out_stats[:, :draws], state["steps"]
 
     return jax.jit(program)

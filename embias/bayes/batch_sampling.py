@@ -30,7 +30,7 @@ import pandas as pd
 from ..settings import FitSettings
 from .data import approximate_posterior_sd, initial_values
 from .model import build_model, summary_model_data
-from .sampling import shape_key
+from .sampling import dense_mass, shape_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
@@ -48,12 +48,13 @@ class BatchRun:
     tune: int
     draws: int
     target_accept: float
+    dense: bool = False
     max_tree_depth: int = 10
 
     @classmethod
     def of(cls, run: FitSettings) -> BatchRun:
         return cls(chains=run.chains, tune=run.tune, draws=run.draws,
-                   target_accept=float(run.target_accept))
+                   target_accept=float(run.target_accept), dense=dense_mass(run.level))
 
 
 @dataclass
@@ -263,7 +264,7 @@ def sample_tables(
                              start[index], inverse_mass[index], seeds[index],
                              tune=batch.tune, draws=batch.draws,
                              target_accept=batch.target_accept,
-                             max_tree_depth=batch.max_tree_depth,
+                             max_tree_depth=batch.max_tree_depth, dense=batch.dense,
                              progress=reporter((group_index, parts.index(part))))
 
         started = time.perf_counter()
