@@ -43,7 +43,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check embias tests benchmarks
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/api docs/_generated
 
 # Rewrite README.md's command-generated tables (`embias weat all`, `embias simulate weat
 # --published`) from the code's output; tests/test_readme.py fails while they differ.
