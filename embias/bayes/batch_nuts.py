@@ -81,6 +81,11 @@ def adaptation_schedule(tune: int) -> tuple[np.ndarray, np.ndarray]:
     return collect, end
 
 
+#: The parts of a lane's state that outlive a draw (the rest is the tree being built).
+_CHAIN_STATE = ("i", "z", "u", "g", "fresh", "log_eps", "da_t", "da_h", "da_bar", "da_mu",
+                "inv_mass", "w_mean", "w_m2", "w_n", "steps")
+
+
 def _hash_bits(seed: Any, counter: Any, n: int) -> Any:
     """``n`` pseudo-random 64-bit words for step ``counter`` of the lane seeded ``seed``:
     SplitMix64's output function of the Weyl sequence ``seed + k·γ`` at
@@ -301,8 +306,11 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
             "steps": s["steps"] + 1,
         }
         # a lane with all its iterations waits as it is (the program runs until the
-        # slowest lane is done): what it does next cannot depend on how long it waited
-        new = jax.tree.map(lambda a, b: w(active, a, b), new, s)
+        # slowest lane is done): what it does next cannot depend on how long it waited.
+        # Its tree may run on: a lane that is done has just ended a draw, so its next
+        # step starts a new tree from the kept point.
+        for name in _CHAIN_STATE:
+            new[name] = w(active, new[name], s[name])
         return new, record, (jnp.clip(i - tune, 0, draws - 1), z_new, stats)
 
     def momenta_of(seed: Any, dim: int) -> Any:
