@@ -55,7 +55,7 @@ def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
                  "load_fit", "load_study"):
         monkeypatch.setattr(embias, name, refuse, raising=False)
     monkeypatch.setattr(store, "fit_bias_model", refuse)
-    monkeypatch.setattr(store, "_study_table", refuse)
+    monkeypatch.setattr(store, "cached_study_table", refuse)
 
 
 # -------------------------------------------------------------- tables name their embedding
