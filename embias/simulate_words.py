@@ -633,7 +633,7 @@ def simulate_word_sampling(
         Models to fit (default hierarchical and crossed).
     draws, tune, chains
         Sampler settings of every fit (default the batch settings,
-        :meth:`embias.FitSettings.for_batch`: 2 × (500 + 1500)).
+        :meth:`embias.FitSettings.for_batch`: 2 × (500 + 1000)).
     sampler
         NUTS implementation (default ``"auto"``: the tables share the design's shape, so
         their fits run together as lanes of one compiled program, :func:`embias.fit_many`).
