@@ -1,7 +1,7 @@
-"""Model comparison by leave-one-out (issue 13, item 3): compare_models / compare_loo on the
-authors' religion/Reddit table, PSIS against exact refits without a compared word, the
-refit path (ArviZ reloo through embias fits) for a high-k word, bad input, and
-``embias compare-models`` as a subprocess.
+"""Model comparison by leave-one-out (issue 13, item 3): compare_models of fits and of
+refit_loo results on the authors' religion/Reddit table, PSIS against exact refits
+without a compared word, the refit path (ArviZ reloo through embias fits) for a high-k
+word, bad input, and ``embias compare-models`` as a subprocess.
 
 Fits are small (2 chains × 500 draws after 500 tuning steps, seeded) and made once per
 module through fit_study_model, so the command line reuses them."""
@@ -23,14 +23,9 @@ from scipy.special import logsumexp
 from scipy.stats import norm
 
 import embias
-from embias.bayes.influence import (
-    _check_left_out,
-    _word_folds,
-    compare_loo,
-    compare_models_refit,
-    refit_loo,
-)
+from embias.bayes.exact_loo import _word_folds, compare_models_refit, refit_loo
 from embias.bayes.loo import compare_models
+from embias.bayes.refits import check_left_out
 
 ROOT = Path(__file__).resolve().parent.parent
 EMBIAS = Path(sys.executable).with_name("embias")
@@ -113,7 +108,7 @@ def test_levels_rank_as_the_authors_waic_with_looic_on_the_deviance_scale(fits, 
 
 
 def test_compare_models_gives_the_same_comparison(fits, by_word):
-    """loo.compare_models (PSIS only) and compare_loo of refit_loo(refit="none") agree to
+    """loo.compare_models of the fits (PSIS) and of refit_loo(refit="none") agree to
     the last digit."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -267,10 +262,10 @@ def test_bad_input_is_a_value_error_naming_the_problem(fits):
         p1, p2, p3 = table["protected_word"].unique()[:3]
         three = table[table["protected_word"].isin([p1, p2, p3])]
         three = three[(three["protected_word"] != p3) | (three["word_to_compare"] != "violent")]
-        _check_left_out(crossed, three, "nothing")   # 'violent' has 2 rows: fine
+        check_left_out(crossed, three, "nothing")   # 'violent' has 2 rows: fine
         with pytest.raises(ValueError, match=r"leaving out protected word 'x' leaves a table "
                            r"the crossed model cannot fit.*single row.*'violent'"):
-            _check_left_out(crossed, three[three["protected_word"] != p1], "protected word 'x'")
+            check_left_out(crossed, three[three["protected_word"] != p1], "protected word 'x'")
         # fits of different tables
         other = _without_cache(fits["dataset"], table=table.iloc[:-15])
         with pytest.raises(ValueError, match="another table"):
@@ -303,9 +298,9 @@ def test_bad_input_is_a_value_error_naming_the_problem(fits):
             pointwise=True)
         word = refit_loo(fit, by="word", refit="none")
         with pytest.raises(ValueError, match="same data points"):
-            compare_loo({"a": three_points, "b": word})
+            compare_models({"a": three_points, "b": word})
         with pytest.raises(ValueError, match="at least two"):
-            compare_loo({"b": word})
+            compare_models({"b": word})
 
 
 # --------------------------------------------------------------------------- command line

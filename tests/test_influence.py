@@ -286,7 +286,7 @@ def test_bad_input_names_the_problem(fit, psis):
         word_influence(bare, refit="never")
     import xarray as xr
 
-    from embias.bayes.influence import refit_loo
+    from embias.bayes.exact_loo import refit_loo
 
     post = fit.posterior["posterior"].to_dataset().assign(
         template_kind_effect=(("template", "word_kind"), np.zeros((2, 1))))

@@ -1,5 +1,4 @@
-"""Leaving words out: how much each word moves the reported contrasts, and exact
-leave-word-out cross-validation for model comparison.
+"""Leaving words out: how much each word moves the reported contrasts.
 
 Word influence (:func:`word_influence`)
 ---------------------------------------
@@ -41,43 +40,26 @@ leave-one-compared-word-out table of the summary levels has the shape of the ful
 reuses one compiled model: 11 attribute-word refits in 46 CPU-seconds, the first compile
 included.
 
-Exact leave-word-out LOO (:func:`refit_loo`, :func:`compare_loo`)
------------------------------------------------------------------
-The refit paths of model comparison, through ArviZ: :func:`arviz.reloo` refits exactly
-the units (rows or compared words) whose Pareto k exceeds the threshold, and
-:func:`arviz.loo_kfold` runs exact K-fold cross-validation with whole compared words held
-out per fold (folds stratified by the words' pattern of rows, so no fold empties a cell).
-The refits of one call run as one batch through :func:`embias.fit_many` before ArviZ asks
-for them. The log density of held-out rows under a refit: per row N(y | μ, σ) (crossed,
-a row of a word still in the fit: given that word's u; a held-out word's rows: with a new
-word's u ~ N(0, τ_u) integrated out), per word the joint of its rows.
+The refits are run by :mod:`embias.bayes.refits`, as are those of exact leave-word-out
+cross-validation for model comparison (:mod:`embias.bayes.exact_loo`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from .._deprecation import moved_names
 from .._progress import progress_wanted
-from .._validation import check_choice, check_int, check_number, check_seed, check_word_list
+from .._validation import check_choice, check_int, check_number, check_word_list
 from .crossed import WORD_KIND_OF_CONNECTION, crossed_design
-from .data import cell_statistics, row_cells
-from .diagnostics import cell_location_scale
-from .loo import (
-    LOG_LIKELIHOOD_VARS,
-    LOO_UNITS,
-    loo_tree,
-    pointwise_log_likelihood,
-    row_words,
-    same_data,
-)
+from .loo import K_THRESHOLD, LOG_LIKELIHOOD_VARS, pointwise_log_likelihood
+from .refits import check_left_out, refuse_templates, run_refits
 from .summary import contrast_draws
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -92,16 +74,11 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "DEFAULT_ROLES",
     "K_THRESHOLD",
-    "LOO_REFITS",
     "REFIT_CHOICES",
     "WORD_ROLES",
-    "RefitLoo",
-    "compare_loo",
-    "compare_models_refit",
     "plot_word_influence",
     "protected_word_log_likelihood",
     "rank_words",
-    "refit_loo",
     "word_influence",
 ]
 
@@ -111,11 +88,6 @@ WORD_ROLES: tuple[str, ...] = ("protected", "attribute", "neutral", "human")
 DEFAULT_ROLES: tuple[str, ...] = ("protected", "attribute")
 #: ``refit=`` of :func:`word_influence`.
 REFIT_CHOICES: tuple[str, ...] = ("auto", "never", "always")
-#: ``refit=`` of :func:`refit_loo`: none (PSIS only, ArviZ's ``loo``), ArviZ's ``reloo``
-#: (refit where k is high) or ``loo_kfold`` (exact K-fold, whole compared words per fold).
-LOO_REFITS: tuple[str, ...] = ("none", "reloo", "kfold")
-#: Pareto k above which importance sampling is not trusted (Vehtari et al. 2024).
-K_THRESHOLD = 0.7
 #: Prior sd of a protected word's mean m[pw] at the word level (embias.bayes.model).
 WORD_PRIOR_SD = 0.5
 _LOG_2PI = float(np.log(2.0 * np.pi))
@@ -297,15 +269,6 @@ def _unit_log_likelihood(fit: BiasFit, units: Sequence[_Unit]) -> xr.DataArray:
                                 "word_role": ("unit", [u.role for u in units])})
 
 
-def _refuse_templates(fit: BiasFit, what: str) -> None:
-    """Template effects (a crossed fit of a sentence table) are not in the leave-one-out
-    log-likelihoods yet."""
-    if "template_kind_effect" in fit.posterior["posterior"]:
-        raise ValueError(f"{what}: the fit has template effects (a crossed model of a sentence "
-                         "table); leaving words out of it is not supported yet — use a cosine "
-                         "table of the word vectors, or level='hierarchical'")
-
-
 def _contrast_draws(fit: BiasFit) -> xr.DataArray:
     contrast = contrast_draws(fit.posterior["posterior"]["connection_mean"])
     if contrast is None:
@@ -313,49 +276,6 @@ def _contrast_draws(fit: BiasFit) -> xr.DataArray:
                          "(associated/different/human against none, associated against "
                          "different)")
     return contrast.transpose("chain", "draw", "contrast")
-
-
-# --------------------------------------------------------------------------- refits
-def _refit_settings(fit: BiasFit, settings: FitSettings | None) -> FitSettings:
-    from ..settings import SINGLE_FIT_SAMPLER, FitSettings
-
-    run = fit.fit_settings if settings is None else FitSettings.build(settings)
-    if settings is None and run.sampler == SINGLE_FIT_SAMPLER:
-        # the refits are a batch: "auto" runs them together (same model, other draws)
-        run = dataclasses.replace(run, sampler="auto")
-    if run.random_seed is None:
-        run = dataclasses.replace(run, random_seed=check_seed(fit.settings.get("random_seed")))
-    return run
-
-
-def _check_left_out(fit: BiasFit, remaining: pd.DataFrame, what: str) -> None:
-    """The table without a word must still be one the model fits (checked before any
-    refit starts)."""
-    if remaining.empty:
-        raise ValueError(f"leaving out {what} leaves no rows")
-    try:
-        cells = cell_statistics(remaining)
-        if fit.level == "crossed":
-            crossed_design(remaining, cells)
-    except ValueError as exc:
-        raise ValueError(f"leaving out {what} leaves a table the {fit.level} model cannot "
-                         f"fit: {exc}") from None
-
-
-def _run_refits(fit: BiasFit, tables: Sequence[tuple[str, pd.DataFrame]],
-                settings: FitSettings | None, *, executor: cf.Executor | None,
-                max_workers: int | None, progress: bool) -> tuple[list[BiasFit], float]:
-    """Fit every (label, table) with the fit's settings in one batch; returns the fits and
-    the wall seconds."""
-    from .batch import FitJob, fit_many
-
-    if not tables:
-        return [], 0.0
-    run = _refit_settings(fit, settings)
-    jobs = [FitJob(table, run, label=label) for label, table in tables]
-    start = time.perf_counter()
-    fits = fit_many(jobs, executor=executor, max_workers=max_workers, progress=progress)
-    return fits, time.perf_counter() - start
 
 
 # --------------------------------------------------------------------------- influence
@@ -430,72 +350,25 @@ def word_influence(
     >>> influence = word_influence(fit)
     >>> rank_words(influence).head()
     """
-    from .fit import BiasFit, fit_bias_model
-
     check_choice("refit", refit, REFIT_CHOICES)
     k_threshold = check_number("k_threshold", k_threshold)
-    if isinstance(fit_or_table, pd.DataFrame):
-        fit = fit_bias_model(fit_or_table, settings=settings, progress=False, **options)
-    elif isinstance(fit_or_table, BiasFit):
-        if settings is not None or options:
-            raise ValueError("word_influence(): settings/options are for fitting a table; the "
-                             "fit given is used as it is (refit_settings= sets the refits')")
-        fit = fit_or_table
-    else:
-        raise ValueError(f"word_influence() takes a BiasFit or a cosine table (DataFrame), got "
-                         f"{type(fit_or_table).__name__}")
-    _refuse_templates(fit, "word_influence()")
+    fit = _fit_of(fit_or_table, settings, options)
+    refuse_templates(fit, "word_influence()")
     units = _select_units(fit, roles, words)
     contrast = _contrast_draws(fit)
-    full_mean = contrast.mean(("chain", "draw"))
-    full_sd = contrast.std(("chain", "draw"))
     names = [str(c) for c in contrast["contrast"].values]
     progress = progress_wanted(bool(progress))
     from tqdm import tqdm
 
     steps = tqdm(total=3, desc="word influence", unit="step", disable=not progress)
-    steps.set_postfix_str(f"log-likelihood of {len(units)} words")
-    import arviz as az
-    import xarray as xr
-    from arviz_stats import loo_expectations
-
     try:
-        # PSIS: one importance weight per draw and word (ArviZ), weighted contrast means
-        log_lik = _unit_log_likelihood(fit, units)
-        steps.update()
-        steps.set_postfix_str("PSIS")
-        tree = xr.DataTree.from_dict({
-            "posterior": xr.Dataset({"contrast_value": contrast}),
-            "log_likelihood": xr.Dataset({"left_out": log_lik.drop_vars(["word",
-                                                                         "word_role"])}),
-        })
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # high k is reported in the table, and refitted
-            loo = az.loo(tree, pointwise=True, var_name="left_out")
-            expected, _ = loo_expectations(tree, group="posterior", var_name="contrast_value",
-                                           log_likelihood_var_name="left_out", kind="mean",
-                                           log_weights=loo.log_weights, pareto_k=loo.pareto_k)
-        pareto_k = np.asarray(loo.pareto_k.values, dtype=float)
-        without = expected.transpose("unit", "contrast").values.copy()
+        without, pareto_k = _psis_means(fit, units, contrast, steps)
         method = np.array(["psis"] * len(units), dtype=object)
-        steps.update()
-
-        # refits
-        if refit == "always":
-            chosen = list(range(len(units)))
-        elif refit == "auto":
-            chosen = [i for i in range(len(units)) if pareto_k[i] > k_threshold]
-        else:
-            chosen = []
-        tables = []
-        for i in chosen:
-            what = f"{units[i].role} word {units[i].word!r}"
-            remaining = fit.table.loc[~units[i].rows]
-            _check_left_out(fit, remaining, what)
-            tables.append((f"without {what}", remaining))
+        chosen = _refit_choice(refit, pareto_k, k_threshold)
+        tables = [_left_out_table(fit, units[i]) for i in chosen]
         steps.set_postfix_str(f"{len(tables)} refit(s)")
-        refits, seconds = _run_refits(fit, tables, refit_settings, executor=executor,
-                                      max_workers=max_workers, progress=progress)
+        refits, seconds = run_refits(fit, tables, refit_settings, executor=executor,
+                                     max_workers=max_workers, progress=progress)
         steps.update()
     finally:
         steps.close()
@@ -503,10 +376,85 @@ def word_influence(
         means = _contrast_draws(refitted).mean(("chain", "draw"))
         without[i] = means.sel(contrast=names).values
         method[i] = "refit"
+    out = _influence_table(fit, units, contrast, without, method, pareto_k)
+    out.attrs = {"level": fit.level, "study": str(fit.settings.get("study") or ""),
+                 "embedding": str(fit.settings.get("embedding") or ""),
+                 "k_threshold": float(k_threshold), "refits": len(refits),
+                 "refit_seconds": float(seconds)}
+    return out
 
+
+def _fit_of(fit_or_table: BiasFit | pd.DataFrame, settings: FitSettings | None,
+            options: dict[str, Any]) -> BiasFit:
+    """The fit :func:`word_influence` leaves words out of: the one given, or a fit of the
+    table given."""
+    from .fit import BiasFit, fit_bias_model
+
+    if isinstance(fit_or_table, pd.DataFrame):
+        return fit_bias_model(fit_or_table, settings=settings, progress=False, **options)
+    if isinstance(fit_or_table, BiasFit):
+        if settings is not None or options:
+            raise ValueError("word_influence(): settings/options are for fitting a table; the "
+                             "fit given is used as it is (refit_settings= sets the refits')")
+        return fit_or_table
+    raise ValueError(f"word_influence() takes a BiasFit or a cosine table (DataFrame), got "
+                     f"{type(fit_or_table).__name__}")
+
+
+def _psis_means(fit: BiasFit, units: Sequence[_Unit], contrast: xr.DataArray,
+                steps: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(unit, contrast) posterior means of the contrasts without each unit — the draws
+    reweighted by PSIS (one importance weight per draw and unit, ArviZ) — and each unit's
+    Pareto k. ``steps``: the tqdm bar of :func:`word_influence`, advanced twice."""
+    import arviz as az
+    import xarray as xr
+    from arviz_stats import loo_expectations
+
+    steps.set_postfix_str(f"log-likelihood of {len(units)} words")
+    log_lik = _unit_log_likelihood(fit, units)
+    steps.update()
+    steps.set_postfix_str("PSIS")
+    tree = xr.DataTree.from_dict({
+        "posterior": xr.Dataset({"contrast_value": contrast}),
+        "log_likelihood": xr.Dataset({"left_out": log_lik.drop_vars(["word", "word_role"])}),
+    })
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # high k is reported in the table, and refitted
+        loo = az.loo(tree, pointwise=True, var_name="left_out")
+        expected, _ = loo_expectations(tree, group="posterior", var_name="contrast_value",
+                                       log_likelihood_var_name="left_out", kind="mean",
+                                       log_weights=loo.log_weights, pareto_k=loo.pareto_k)
+    steps.update()
+    return (expected.transpose("unit", "contrast").values.copy(),
+            np.asarray(loo.pareto_k.values, dtype=float))
+
+
+def _refit_choice(refit: str, pareto_k: np.ndarray, k_threshold: float) -> list[int]:
+    """The units refitted: all (``"always"``), those with k above the threshold
+    (``"auto"``) or none (``"never"``)."""
+    if refit == "always":
+        return list(range(len(pareto_k)))
+    if refit == "auto":
+        return [i for i in range(len(pareto_k)) if pareto_k[i] > k_threshold]
+    return []
+
+
+def _left_out_table(fit: BiasFit, unit: _Unit) -> tuple[str, pd.DataFrame]:
+    """(label, table without the unit's rows), checked to be one the model fits."""
+    what = f"{unit.role} word {unit.word!r}"
+    remaining = fit.table.loc[~unit.rows]
+    check_left_out(fit, remaining, what)
+    return f"without {what}", remaining
+
+
+def _influence_table(fit: BiasFit, units: Sequence[_Unit], contrast: xr.DataArray,
+                     without: np.ndarray, method: np.ndarray,
+                     pareto_k: np.ndarray) -> pd.DataFrame:
+    """One row per unit and contrast, the most influential units first."""
+    names = [str(c) for c in contrast["contrast"].values]
+    full = contrast.mean(("chain", "draw")).sel(contrast=names).values
+    sd = contrast.std(("chain", "draw")).sel(contrast=names).values
     rows = []
-    full = full_mean.sel(contrast=names).values
-    sd = full_sd.sel(contrast=names).values
     for i, unit in enumerate(units):
         for j, name in enumerate(names):
             change = float(without[i, j] - full[j])
@@ -520,12 +468,7 @@ def word_influence(
     influence = out.groupby(["word", "word_role"], sort=False)["change"].transform(
         lambda s: s.abs().max())
     order = np.lexsort((out.index.to_numpy(), -influence.to_numpy()))
-    out = out.iloc[order].reset_index(drop=True)
-    out.attrs = {"level": fit.level, "study": str(fit.settings.get("study") or ""),
-                 "embedding": str(fit.settings.get("embedding") or ""),
-                 "k_threshold": float(k_threshold), "refits": len(refits),
-                 "refit_seconds": float(seconds)}
-    return out
+    return out.iloc[order].reset_index(drop=True)
 
 
 def rank_words(influence: pd.DataFrame, *, contrast: str | None = None) -> pd.DataFrame:
@@ -656,343 +599,13 @@ def plot_word_influence(
     return fig
 
 
-# --------------------------------------------------------------------------- exact LOO
-def _held_out_log_likelihood(refit: BiasFit, rows: pd.DataFrame, *, by: str) -> np.ndarray:
-    """(sample, unit) log density of held-out rows under a refit's posterior: per row, or
-    per compared word (the joint of its rows). At the crossed level a row of a word the
-    refit knows is given that word's u; the rows of a held-out word get a new word's
-    u ~ N(0, τ_u[kind]) integrated out."""
-    post = refit.posterior["posterior"]
-    mu, sigma = cell_location_scale(refit.posterior, refit.cells)
-    idx = row_cells(rows, refit.cells)
-    mu, var = mu[:, idx], sigma[:, idx] ** 2                                  # (S, rows)
-    y = rows["cosine_distance"].to_numpy(float)[None, :]
-    resid = y - mu
-    codes, words = pd.factorize(rows["word_to_compare"].astype(str), sort=False)
-    if "tau_word" not in post:
-        by_row = -0.5 * (_LOG_2PI + np.log(var) + resid**2 / var)
-        if by == "row":
-            return by_row
-        onehot = np.zeros((len(y[0]), len(words)))
-        onehot[np.arange(len(y[0])), codes] = 1.0
-        return by_row @ onehot
-    known = set(str(w) for w in post["word_to_compare"].values)
-    kinds = rows["connection"].astype(str).map(WORD_KIND_OF_CONNECTION).to_numpy()
-    tau = post["tau_word"].transpose("chain", "draw", "word_kind")
-    tau2 = np.stack([(tau.sel(word_kind=k).values.reshape(-1) ** 2) for k in kinds], axis=1)
-    if by == "row":
-        out = np.empty_like(resid)
-        for j, word in enumerate(rows["word_to_compare"].astype(str)):
-            if word in known:   # the row's word is in the refit: given its u
-                u = post["word_effect"].sel(word_to_compare=word).values.reshape(-1)
-                out[:, j] = -0.5 * (_LOG_2PI + np.log(var[:, j])
-                                    + (resid[:, j] - u) ** 2 / var[:, j])
-            else:               # a new word: u integrated out
-                total = var[:, j] + tau2[:, j]
-                out[:, j] = -0.5 * (_LOG_2PI + np.log(total) + resid[:, j] ** 2 / total)
-        return out
-    onehot = np.zeros((len(y[0]), len(words)))
-    onehot[np.arange(len(y[0])), codes] = 1.0
-    first = np.unique(codes, return_index=True)[1]
-    t2 = tau2[:, first]                                                        # (S, words)
-    a = (resid**2 / var) @ onehot
-    b = (resid / var) @ onehot
-    c = (1.0 / var) @ onehot
-    denom = 1.0 + t2 * c
-    return -0.5 * (onehot.sum(axis=0)[None, :] * _LOG_2PI + np.log(var) @ onehot
-                   + np.log(denom) + a - t2 * b**2 / denom)
-
-
-def _wrapper_class() -> type:
-    from arviz_stats.loo import SamplingWrapper
-
-    class LeaveOut(SamplingWrapper):
-        """ArviZ's refit interface on embias fits: an observation is a unit (a row or a
-        compared word); the refits are fitted in batches (:meth:`prefetch`)."""
-
-        def __init__(self, fit: BiasFit, tree: Any, *, by: str, settings: Any,
-                     executor: Any, max_workers: int | None, progress: bool) -> None:
-            super().__init__(model=None, idata_orig=tree)
-            self.fit, self.by, self.settings = fit, by, settings
-            self.run_options = {"executor": executor, "max_workers": max_workers,
-                                "progress": progress}
-            table = fit.table
-            if by == "word":
-                self.unit_of_row, self.units = row_words(table)
-            else:
-                self.unit_of_row = np.arange(len(table))
-                self.units = [str(i) for i in range(len(table))]
-            self.fits: dict[tuple[int, ...], BiasFit] = {}
-            self.seconds = 0.0
-
-        def _key(self, idx: Any) -> tuple[int, ...]:
-            if isinstance(idx, Mapping):
-                idx = next(iter(idx.values()))
-            return tuple(sorted(int(i) for i in np.atleast_1d(idx)))
-
-        def _rows(self, key: tuple[int, ...]) -> np.ndarray:
-            return np.isin(self.unit_of_row, key)
-
-        def prefetch(self, keys: Sequence[tuple[int, ...]]) -> None:
-            todo = [k for k in dict.fromkeys(keys) if k not in self.fits]
-            tables = []
-            for key in todo:
-                shown = [self.units[i] for i in key[:3]]
-                what = (f"{self.by}(s) {shown}" + ("…" if len(key) > 3 else ""))
-                remaining = self.fit.table.loc[~self._rows(key)]
-                _check_left_out(self.fit, remaining, what)
-                tables.append((f"without {what}", remaining))
-            fits, seconds = _run_refits(self.fit, tables, self.settings, **self.run_options)
-            self.seconds += seconds
-            self.fits.update(zip(todo, fits, strict=True))
-
-        def sel_observations(self, idx: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
-            # the refit is cached under the sorted units; the held-out units keep ArviZ's
-            # order (its results are matched to the indices it passed)
-            return self._key(idx), tuple(int(i) for i in np.atleast_1d(idx))
-
-        def sample(self, modified_observed_data: tuple[int, ...]) -> BiasFit:
-            self.prefetch([modified_observed_data])
-            return self.fits[modified_observed_data]
-
-        def get_inference_data(self, fitted_model: BiasFit) -> BiasFit:
-            return fitted_model
-
-        def log_likelihood__i(self, excluded_obs: tuple[int, ...], idata__i: BiasFit) -> Any:
-            import xarray as xr
-
-            rows = self.fit.table.loc[self._rows(self._key(excluded_obs))]
-            ll = _held_out_log_likelihood(idata__i, rows, by=self.by)
-            post = idata__i.posterior["posterior"]
-            chains, draws = post.sizes["chain"], post.sizes["draw"]
-            dim = "word_to_compare" if self.by == "word" else "row"
-            if self.by == "word":
-                names = list(dict.fromkeys(rows["word_to_compare"].astype(str)))
-                order = [names.index(self.units[i]) for i in excluded_obs]
-                coords = [self.units[i] for i in excluded_obs]
-            else:
-                held = list(self._key(excluded_obs))     # the rows, in table order
-                order = [held.index(i) for i in excluded_obs]
-                coords = list(excluded_obs)
-            return xr.DataArray(ll[:, order].reshape(chains, draws, len(order)),
-                                dims=("chain", "draw", dim), coords={dim: coords})
-
-    return LeaveOut
-
-
-@dataclass(frozen=True)
-class RefitLoo:
-    """Leave-one-out of one fit with exact refits (:func:`refit_loo`).
-
-    Attributes
-    ----------
-    elpd
-        ArviZ's result (``ELPDDataLOO`` after ``reloo``, ``ELPDDataLOOKFold`` after
-        ``loo_kfold``).
-    method
-        ``"psis"`` (no refit), ``"reloo"`` or ``"kfold"``.
-    refits
-        Number of refits.
-    seconds
-        Wall seconds of the refits.
-    by
-        The unit, ``"row"`` or ``"word"``.
-    """
-
-    elpd: Any
-    method: str
-    refits: int
-    seconds: float
-    by: str
-
-
-def _word_folds(table: pd.DataFrame, words: Sequence[str], k: int, seed: int) -> np.ndarray:
-    """Fold (1..k) of every compared word: words with the same pattern of rows (the same
-    protected words and connections) go to different folds in turn after a seeded shuffle,
-    so no fold holds every word of a small pattern (which would empty a cell)."""
-    pattern = (table.assign(_w=table["word_to_compare"].astype(str))
-               .groupby("_w", sort=False)[["protected_word", "connection"]]
-               .apply(lambda g: tuple(sorted(zip(g["protected_word"].astype(str),
-                                                 g["connection"].astype(str), strict=True)))))
-    rng = np.random.default_rng([int(seed), 271])
-    order = rng.permutation(len(words))
-    folds = np.zeros(len(words), dtype=np.int64)
-    start = int(rng.integers(k))
-    seen: dict[Any, int] = {}
-    for i in order:
-        key = pattern[words[i]]
-        count = seen.get(key, 0)
-        folds[i] = (start + count + _pattern_offset(key, k)) % k + 1
-        seen[key] = count + 1
-    return folds
-
-
-def _pattern_offset(key: Any, k: int) -> int:
-    """A stable offset in [0, k) for a pattern (so patterns do not all start in fold 1)."""
-    import hashlib
-
-    return int.from_bytes(hashlib.sha256(repr(key).encode()).digest()[:4], "big") % k
-
-
-def refit_loo(
-    fit: BiasFit,
-    *,
-    by: str = "word",
-    refit: str = "reloo",
-    k_threshold: float = K_THRESHOLD,
-    folds: int = 10,
-    random_seed: int = 0,
-    refit_settings: FitSettings | None = None,
-    executor: cf.Executor | None = None,
-    max_workers: int | None = None,
-    progress: bool = False,
-) -> RefitLoo:
-    """Leave-one-out of a fit with exact refits where PSIS is not enough (ArviZ's
-    ``reloo``), or exact K-fold cross-validation holding out whole compared words
-    (ArviZ's ``loo_kfold``).
-
-    Parameters
-    ----------
-    fit
-        A fit at any level.
-    by
-        ``"word"`` (default; one unit per compared word: how well a new word is predicted)
-        or ``"row"`` (one unit per row).
-    refit
-        ``"reloo"``: PSIS-LOO, with every unit whose Pareto k > ``k_threshold`` refitted
-        without it; ``"kfold"``: ``folds`` refits, each holding out about 1/``folds`` of the
-        compared words (and, with ``by="row"``, scoring their rows one by one);
-        ``"none"``: PSIS-LOO only (no refit; ArviZ's ``loo``).
-    k_threshold
-        Pareto k above which ``reloo`` refits (default 0.7).
-    folds, random_seed
-        Number of folds and the seed of their assignment (``kfold``).
-    refit_settings, executor, max_workers, progress
-        Settings of the refits (default: the fit's own) and where they run
-        (:func:`embias.fit_many`, one batch).
-
-    Returns
-    -------
-    RefitLoo
-
-    Raises
-    ------
-    ValueError
-        Unknown ``by`` or ``refit``, ``folds`` < 2 or more than the compared words, a
-        crossed fit with template effects, or a refit table the model cannot fit (named,
-        before any refit starts).
-    """
-    import arviz as az
-
-    check_choice("by", by, LOO_UNITS)
-    check_choice("refit", refit, LOO_REFITS)
-    k_threshold = check_number("k_threshold", k_threshold)
-    _refuse_templates(fit, "refit_loo()")
-    var_name = LOG_LIKELIHOOD_VARS[by]
-    tree = loo_tree(fit, by)
-    wrapper = _wrapper_class()(fit, tree, by=by, settings=refit_settings, executor=executor,
-                               max_workers=max_workers, progress=progress)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # k is reported (and refitted)
-        if refit == "none":
-            result = az.loo(tree, pointwise=True, var_name=var_name)
-        elif refit == "reloo":
-            loo = az.loo(tree, pointwise=True, var_name=var_name)
-            bad = np.flatnonzero(np.asarray(loo.pareto_k.values) > k_threshold)
-            wrapper.prefetch([(int(i),) for i in bad])
-            result = az.reloo(wrapper, loo_orig=loo, var_name=var_name,
-                              k_threshold=k_threshold, pointwise=True)
-        else:
-            folds = check_int("folds", folds, minimum=2)
-            words = wrapper.units if by == "word" else row_words(fit.table)[1]
-            if folds > len(words):
-                raise ValueError(f"folds={folds} is more than the {len(words)} compared words")
-            word_fold = _word_folds(fit.table, words, folds, check_seed(random_seed))
-            unit_fold = word_fold if by == "word" else word_fold[row_words(fit.table)[0]]
-            keys = [tuple(int(i) for i in np.flatnonzero(unit_fold == f))
-                    for f in range(1, folds + 1)]
-            wrapper.prefetch([key for key in keys if key])
-            result = az.loo_kfold(tree, wrapper, pointwise=True, var_name=var_name,
-                                  folds=unit_fold)
-    return RefitLoo(elpd=result, method="psis" if refit == "none" else refit,
-                    refits=len(wrapper.fits), seconds=wrapper.seconds, by=by)
-
-
-def compare_loo(loos: Mapping[str, Any], *, by: str | None = None) -> pd.DataFrame:
-    """Comparison table of leave-one-out results already computed (ArviZ's ``compare``,
-    unrounded), in the columns of :func:`embias.bayes.loo.compare_models`.
-
-    Parameters
-    ----------
-    loos
-        ``{label: result}``: :class:`RefitLoo` (from :func:`refit_loo`) or ArviZ ELPD
-        results; at least two, of the same data points.
-    by
-        The unit (taken from the :class:`RefitLoo` results when not given).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``model``, ``rank``, ``elpd``, ``se``, ``elpd_diff``, ``dse``, ``p``, ``weight``,
-        ``looic`` (−2·elpd, the deviance scale), ``pareto_k_max``, ``pareto_k_bad``
-        (k > 0.7 left after the refits), ``warning``, ``by``, ``method`` (``psis``,
-        ``reloo`` or ``kfold``) and ``refits``.
-    """
-    import arviz as az
-
-    if len(loos) < 2:
-        raise ValueError(f"compare_loo() needs at least two results, got {len(loos)}")
-    elpds, methods, refits, units = {}, {}, {}, set()
-    for label, result in loos.items():
-        if isinstance(result, RefitLoo):
-            elpds[label], methods[label], refits[label] = result.elpd, result.method, result.refits
-            units.add(result.by)
-        else:
-            elpds[label], methods[label], refits[label] = result, "psis", 0
-    sizes = {label: int(e.n_data_points) for label, e in elpds.items()}
-    if len(set(sizes.values())) > 1:
-        raise ValueError(f"compare_loo() compares results of the same data points, got "
-                         f"{sizes}; were the fits made on one table with one unit (by)?")
-    if len(units) > 1:
-        raise ValueError(f"compare_loo() got results of different units {sorted(units)}")
-    if by is None:
-        by = units.pop() if units else ""
-    table = az.compare(elpds, method="stacking", round_to="none")
-    out = table.reset_index(names="model")
-    out["looic"] = -2.0 * out["elpd"]
-    ks = {label: (np.asarray(e.pareto_k) if getattr(e, "pareto_k", None) is not None
-                  else np.array([np.nan])) for label, e in elpds.items()}
-    out["pareto_k_max"] = [float(np.nanmax(ks[m])) if np.isfinite(ks[m]).any() else np.nan
-                           for m in out["model"]]
-    out["pareto_k_bad"] = [int((ks[m] > K_THRESHOLD).sum()) for m in out["model"]]
-    out["by"] = by
-    out["method"] = [methods[m] for m in out["model"]]
-    out["refits"] = [refits[m] for m in out["model"]]
-    keep = ["model", "rank", "elpd", "se", "elpd_diff", "dse", "p", "weight", "looic",
-            "pareto_k_max", "pareto_k_bad", "warning", "by", "method", "refits"]
-    return out[[c for c in keep if c in out.columns]]
-
-
-def compare_models_refit(
-    fits: Mapping[str, BiasFit],
-    *,
-    by: str = "word",
-    refit: str = "reloo",
-    **refit_options: Any,
-) -> pd.DataFrame:
-    """:func:`embias.bayes.loo.compare_models` with exact refits: every fit's
-    :func:`refit_loo`, then :func:`compare_loo` (unrounded; ``refit="none"`` is PSIS-LOO
-    only). ``refit_options``: those of :func:`refit_loo` (``k_threshold``, ``folds``,
-    ``random_seed``, ``refit_settings``, ``executor``, ``max_workers``, ``progress``).
-
-    Raises
-    ------
-    ValueError
-        Fewer than two fits, or fits of different tables.
-    """
-    fits = dict(fits)
-    if len(fits) < 2:
-        raise ValueError(f"compare_models_refit() needs at least two fits, got {len(fits)}")
-    same_data(fits)
-    return compare_loo({label: refit_loo(fit, by=by, refit=refit, **refit_options)
-                        for label, fit in fits.items()}, by=by)
+# Exact leave-one-out moved to embias.bayes.exact_loo, and its comparison table into
+# embias.bayes.loo.compare_models: still served from here for one release, with a
+# DeprecationWarning naming the new home.
+__getattr__: Any = moved_names(__name__, {
+    "LOO_REFITS": "embias.bayes.exact_loo",
+    "RefitLoo": "embias.bayes.loo",
+    "compare_loo": ("embias.bayes.loo", "compare_models"),
+    "compare_models_refit": "embias.bayes.exact_loo",
+    "refit_loo": "embias.bayes.exact_loo",
+})

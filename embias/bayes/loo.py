@@ -17,11 +17,16 @@ ArviZ's own :func:`arviz.loo` works on ``fit.posterior`` (leave one compared wor
 the one per row (variable ``cosine_distance``, rows × draws numbers) is computed when asked
 for and kept with the fit object only. PSIS, the comparison, stacking weights
 and Pareto-k diagnostics are ArviZ's (:func:`arviz.loo`, :func:`arviz.compare`).
+
+:func:`compare_models` is the one comparison table: it computes PSIS-LOO of the fits it
+is given and takes, next to them, results already computed with exact refits where PSIS
+is not enough (:class:`RefitLoo`, from :mod:`embias.bayes.exact_loo`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -39,8 +44,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .fit import BiasFit
 
 __all__ = [
+    "K_THRESHOLD",
     "LOG_LIKELIHOOD_VARS",
     "LOO_UNITS",
+    "RefitLoo",
     "compare_models",
     "loo_tree",
     "pointwise_log_likelihood",
@@ -54,6 +61,8 @@ LOO_UNITS: tuple[str, ...] = ("row", "word")
 LooUnit = Literal["row", "word"]
 #: The log-likelihood variable of each unit.
 LOG_LIKELIHOOD_VARS = {"row": "cosine_distance", "word": "compared_word"}
+#: Pareto k above which importance sampling is not trusted (Vehtari et al. 2024).
+K_THRESHOLD = 0.7
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
@@ -268,23 +277,103 @@ def same_data(fits: Mapping[str, BiasFit]) -> None:
                              "; refit both models on the same table")
 
 
+@dataclass(frozen=True)
+class RefitLoo:
+    """Leave-one-out of one fit with exact refits (:func:`embias.bayes.exact_loo.refit_loo`).
+
+    :func:`compare_models` takes these next to fits (and plain ArviZ ELPD results).
+
+    Attributes
+    ----------
+    elpd
+        ArviZ's result (``ELPDDataLOO`` after ``reloo``, ``ELPDDataLOOKFold`` after
+        ``loo_kfold``).
+    method
+        ``"psis"`` (no refit), ``"reloo"`` or ``"kfold"``.
+    refits
+        Number of refits.
+    seconds
+        Wall seconds of the refits.
+    by
+        The unit, ``"row"`` or ``"word"``.
+    """
+
+    elpd: Any
+    method: str
+    refits: int
+    seconds: float
+    by: str
+
+
+def _labelled(fits: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
+    """``{label: fit or result}``; a sequence of fits is labelled by their levels."""
+    if isinstance(fits, Mapping):
+        return dict(fits)
+    fits = list(fits)
+    labels = [getattr(f, "level", type(f).__name__) for f in fits]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"compare_models() got several fits of the same level {labels}; "
+                         "pass {label: fit} to name them")
+    return dict(zip(labels, fits, strict=True))
+
+
+def _is_computed(value: Any) -> bool:
+    """Whether ``value`` is a leave-one-out result already computed (not a fit)."""
+    return isinstance(value, RefitLoo) or hasattr(value, "n_data_points")
+
+
+def _unit(by: str | None, computed: Mapping[str, Any], has_fits: bool) -> str:
+    """The unit of the comparison: ``by``, else the :class:`RefitLoo` results' own, else
+    ``"row"`` for fits ("" when only plain ArviZ results are compared and none is said)."""
+    units = {r.by for r in computed.values() if isinstance(r, RefitLoo)}
+    if len(units) > 1:
+        raise ValueError(f"compare_models() got results of different units {sorted(units)}")
+    if by is None:
+        return units.pop() if units else ("row" if has_fits else "")
+    check_choice("by", by, LOO_UNITS)
+    if units and by not in units:
+        raise ValueError(f"compare_models(by={by!r}) got results computed by {units.pop()!r}; "
+                         "compare results of one unit")
+    return by
+
+
+def _psis(fits: Mapping[str, BiasFit], by: str, progress: bool) -> dict[str, Any]:
+    """ArviZ's PSIS-LOO of every fit, with a tqdm bar over the fits."""
+    import arviz as az
+    from tqdm import tqdm
+
+    loos = {}
+    with tqdm(total=len(fits), desc=f"PSIS-LOO (by {by})", unit="fit",
+              disable=not progress_wanted(progress)) as bar:
+        for label, fit in fits.items():
+            bar.set_postfix_str(str(label))
+            loos[label] = az.loo(loo_tree(fit, by), pointwise=True,
+                                 var_name=LOG_LIKELIHOOD_VARS[by])
+            bar.update()
+    return loos
+
+
 def compare_models(
-    fits: Mapping[str, BiasFit] | Sequence[BiasFit],
+    fits: Mapping[str, Any] | Sequence[BiasFit],
     *,
-    by: LooUnit = "row",
+    by: LooUnit | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """PSIS-LOO comparison of models fitted to the same table (ArviZ's ``compare``).
+    """Leave-one-out comparison of models fitted to the same table (ArviZ's ``compare``,
+    unrounded): PSIS-LOO of fits, next to results already computed with exact refits.
 
     Parameters
     ----------
     fits
         ``{label: fit}``, or a sequence of fits (labelled by their level; levels must
-        then differ).
+        then differ). A value may also be a leave-one-out result already computed: a
+        :class:`RefitLoo` (:func:`embias.bayes.exact_loo.refit_loo`) or an ArviZ ELPD
+        result, of the same data points.
     by
         ``"row"``: leave one row out (new rows of the same words); ``"word"``: leave one
         compared word out (a new word of the list; the crossed model integrates its u
-        out). See the module notes.
+        out). See the module notes. Default: the unit of the :class:`RefitLoo` results
+        given, else ``"row"``.
     progress
         Show a tqdm bar over the fits (the pointwise log-likelihoods and PSIS take a few
         seconds a fit on a table of thousands of rows); only when the output is a
@@ -297,44 +386,50 @@ def compare_models(
         pointwise predictive density), ``se``, ``elpd_diff`` and ``dse`` (difference to the
         best and its standard error), ``p`` (effective number of parameters), ``weight``
         (stacking), ``looic`` (−2·elpd, the deviance scale of WAIC), ``pareto_k_max``,
-        ``pareto_k_bad`` (points with k > 0.7), ``warning`` and ``by``.
+        ``pareto_k_bad`` (points with k > 0.7, left after the refits), ``warning`` and
+        ``by``. When results already computed are given, also ``method`` (``psis``,
+        ``reloo`` or ``kfold``) and ``refits``.
 
     Raises
     ------
     ValueError
-        Fewer than two fits, fits of different tables, repeated labels, or a table
-        without ``word_to_compare`` with ``by="word"``.
+        Fewer than two models, fits of different tables, results of different data points
+        or units, repeated levels, or a table without ``word_to_compare`` with
+        ``by="word"``.
     """
     import arviz as az
 
-    check_choice("by", by, LOO_UNITS)
-    if not isinstance(fits, Mapping):
-        fits = list(fits)
-        labels = [f.level for f in fits]
-        if len(set(labels)) != len(labels):
-            raise ValueError(f"compare_models() got several fits of the same level {labels}; "
-                             "pass {label: fit} to name them")
-        fits = dict(zip(labels, fits, strict=True))
+    fits = _labelled(fits)
     if len(fits) < 2:
-        raise ValueError(f"compare_models() needs at least two fits, got {len(fits)}")
-    same_data(fits)
-    from tqdm import tqdm
-
-    loos = {}
-    with tqdm(total=len(fits), desc=f"PSIS-LOO (by {by})", unit="fit",
-              disable=not progress_wanted(progress)) as bar:
-        for label, fit in fits.items():
-            bar.set_postfix_str(str(label))
-            loos[label] = az.loo(loo_tree(fit, by), pointwise=True,
-                                 var_name=LOG_LIKELIHOOD_VARS[by])
-            bar.update()
-    table = az.compare(loos, method="stacking", round_to="none")
-    out = table.reset_index(names="model")
+        raise ValueError(f"compare_models() needs at least two fits (or leave-one-out "
+                         f"results), got {len(fits)}")
+    computed = {label: v for label, v in fits.items() if _is_computed(v)}
+    models = {label: v for label, v in fits.items() if label not in computed}
+    by = _unit(by, computed, bool(models))
+    if len(models) > 1:
+        same_data(models)
+    loos = _psis(models, by, progress) if models else {}
+    elpds = {label: (computed[label].elpd if isinstance(computed.get(label), RefitLoo)
+                     else computed.get(label, loos.get(label))) for label in fits}
+    sizes = {label: int(e.n_data_points) for label, e in elpds.items()}
+    if len(set(sizes.values())) > 1:
+        raise ValueError(f"compare_models() compares results of the same data points, got "
+                         f"{sizes}; were the fits made on one table with one unit (by)?")
+    out = az.compare(elpds, method="stacking", round_to="none").reset_index(names="model")
     out["looic"] = -2.0 * out["elpd"]
-    ks = {label: np.asarray(loo.pareto_k) for label, loo in loos.items()}
+    ks = {label: (np.asarray(e.pareto_k) if getattr(e, "pareto_k", None) is not None
+                  else np.array([np.nan])) for label, e in elpds.items()}
     out["pareto_k_max"] = [float(np.max(ks[m])) for m in out["model"]]
-    out["pareto_k_bad"] = [int((ks[m] > 0.7).sum()) for m in out["model"]]
+    out["pareto_k_bad"] = [int((ks[m] > K_THRESHOLD).sum()) for m in out["model"]]
     out["by"] = by
     keep = ["model", "rank", "elpd", "se", "elpd_diff", "dse", "p", "weight", "looic",
             "pareto_k_max", "pareto_k_bad", "warning", "by"]
+    if computed:
+        method = {label: r.method if isinstance(r, RefitLoo) else "psis"
+                  for label, r in computed.items()}
+        refits = {label: r.refits if isinstance(r, RefitLoo) else 0
+                  for label, r in computed.items()}
+        out["method"] = [method.get(m, "psis") for m in out["model"]]
+        out["refits"] = [refits.get(m, 0) for m in out["model"]]
+        keep += ["method", "refits"]
     return out[[c for c in keep if c in out.columns]]

@@ -1,0 +1,134 @@
+"""Refits of a fit on its table with some rows left out.
+
+Word influence (:mod:`embias.bayes.influence`) and exact leave-one-out
+(:mod:`embias.bayes.exact_loo`) both refit a model on the table without some words. The
+steps they share are here: the settings of the refits (:func:`refit_settings`: the fit's
+own, seed included, run as one batch), the check that a table without some rows is one
+the model can still fit (:func:`check_left_out`, before any refit starts), the batch of
+refits itself (:func:`run_refits`, through :func:`embias.fit_many`, so on any executor)
+and the refusal of fits whose leave-one-out log-likelihoods are not written yet
+(:func:`refuse_templates`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .._validation import check_seed
+from .crossed import crossed_design
+from .data import cell_statistics
+
+if TYPE_CHECKING:  # pragma: no cover
+    import concurrent.futures as cf
+
+    import pandas as pd
+
+    from ..settings import FitSettings
+    from .fit import BiasFit
+
+__all__ = ["check_left_out", "refit_settings", "refuse_templates", "run_refits"]
+
+
+def refuse_templates(fit: BiasFit, what: str) -> None:
+    """Refuse (ValueError) a fit with template effects (a crossed fit of a sentence table):
+    they are not in the leave-one-out log-likelihoods yet.
+
+    Parameters
+    ----------
+    fit
+        The fit words would be left out of.
+    what
+        The caller, for the message (``"word_influence()"``).
+    """
+    if "template_kind_effect" in fit.posterior["posterior"]:
+        raise ValueError(f"{what}: the fit has template effects (a crossed model of a sentence "
+                         "table); leaving words out of it is not supported yet — use a cosine "
+                         "table of the word vectors, or level='hierarchical'")
+
+
+def refit_settings(fit: BiasFit, settings: FitSettings | None) -> FitSettings:
+    """The settings of the refits of ``fit``: ``settings``, or the fit's own with its seed
+    (a fit's single-fit sampler becomes ``"auto"``: the refits are one batch of the same
+    model on other data).
+
+    Parameters
+    ----------
+    fit
+        The fit being refitted.
+    settings
+        Settings asked for (None: the fit's own).
+
+    Returns
+    -------
+    FitSettings
+    """
+    from ..settings import SINGLE_FIT_SAMPLER, FitSettings
+
+    run = fit.fit_settings if settings is None else FitSettings.build(settings)
+    if settings is None and run.sampler == SINGLE_FIT_SAMPLER:
+        # the refits are a batch: "auto" runs them together (same model, other draws)
+        run = dataclasses.replace(run, sampler="auto")
+    if run.random_seed is None:
+        run = dataclasses.replace(run, random_seed=check_seed(fit.settings.get("random_seed")))
+    return run
+
+
+def check_left_out(fit: BiasFit, remaining: pd.DataFrame, what: str) -> None:
+    """Refuse (ValueError, naming ``what`` and why) a table without some rows that the
+    fit's model cannot fit: no rows left, an empty cell, a compared word with a single row
+    at the crossed level. Called before any refit starts.
+
+    Parameters
+    ----------
+    fit
+        The fit whose model would be refitted.
+    remaining
+        The table without the rows left out.
+    what
+        What is left out, for the message (``"attribute word 'good'"``).
+    """
+    if remaining.empty:
+        raise ValueError(f"leaving out {what} leaves no rows")
+    try:
+        cells = cell_statistics(remaining)
+        if fit.level == "crossed":
+            crossed_design(remaining, cells)
+    except ValueError as exc:
+        raise ValueError(f"leaving out {what} leaves a table the {fit.level} model cannot "
+                         f"fit: {exc}") from None
+
+
+def run_refits(fit: BiasFit, tables: Sequence[tuple[str, pd.DataFrame]],
+               settings: FitSettings | None, *, executor: cf.Executor | None,
+               max_workers: int | None, progress: bool) -> tuple[list[BiasFit], float]:
+    """Fit every ``(label, table)`` with :func:`refit_settings` in one batch
+    (:func:`embias.fit_many`).
+
+    Parameters
+    ----------
+    fit
+        The fit being refitted.
+    tables
+        ``(label, table)`` of every refit.
+    settings
+        Settings of the refits (None: the fit's own).
+    executor, max_workers, progress
+        As :func:`embias.fit_many`.
+
+    Returns
+    -------
+    tuple
+        The refits, in the order of ``tables``, and their wall seconds.
+    """
+    from .batch import FitJob, fit_many
+
+    if not tables:
+        return [], 0.0
+    run = refit_settings(fit, settings)
+    jobs = [FitJob(table, run, label=label) for label, table in tables]
+    start = time.perf_counter()
+    fits = fit_many(jobs, executor=executor, max_workers=max_workers, progress=progress)
+    return fits, time.perf_counter() - start
