@@ -1,0 +1,475 @@
+"""WEAT on embeddings (Caliskan et al. 2017): the effect size, its permutation test and
+its item-bootstrap interval (:func:`weat`, :class:`WeatResult`), one of Caliskan's tests
+or a two-class study (:func:`weat_test`), every pair of classes of a study
+(:func:`weat_pairs`).
+
+The permutation test answers "could the X/Y labels be arbitrary?": it re-partitions the
+same target words (exact enumeration when feasible, else seeded Monte Carlo without
+replacement within a partition). It conditions on the words used: it says nothing about
+other words, which is the item bootstrap's question (:mod:`embias.classic.item_bootstrap`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from .._validation import (
+    check_distinct_lists,
+    check_int,
+    check_probability,
+    check_word_list,
+    resolve_rng,
+)
+from ..embeddings import is_uncased, load_embeddings, lookup_words
+from ..report import interval_table
+from ..settings import DEFAULT_CI_PROB
+from ..wordlists import Study, load_study
+from .item_bootstrap import (
+    DEFAULT_N_BOOT,
+    ITEM_BOOTSTRAP_CI_KIND,
+    WeatBootstrap,
+    weat_item_bootstrap,
+)
+from .numerics import (
+    ATTRIBUTE_WHY,
+    ONE_WORD_WHY,
+    association_scores,
+    partition_sums,
+    permutation_p_value,
+    weat_effect_size,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gensim.models import KeyedVectors
+
+    from ..weat_population import WeatPopulationBootstrap
+
+__all__ = [
+    "Alternative",
+    "WeatResult",
+    "check_weat_roles",
+    "weat",
+    "weat_pairs",
+    "weat_test",
+]
+
+Alternative = Literal["two-sided", "greater", "less"]
+
+
+@dataclass(frozen=True)
+class WeatResult:
+    """Result of :func:`weat`.
+
+    Attributes
+    ----------
+    effect_size
+        (mean_X s − mean_Y s) / sd_{X∪Y}(s) with ``ddof``.
+    statistic
+        Caliskan's test statistic Σ_X s − Σ_Y s.
+    p_value
+        Permutation p-value for ``alternative``.
+    p_value_se
+        Monte Carlo standard error of the p-value (0 when exact).
+    exact
+        Whether all equal-size partitions were enumerated.
+    n_permutations
+        Partitions used (all of them when exact).
+    s_values
+        One row per target word: ``word``, ``target`` (``X``/``Y``), ``s``.
+    null_effect_sizes
+        Effect size of every partition used (the permutation null distribution).
+    bootstrap
+        The two-way item bootstrap of the effect size (:func:`weat_item_bootstrap`):
+        its replicates give the interval for the effect size.
+    random_seed
+        The seed of the Monte Carlo permutations and of the bootstrap (None when a
+        Generator was given).
+    population
+        The disattenuated effect size and its noise-adjusted two-way bootstrap
+        (:func:`embias.weat_population.weat_population_bootstrap`): an estimate of, and
+        an interval for, the effect size of the *populations* of words (the limit of d as
+        all four lists grow), which d of short attribute lists underestimates. None when
+        it could not be computed; :attr:`population_note` says why.
+    population_note
+        Why :attr:`population` is None (empty otherwise).
+    """
+
+    name: str
+    effect_size: float
+    statistic: float
+    p_value: float
+    p_value_se: float
+    alternative: str
+    exact: bool
+    n_permutations: int
+    ddof: int
+    s_values: pd.DataFrame = field(repr=False)
+    null_effect_sizes: np.ndarray = field(repr=False)
+    missing: dict = field(default_factory=dict, repr=False)
+    random_seed: int | None = None
+    bootstrap: WeatBootstrap | None = field(default=None, repr=False)
+    population: WeatPopulationBootstrap | None = field(default=None, repr=False)
+    population_note: str = field(default="", repr=False)
+
+    def interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
+        """The item-bootstrap percentile interval for the effect size
+        (:meth:`WeatBootstrap.interval`)."""
+        if self.bootstrap is None:
+            raise ValueError(f"WEAT {self.name!r} was computed without an item bootstrap")
+        return self.bootstrap.interval(ci_prob)
+
+    def population_interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
+        """The interval for the population effect size: the central ``ci_prob`` range of
+        the noise-adjusted bootstrap of the disattenuated effect size
+        (:meth:`embias.weat_population.WeatPopulationBootstrap.interval`)."""
+        if self.population is None:
+            raise ValueError(f"WEAT {self.name!r} has no population interval: "
+                             f"{self.population_note or 'it was computed without one'}")
+        return self.population.interval(ci_prob)
+
+    def to_interval_table(self, *, ci_prob: float = DEFAULT_CI_PROB,
+                          null_ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
+        """One interval-table row: the effect size with its item-bootstrap interval, its
+        permutation p-value, and the permutation null's critical values in their own
+        columns.
+
+        The two answer different questions. ``lower``/``upper`` (with ``ci_prob``, default
+        0.89, and ``ci_kind`` :data:`ITEM_BOOTSTRAP_CI_KIND`) are the percentile interval
+        of the two-way item bootstrap (:func:`weat_item_bootstrap`): where the effect size
+        of *other words from the same populations* would fall — an interval for the
+        effect size that treats target and attribute words as samples. The p-value asks
+        whether the X/Y labels could be arbitrary: the central ``null_ci_prob`` range of
+        the permutation null — where the effect size falls by chance when the targets are
+        exchangeable; |d| beyond it is what a two-sided p < 1 − ``null_ci_prob`` means —
+        goes in ``null_lower``/``null_upper`` (not an interval for the estimate). A
+        result without a bootstrap has ``ci_kind="none"`` and NaN ``lower``/``upper``.
+
+        Extra columns: ``p_value``, ``alternative``, ``n_permutations``, ``exact``,
+        ``null_lower``, ``null_upper``, ``null_ci_prob`` (default 0.89 too), ``random_seed``
+        (the seed of the permutations and the bootstrap: passing it back repeats them),
+        and with a bootstrap ``resampled`` (which word lists), ``n_boot``,
+        ``boot_redrawn`` (replicates with zero spread of s, redrawn). With a population
+        interval (:attr:`population`): ``population_estimate`` (the disattenuated
+        effect size) and ``population_lower``/``population_upper`` (its ``ci_prob``
+        interval for the effect size of the word populations, which d of short attribute
+        lists underestimates).
+        """
+        null_ci_prob = check_probability("null_ci_prob", null_ci_prob)
+        ci_prob = check_probability("ci_prob", ci_prob)
+        lo, hi = np.quantile(self.null_effect_sizes,
+                             [(1 - null_ci_prob) / 2, (1 + null_ci_prob) / 2])
+        row: dict[str, Any] = {
+            "estimand": "weat_effect_size",
+            "group": self.name,
+            "estimate": self.effect_size,
+            "lower": np.nan,
+            "upper": np.nan,
+            "p_value": self.p_value,
+            "alternative": self.alternative,
+            "n_permutations": self.n_permutations,
+            "exact": self.exact,
+            "null_lower": float(lo),
+            "null_upper": float(hi),
+            "null_ci_prob": null_ci_prob,
+            "random_seed": self.random_seed,
+        }
+        if self.bootstrap is None:
+            return interval_table([row], ci_prob=None, ci_kind="none")
+        row["lower"], row["upper"] = self.bootstrap.interval(ci_prob)
+        row.update(resampled=self.bootstrap.resample, n_boot=self.bootstrap.n_boot,
+                   boot_redrawn=self.bootstrap.n_redrawn)
+        if self.population is not None:
+            lower, upper = self.population.interval(ci_prob)
+            row.update(population_estimate=self.population.estimate,
+                       population_lower=lower, population_upper=upper)
+        return interval_table([row], ci_prob=ci_prob, ci_kind=ITEM_BOOTSTRAP_CI_KIND)
+
+
+def weat(
+    embeddings: KeyedVectors | str,
+    X: Sequence[str],
+    Y: Sequence[str],
+    A: Sequence[str],
+    B: Sequence[str],
+    *,
+    permutations: int | Literal["auto", "exact"] = "auto",
+    alternative: Alternative = "two-sided",
+    ddof: int = 1,
+    n_boot: int = DEFAULT_N_BOOT,
+    random_seed: int | np.random.Generator | None = None,
+    missing: Literal["warn", "raise"] = "warn",
+    lowercase: bool | None = None,
+    name: str = "weat",
+    set_names: tuple[str, str, str, str] = ("X", "Y", "A", "B"),
+) -> WeatResult:
+    """Word Embedding Association Test (Caliskan et al. 2017) with an honest p-value and
+    an interval for the effect size.
+
+    Parameters
+    ----------
+    embeddings
+        ``KeyedVectors`` or a source for :func:`embias.load_embeddings`.
+    X, Y
+        Target word lists (e.g. flowers, insects).
+    A, B
+        Attribute word lists (e.g. pleasant, unpleasant).
+    permutations
+        ``"auto"``: exact enumeration of all C(|X|+|Y|, |X|) re-partitions of X ∪ Y when
+        there are at most 1,000,000 (C(16, 8) = 12,870 is exact), otherwise 100,000
+        seeded Monte Carlo partitions, each drawn without replacement; ``"exact"``
+        forces enumeration; an integer forces that many Monte Carlo partitions.
+    alternative
+        ``"two-sided"`` (distance of the statistic from its null mean), ``"greater"``
+        (Caliskan's one-sided test: X closer to A than Y is) or ``"less"``.
+    ddof
+        1 (default, Caliskan's sample sd) or 0.
+    n_boot
+        Replicates of the two-way item bootstrap (:func:`weat_item_bootstrap`; X, Y, A
+        and B each resampled with replacement) behind the interval for the effect size
+        (:meth:`WeatResult.interval`, :meth:`WeatResult.to_interval_table`); ≥ 1.
+    random_seed
+        Seed or Generator for the Monte Carlo permutations and the bootstrap (the seed
+        policy of :mod:`embias._validation`); ``None`` draws a seed and records it in the
+        result (``random_seed``) so the run can be repeated. The bootstrap draws from its
+        own stream spawned from the seed, so the permutation draws — and the p-value —
+        are the same as without it, and the bootstrap does not depend on
+        ``permutations``.
+    missing, lowercase
+        Out-of-vocabulary handling, as in :func:`embias.cosine_table`.
+    name
+        Label of the test in reports.
+    set_names
+        Names of X, Y, A, B in the missing-word report (e.g. the class names).
+
+    Returns
+    -------
+    WeatResult
+
+    Raises
+    ------
+    ValueError
+        A bad option; a word list that is a bare string, holds something other than
+        non-empty strings, or is empty (:func:`embias._validation.check_word_list`); a
+        word in two of the lists, after the case handling (:func:`check_weat_roles`);
+        fewer than two words of X or of Y given or found in the embeddings (with one word
+        per set the effect size is always ±√2, whatever the embeddings); or zero spread of
+        s. Entries of one list that are one word after the case handling count once (a
+        ``UserWarning`` names them).
+
+    Notes
+    -----
+    The exact p-value counts the observed partition itself (p = #{T_i ≥ T}/N); the Monte
+    Carlo p-value is (#{T_i ≥ T} + 1)/(m + 1), with standard error √(p(1−p)/m).
+
+    The permutation test answers "could the X/Y labels be arbitrary?" for *these* words;
+    the item-bootstrap interval answers "would other words from the same populations give
+    a similar effect?". With few words per list the percentile interval of this
+    standardised, bounded effect size undercovers (coverage measured by
+    :func:`embias.simulate.simulate_weat_bootstrap_coverage`).
+
+    With short attribute lists d itself is attenuated: each target's s carries the noise
+    of the attribute words drawn, which inflates the sd. The result's
+    :attr:`WeatResult.population` holds the disattenuated effect size and, from the same
+    ``n_boot`` and its own spawned stream, its interval for the effect size of the word
+    populations (:func:`embias.weat_population.weat_population_bootstrap`;
+    :meth:`WeatResult.population_interval`; ``population_*`` columns of
+    :meth:`WeatResult.to_interval_table`); it needs ≥ 2 words in A and in B.
+    """
+    _check_test_options(permutations, alternative)
+    n_boot = check_int("n_boot", n_boot, minimum=1)
+    lists = _weat_lists(X, Y, A, B, set_names=set_names)
+    words, sim_a, sim_b, report = _target_similarities(
+        embeddings, lists, set_names=set_names, missing=missing, lowercase=lowercase,
+        name=name)
+    s = association_scores(sim_a, sim_b)
+    n_x = len(words["X"])
+    effect = weat_effect_size(s[:n_x], s[n_x:], ddof=ddof)
+    rng, seed = resolve_rng(random_seed)
+    test = _permutation_test(s, n_x, permutations=permutations, alternative=alternative,
+                             ddof=ddof, rng=rng)
+    bootstrap = weat_item_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot, ddof=ddof,
+                                    random_seed=_bootstrap_stream(rng))
+    bootstrap = dataclasses.replace(bootstrap, random_seed=seed)
+    population, population_note = _population_bootstrap(sim_a, sim_b, n_x, n_boot, rng, seed)
+    s_table = pd.DataFrame({
+        "word": [*words["X"], *words["Y"]],
+        "target": ["X"] * n_x + ["Y"] * (s.size - n_x),
+        "s": s,
+    })
+    return WeatResult(
+        name=name, effect_size=float(effect), alternative=alternative, ddof=ddof, **test,
+        s_values=s_table, missing=report.as_dict(), random_seed=seed, bootstrap=bootstrap,
+        population=population, population_note=population_note,
+    )
+
+
+def _check_test_options(permutations: Any, alternative: Any) -> None:
+    """Refuse an unknown ``alternative`` or a ``permutations`` that is not ``"auto"``,
+    ``"exact"`` or a positive integer."""
+    if alternative not in ("two-sided", "greater", "less"):
+        raise ValueError(f"alternative={alternative!r} is not one of "
+                         "['two-sided', 'greater', 'less']")
+    if not (permutations in ("auto", "exact") or (
+            isinstance(permutations, int | np.integer) and not isinstance(permutations, bool)
+            and permutations >= 1)):
+        raise ValueError(f"permutations must be 'auto', 'exact' or a positive integer, got "
+                         f"{permutations!r}")
+
+
+def _target_similarities(embeddings: KeyedVectors | str, lists: Sequence[Sequence[str]], *,
+                         set_names: Sequence[str], missing: str, lowercase: bool | None,
+                         name: str) -> tuple[dict[str, list[str]], np.ndarray, np.ndarray, Any]:
+    """The words of X, Y, A, B found in the embeddings, the cosine similarities of the
+    target words (X, then Y) with A and with B, and the missing-word report; X and Y need
+    two words each in the embeddings."""
+    kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
+    if lowercase is None:
+        lowercase = is_uncased(kv)
+    check_weat_roles(lists, set_names=set_names, lowercase=lowercase, name=name)
+    found, vectors, report = lookup_words(
+        kv, dict(zip(set_names, lists, strict=True)), missing=missing,
+        lowercase=lowercase, context=f"for WEAT {name!r}",
+    )
+    words = dict(zip("XYAB", found.values(), strict=True))
+    for k, set_name in zip("XY", set_names[:2], strict=True):
+        named = f" ({set_name!r})" if set_name != k else ""
+        check_int(f"the number of {k} words{named} found in the embeddings", len(words[k]),
+                  minimum=2, why=ONE_WORD_WHY)
+    unit = {k: v / np.linalg.norm(v, axis=1, keepdims=True)
+            for k, v in zip("XYAB", vectors.values(), strict=True)}
+    targets = np.vstack([unit["X"], unit["Y"]])
+    return words, targets @ unit["A"].T, targets @ unit["B"].T, report
+
+
+def _permutation_test(s: np.ndarray, n_x: int, *, permutations: Any, alternative: str,
+                      ddof: int, rng: np.random.Generator) -> dict[str, Any]:
+    """Caliskan's statistic Σ_X s − Σ_Y s, its permutation p-value (and Monte Carlo
+    standard error) and the null distribution of the effect size, as fields of
+    :class:`WeatResult`."""
+    statistic = float(s[:n_x].sum() - s[n_x:].sum())
+    sums, exact = partition_sums(s, n_x, permutations, rng)
+    total = float(s.sum())
+    null_stats = 2 * sums - total
+    center = (n_x - (s.size - n_x)) * total / s.size
+    p, se = permutation_p_value(null_stats, statistic, center, alternative, exact)
+    sd = float(np.std(s, ddof=ddof))
+    null_effects = (sums / n_x - (total - sums) / (s.size - n_x)) / sd
+    return {"statistic": statistic, "p_value": p, "p_value_se": se, "exact": exact,
+            "n_permutations": int(null_stats.size), "null_effect_sizes": null_effects}
+
+
+def _population_bootstrap(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, n_boot: int,
+                          rng: np.random.Generator, seed: int | None
+                          ) -> tuple[WeatPopulationBootstrap | None, str]:
+    """The population interval of :func:`weat` from its own spawned stream (so today's
+    bootstrap and permutations are unchanged), or None and why not."""
+    from ..weat_population import weat_population_bootstrap
+
+    if min(sim_a.shape[1], sim_b.shape[1]) < 2:
+        return None, ("the disattenuation needs at least 2 words in A and in B (the noise "
+                      "of s from the attribute list is estimated from the (target, "
+                      "attribute) interaction)")
+    try:
+        population = weat_population_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot,
+                                               random_seed=_bootstrap_stream(rng))
+    except ValueError as exc:  # tied s values: no disattenuated effect size (0/0)
+        return None, str(exc)
+    return dataclasses.replace(population, random_seed=seed), ""
+
+
+def _list_labels(set_names: Sequence[str]) -> list[str]:
+    """``X``, ``Y``, ``A``, ``B``, each with its set name when it has another one."""
+    if isinstance(set_names, str) or len(set_names) != 4 or len(set(set_names)) != 4:
+        raise ValueError(f"set_names must be 4 distinct names, got {set_names!r}")
+    return [k if n == k else f"{k} ({n!r})" for k, n in zip("XYAB", set_names, strict=True)]
+
+
+def _weat_lists(X: Any, Y: Any, A: Any, B: Any, *,
+                set_names: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """WEAT's four word lists, checked (:func:`embias._validation.check_word_list`): X and
+    Y need two words each, A and B one."""
+    return tuple(
+        check_word_list(label, words, minimum=minimum, why=why)
+        for label, words, minimum, why in zip(
+            _list_labels(set_names), (X, Y, A, B), (2, 2, 1, 1),
+            (ONE_WORD_WHY, ONE_WORD_WHY, ATTRIBUTE_WHY, ATTRIBUTE_WHY), strict=True))
+
+
+def check_weat_roles(lists: Sequence[Sequence[str]], *,
+                     set_names: Sequence[str] = ("X", "Y", "A", "B"),
+                     lowercase: bool = False, name: str = "weat") -> None:
+    """Refuse a word in two of WEAT's lists X, Y, A, B (X = Y, X and Y sharing a word, a
+    target word in A or B, a word in both A and B), after the case handling of the
+    lookup (:func:`embias._validation.check_distinct_lists`)."""
+    check_distinct_lists(dict(zip(_list_labels(set_names), lists, strict=True)),
+                         key=str.lower if lowercase else None, context=f"WEAT {name!r}: ")
+
+
+def _bootstrap_stream(rng: np.random.Generator) -> np.random.Generator:
+    """A generator independent of ``rng``'s own draws: spawned from its seed sequence
+    (``rng`` itself when it has none), so the bootstrap does not shift the permutations."""
+    try:
+        return rng.spawn(1)[0]
+    except TypeError:  # pragma: no cover - a Generator built without a SeedSequence
+        return rng
+
+
+def weat_test(
+    test: str | Study,
+    embeddings: KeyedVectors | str = "glove-6b-50d",
+    **options: object,
+) -> WeatResult:
+    """Run one of Caliskan et al.'s ten tests (``"weat1"`` … ``"weat10"``) or any
+    two-class :class:`~embias.Study` with :func:`weat`; ``options`` as for :func:`weat`."""
+    study = load_study(test)
+    X, Y, A, B = study.weat_sets()
+    options.setdefault("name", study.name)
+    (cx, cy), (ca, cb) = study.protected, (study.associations[c] for c in study.protected)
+    options.setdefault("set_names", (cx, cy, ca, cb) if len({cx, cy, ca, cb}) == 4
+                       else ("X", "Y", "A", "B"))
+    return weat(embeddings, X, Y, A, B, **options)  # type: ignore[arg-type]
+
+
+def weat_pairs(
+    embeddings: KeyedVectors | str,
+    study: Study | str,
+    *,
+    ci_prob: float = DEFAULT_CI_PROB,
+    null_ci_prob: float = DEFAULT_CI_PROB,
+    **options: object,
+) -> pd.DataFrame:
+    """WEAT for every pair of protected classes of a multi-class study (e.g. religion):
+    X, Y = the two classes' protected words, A, B = their associated attribute lists.
+
+    ``options`` go to :func:`weat` (``permutations``, ``alternative``, ``n_boot``,
+    ``random_seed`` …).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Interval table, one row per pair (``group`` = ``"jewish vs muslim"``): the effect
+        size with its ``ci_prob`` item-bootstrap interval, its permutation ``p_value`` and
+        the null's central ``null_ci_prob`` range in ``null_lower``/``null_upper`` (see
+        :meth:`WeatResult.to_interval_table`).
+    """
+    check_probability("ci_prob", ci_prob)
+    check_probability("null_ci_prob", null_ci_prob)
+    study = load_study(study)
+    kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
+    parts = []
+    for cx, cy in itertools.combinations(study.protected, 2):
+        pair = study.replace(
+            name=f"{cx} vs {cy}",
+            protected={cx: study.protected[cx], cy: study.protected[cy]},
+            associations={cx: study.associations[cx], cy: study.associations[cy]},
+        )
+        result = weat_test(pair, kv, **options)
+        parts.append(result.to_interval_table(ci_prob=ci_prob, null_ci_prob=null_ci_prob))
+    return pd.concat(parts, ignore_index=True)
