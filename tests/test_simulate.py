@@ -26,7 +26,6 @@ from embias.simulate import (
     NUMERATORS,
     PUBLISHED_FIGURES,
     WeatSimulation,
-    _scores,
     exact_weat_distribution,
     largest_weat_index,
     max_abs_weat,
@@ -35,6 +34,7 @@ from embias.simulate import (
     simulated_cosine_table,
     summarize_simulations,
 )
+from embias.simulate.noise import _scores
 from embias.tables import TABLE_COLUMNS
 
 N_SIMS = 10_000
