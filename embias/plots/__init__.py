@@ -1,0 +1,43 @@
+"""Every figure embias draws. Plot functions take results (interval tables, predictive
+checks, simulations, study results) and never recompute them; matplotlib is imported when
+a plot is drawn.
+
+One module per topic (every figure is also importable from ``embias.plots``):
+
+- :mod:`~embias.plots.forest` — :func:`plot_forest`, a forest plot of any interval table
+  (the building block);
+- :mod:`~embias.plots.fits` — :func:`plot_bias_fit`, the composite figure of a fit, and
+  :func:`plot_predictive_check`, observed vs posterior predictive distances;
+- :mod:`~embias.plots.comparison` — :func:`plot_comparison`, the composite figure of a
+  comparison of embeddings;
+- :mod:`~embias.plots.simulations` — :func:`plot_weat_simulations`,
+  :func:`plot_simulated_table`, the pre-averaging simulations;
+- :mod:`~embias.plots.sentences` — :func:`plot_template_sensitivity`, SEAT against the
+  crossed model on template subsets;
+- :mod:`~embias.plots.downstream` — :func:`~embias.studies.plot_downstream` and
+  :func:`~embias.studies.plot_sentence_scores`, the downstream sentiment study;
+- :mod:`~embias.plots.layout` — what the figures share: axis labels, the layout of the
+  composite figures (``panel_grid``), legends, ROPE shading.
+"""
+
+from .comparison import plot_comparison
+from .downstream import plot_downstream, plot_sentence_scores
+from .fits import plot_bias_fit, plot_predictive_check
+from .forest import plot_forest
+from .layout import AXIS_LABELS as AXIS_LABELS
+from .layout import panel_grid
+from .sentences import plot_template_sensitivity
+from .simulations import plot_simulated_table, plot_weat_simulations
+
+__all__ = [
+    "panel_grid",
+    "plot_bias_fit",
+    "plot_comparison",
+    "plot_downstream",
+    "plot_forest",
+    "plot_predictive_check",
+    "plot_sentence_scores",
+    "plot_simulated_table",
+    "plot_template_sensitivity",
+    "plot_weat_simulations",
+]

@@ -1,0 +1,94 @@
+"""Names keep their import paths when their code moves to another module.
+
+``embias.classic``, ``embias.simulate`` and ``embias.plots`` became packages of one module
+per idea: every name the modules had is still importable from them, the same object as
+the public ``embias.X``. Names that left a module for another home (exact leave-one-out,
+the study's figures) are still served from the old module for one release, with a
+``DeprecationWarning`` that names the new home.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import pytest
+
+import embias
+
+#: Every module-level name of the modules before they became packages.
+KEPT = {
+    "embias.classic": (
+        "ATTRIBUTE_WHY", "CALISKAN_840B", "CLASSIC_CI_PROB", "DEFAULT_MC_PERMUTATIONS",
+        "DEFAULT_N_BOOT", "DEGENERATE_SD", "ITEM_BOOTSTRAP_CI_KIND", "MAX_DRAWS_PER_REPLICATE",
+        "MAX_EXACT_PARTITIONS", "ONE_WORD_WHY", "RESAMPLE_OPTIONS", "Alternative", "MacResult",
+        "WeatBootstrap", "WeatResult", "association_scores", "bootstrap_counts",
+        "check_mac_roles", "check_weat_roles", "classic_changes", "classic_scores", "mac",
+        "mac_ttest", "partition_sums", "permutation_p_value", "weat", "weat_effect_size",
+        "weat_item_bootstrap", "weat_overview", "weat_pairs", "weat_test"),
+    "embias.simulate": (
+        "BOOTSTRAP_COVERAGE_DESIGNS", "CALISKAN_LARGEST_EFFECT", "NUMERATORS",
+        "PUBLISHED_FIGURES", "SIMULATION_CI_KIND", "Numerator", "SeededEstimate",
+        "WeatDistribution", "WeatSimulation", "WeatSimulationGrid", "exact_weat_distribution",
+        "largest_weat_index", "max_abs_weat", "simulate_weat", "simulate_weat_bootstrap_coverage",
+        "simulate_weat_grid", "simulated_cosine_table", "summarize_simulations",
+        "vector_model_effect_size"),
+    "embias.plots": (
+        "AXIS_LABELS", "panel_grid", "plot_bias_fit", "plot_comparison", "plot_forest",
+        "plot_predictive_check", "plot_simulated_table", "plot_template_sensitivity",
+        "plot_weat_simulations"),
+    "embias.studies.sentiment": (
+        "DEFAULT_STOP_WORDS", "DEFAULT_TEMPLATES", "DownstreamResult", "SentimentClassifier",
+        "downstream_fairness", "identity_sentences", "score_sentences", "sentiment_classifier",
+        "vader_lexicon"),
+    "embias.bayes.influence": (
+        "DEFAULT_ROLES", "K_THRESHOLD", "REFIT_CHOICES", "WORD_ROLES", "plot_word_influence",
+        "protected_word_log_likelihood", "rank_words", "word_influence"),
+}
+
+#: old module, old name → new module, new name
+MOVED = {
+    ("embias.bayes.influence", "compare_loo"): ("embias.bayes.loo", "compare_models"),
+    ("embias.bayes.influence", "RefitLoo"): ("embias.bayes.loo", "RefitLoo"),
+    ("embias.bayes.influence", "refit_loo"): ("embias.bayes.exact_loo", "refit_loo"),
+    ("embias.bayes.influence", "compare_models_refit"):
+        ("embias.bayes.exact_loo", "compare_models_refit"),
+    ("embias.bayes.influence", "LOO_REFITS"): ("embias.bayes.exact_loo", "LOO_REFITS"),
+    ("embias.studies.sentiment", "plot_downstream"):
+        ("embias.plots.downstream", "plot_downstream"),
+    ("embias.studies.sentiment", "plot_sentence_scores"):
+        ("embias.plots.downstream", "plot_sentence_scores"),
+}
+
+
+@pytest.mark.parametrize(("module", "name"), [(m, n) for m, names in KEPT.items()
+                                              for n in names])
+def test_every_name_of_a_split_module_is_importable_from_it_without_a_warning(
+        module: str, name: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        namespace: dict[str, object] = {}
+        exec(f"from {module} import {name}", namespace)
+    if name in embias.__all__:
+        assert namespace[name] is getattr(embias, name)
+
+
+@pytest.mark.parametrize(("old", "new"), list(MOVED.items()))
+def test_a_name_that_moved_is_served_from_its_old_module_with_a_deprecation_warning(
+        old: tuple[str, str], new: tuple[str, str]) -> None:
+    module, name = old
+    home, new_name = new
+    with pytest.warns(DeprecationWarning, match=rf"{module}\.{name} has moved to "
+                                                rf"{home}\.{new_name}; .* embias 0\.5"):
+        namespace: dict[str, object] = {}
+        exec(f"from {module} import {name}", namespace)
+    assert namespace[name] is getattr(importlib.import_module(home), new_name)
+
+
+def test_the_study_figures_stay_public_in_embias_studies() -> None:
+    import embias.plots
+    import embias.studies
+
+    for name in ("plot_downstream", "plot_sentence_scores"):
+        assert name in embias.studies.__all__ and name in embias.plots.__all__
+        assert getattr(embias.studies, name) is getattr(embias.plots, name)
