@@ -1,9 +1,10 @@
 """Names keep their import paths when their code moves to another module.
 
 ``embias.classic``, ``embias.simulate`` and ``embias.plots`` became packages of one module
-per idea: every name the modules had is still importable from them, the same object as
-the public ``embias.X``. Names that left a module for another home (exact leave-one-out,
-the study's figures) are still served from the old module for one release, with a
+per idea, and other modules were split: every name the modules had is still importable
+from them, the same object as the public ``embias.X``. Names that left a module for
+another home (exact leave-one-out, the study's figures, the classifier metrics' presets
+and tests) are still served from the old module for one release, with a
 ``DeprecationWarning`` that names the new home.
 """
 
@@ -41,6 +42,8 @@ KEPT = {
         "DEFAULT_STOP_WORDS", "DEFAULT_TEMPLATES", "DownstreamResult", "SentimentClassifier",
         "downstream_fairness", "identity_sentences", "score_sentences", "sentiment_classifier",
         "vader_lexicon"),
+    "embias.classifier.generalized": (
+        "COMPARISONS", "SCORES", "FairnessResult", "MetricKind", "bcm", "mcm", "pcm", "vbcm"),
     "embias.bayes.influence": (
         "DEFAULT_ROLES", "K_THRESHOLD", "REFIT_CHOICES", "WORD_ROLES", "plot_word_influence",
         "protected_word_log_likelihood", "rank_words", "word_influence"),
@@ -54,6 +57,14 @@ MOVED = {
     ("embias.bayes.influence", "compare_models_refit"):
         ("embias.bayes.exact_loo", "compare_models_refit"),
     ("embias.bayes.influence", "LOO_REFITS"): ("embias.bayes.exact_loo", "LOO_REFITS"),
+    ("embias.classifier.generalized", "MetricSpec"): ("embias.classifier.presets", "MetricSpec"),
+    ("embias.classifier.generalized", "PRESETS"): ("embias.classifier.presets", "PRESETS"),
+    ("embias.classifier.generalized", "fairness_metric"):
+        ("embias.classifier.presets", "fairness_metric"),
+    ("embias.classifier.generalized", "SignificanceResult"):
+        ("embias.classifier.significance", "SignificanceResult"),
+    ("embias.classifier.generalized", "template_significance"):
+        ("embias.classifier.significance", "template_significance"),
     ("embias.studies.sentiment", "plot_downstream"):
         ("embias.plots.downstream", "plot_downstream"),
     ("embias.studies.sentiment", "plot_sentence_scores"):

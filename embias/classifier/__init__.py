@@ -4,7 +4,10 @@
   confidence intervals for groupwise disparities, sample sizes, coverage simulations.
 * :mod:`~embias.classifier.parity` — Bayesian parity tests of selection rates.
 * :mod:`~embias.classifier.generalized` — generalized fairness metrics PCM/BCM/MCM
-  (Czarnowska et al. 2021) and their named presets.
+  (Czarnowska et al. 2021), with :mod:`~embias.classifier.metric_terms` (their scores and
+  comparisons) and :mod:`~embias.classifier.metric_data` (their checked examples);
+  :mod:`~embias.classifier.presets` — their named presets;
+  :mod:`~embias.classifier.significance` — paired tests on templated data.
 """
 
 from embias.classifier.bbu import (
@@ -23,16 +26,11 @@ from embias.classifier.bbu import (
 )
 from embias.classifier.generalized import (
     COMPARISONS,
-    PRESETS,
     SCORES,
     FairnessResult,
-    MetricSpec,
-    SignificanceResult,
     bcm,
-    fairness_metric,
     mcm,
     pcm,
-    template_significance,
     vbcm,
 )
 from embias.classifier.parity import (
@@ -43,6 +41,8 @@ from embias.classifier.parity import (
     parity_posterior,
     simulate_detection,
 )
+from embias.classifier.presets import PRESETS, MetricSpec, fairness_metric
+from embias.classifier.significance import SignificanceResult, template_significance
 
 __all__ = [
     "COMPARISONS",
