@@ -63,3 +63,23 @@ def test_an_unguarded_script_using_the_pool_runs_once_and_forks_nothing(tmp_path
     assert run.stdout.split("\n")[:2] == ["SCRIPT RUN", str(sum(map(math.factorial,
                                                                      range(10))))]
     assert "FORK" not in run.stdout
+
+
+def test_a_fit_with_pymcs_sampler_forks_nothing(tmp_path) -> None:
+    """PyMC samples parallel chains in forked processes; embias runs them one after
+    another in this process (the same draws for a seed)."""
+    script = tmp_path / "pymc_fit.py"
+    script.write_text(textwrap.dedent("""
+        import os
+        os.register_at_fork(before=lambda: print("FORK", flush=True))
+        import embias
+        table = embias.load_published_table("religion", "reddit")
+        fit = embias.fit_bias_model(table, level="dataset", sampler="pymc", chains=2,
+                                    cores=2, draws=60, tune=60, random_seed=1,
+                                    progress=False, warn=False)
+        print(fit.posterior.posterior.sizes["chain"], flush=True)
+    """), encoding="utf-8")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.split() == ["2"], run.stdout

@@ -303,6 +303,11 @@ def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
         ensure_jax()
         start = {"initvals": initvals}
     kwargs = run.sampling_kwargs()
+    if run.sampler == "pymc":
+        # PyMC runs parallel chains in forked processes (its default start method on
+        # Linux), and this process may run threads (JAX's, BLAS's, a notebook's): the chains
+        # run here one after another instead — PyMC's draws for a seed do not depend on it
+        kwargs["cores"] = 1
     if run.sampler == "numpyro":
         # the chains start where initial_values puts them (moment estimates, each moved by
         # about one posterior sd): PyMC's default for the JAX samplers adds a uniform ±1 on
