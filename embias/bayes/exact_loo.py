@@ -11,9 +11,9 @@ row N(y | μ, σ) (crossed, a row of a word still in the fit: given that word's 
 held-out word's rows: with a new word's u ~ N(0, τ_u) integrated out), per word the joint
 of its rows.
 
-:func:`refit_loo` gives one fit's :class:`~embias.bayes.loo.RefitLoo`;
-:func:`embias.bayes.loo.compare_models` compares them (:func:`compare_models_refit` does
-both for a set of fits).
+``refit_loo`` gives one fit's ``RefitLoo`` (:mod:`embias.bayes.loo`);
+:func:`embias.compare_models` compares them (``compare_models_refit`` does both for a set
+of fits).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ and Pareto-k diagnostics are ArviZ's (:func:`arviz.loo`, :func:`arviz.compare`).
 
 :func:`compare_models` is the one comparison table: it computes PSIS-LOO of the fits it
 is given and takes, next to them, results already computed with exact refits where PSIS
-is not enough (:class:`RefitLoo`, from :mod:`embias.bayes.exact_loo`).
+is not enough (``RefitLoo``, from ``refit_loo`` of :mod:`embias.bayes.exact_loo`).
 """
 
 from __future__ import annotations
@@ -367,12 +367,12 @@ def compare_models(
     fits
         ``{label: fit}``, or a sequence of fits (labelled by their level; levels must
         then differ). A value may also be a leave-one-out result already computed: a
-        :class:`RefitLoo` (:func:`embias.bayes.exact_loo.refit_loo`) or an ArviZ ELPD
+        ``RefitLoo`` (``embias.bayes.exact_loo.refit_loo``) or an ArviZ ELPD
         result, of the same data points.
     by
         ``"row"``: leave one row out (new rows of the same words); ``"word"``: leave one
         compared word out (a new word of the list; the crossed model integrates its u
-        out). See the module notes. Default: the unit of the :class:`RefitLoo` results
+        out). See the module notes. Default: the unit of the ``RefitLoo`` results
         given, else ``"row"``.
     progress
         Show a tqdm bar over the fits (the pointwise log-likelihoods and PSIS take a few

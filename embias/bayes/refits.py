@@ -2,12 +2,12 @@
 
 Word influence (:mod:`embias.bayes.influence`) and exact leave-one-out
 (:mod:`embias.bayes.exact_loo`) both refit a model on the table without some words. The
-steps they share are here: the settings of the refits (:func:`refit_settings`: the fit's
+steps they share are here: the settings of the refits (``refit_settings``: the fit's
 own, seed included, run as one batch), the check that a table without some rows is one
-the model can still fit (:func:`check_left_out`, before any refit starts), the batch of
-refits itself (:func:`run_refits`, through :func:`embias.fit_many`, so on any executor)
+the model can still fit (``check_left_out``, before any refit starts), the batch of
+refits itself (``run_refits``, through :func:`embias.fit_many`, so on any executor)
 and the refusal of fits whose leave-one-out log-likelihoods are not written yet
-(:func:`refuse_templates`).
+(``refuse_templates``).
 """
 
 from __future__ import annotations

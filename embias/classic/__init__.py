@@ -53,10 +53,12 @@ from .numerics import DEFAULT_MC_PERMUTATIONS as DEFAULT_MC_PERMUTATIONS
 from .numerics import MAX_EXACT_PARTITIONS as MAX_EXACT_PARTITIONS
 from .numerics import ONE_WORD_WHY as ONE_WORD_WHY
 from .numerics import (
+    PermutationTest,
     association_scores,
     partition_sums,
     permutation_p_value,
     weat_effect_size,
+    weat_permutation_test,
 )
 from .overview import CALISKAN_840B as CALISKAN_840B
 from .overview import (
@@ -80,6 +82,7 @@ __all__ = [
     "ITEM_BOOTSTRAP_CI_KIND",
     "RESAMPLE_OPTIONS",
     "MacResult",
+    "PermutationTest",
     "WeatBootstrap",
     "WeatResult",
     "association_scores",
@@ -97,5 +100,6 @@ __all__ = [
     "weat_item_bootstrap",
     "weat_overview",
     "weat_pairs",
+    "weat_permutation_test",
     "weat_test",
 ]

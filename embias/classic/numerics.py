@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,10 +20,12 @@ __all__ = [
     "DEFAULT_MC_PERMUTATIONS",
     "MAX_EXACT_PARTITIONS",
     "ONE_WORD_WHY",
+    "PermutationTest",
     "association_scores",
     "partition_sums",
     "permutation_p_value",
     "weat_effect_size",
+    "weat_permutation_test",
 ]
 
 #: Largest number of equal-size partitions enumerated exactly by ``permutations="auto"``.
@@ -147,3 +150,66 @@ def permutation_p_value(null: np.ndarray, observed: float, center: float, altern
     p = float((hits + 1) / (m + 1))
     return p, math.sqrt(p * (1 - p) / m)
 
+
+@dataclass(frozen=True)
+class PermutationTest:
+    """Caliskan's permutation test of the s values of X ∪ Y (:func:`weat_permutation_test`).
+
+    Attributes
+    ----------
+    statistic
+        Σ_X s − Σ_Y s.
+    p_value, p_value_se
+        The permutation p-value and its Monte Carlo standard error (0 when exact).
+    exact
+        Whether every equal-size partition was enumerated.
+    n_permutations
+        Partitions used.
+    null_effect_sizes
+        The effect size of every partition used (the permutation null distribution).
+    """
+
+    statistic: float
+    p_value: float
+    p_value_se: float
+    exact: bool
+    n_permutations: int
+    null_effect_sizes: np.ndarray = field(repr=False)
+
+
+def weat_permutation_test(s: np.ndarray, n_x: int, *, permutations: int | str = "auto",
+                     alternative: str = "two-sided", ddof: int = 1,
+                     rng: np.random.Generator) -> PermutationTest:
+    """Caliskan's test statistic of the s values (the first ``n_x`` are X's), its
+    permutation p-value over re-partitions of X ∪ Y (:func:`partition_sums`,
+    :func:`permutation_p_value`; two-sided about the null's centre) and the null
+    distribution of the effect size (sd with ``ddof``).
+
+    Parameters
+    ----------
+    s
+        Association scores of X's words, then Y's.
+    n_x
+        Number of X words.
+    permutations, alternative
+        As for :func:`embias.weat`.
+    ddof
+        Delta degrees of freedom of the effect size's sd.
+    rng
+        The Generator of the Monte Carlo partitions (not drawn from when exact).
+
+    Returns
+    -------
+    PermutationTest
+    """
+    s = np.asarray(s, dtype=float)
+    statistic = float(s[:n_x].sum() - s[n_x:].sum())
+    sums, exact = partition_sums(s, n_x, permutations, rng)
+    total = float(s.sum())
+    null_stats = 2 * sums - total
+    center = (n_x - (s.size - n_x)) * total / s.size
+    p, se = permutation_p_value(null_stats, statistic, center, alternative, exact)
+    sd = float(np.std(s, ddof=ddof))
+    null_effects = (sums / n_x - (total - sums) / (s.size - n_x)) / sd
+    return PermutationTest(statistic=statistic, p_value=p, p_value_se=se, exact=exact,
+                           n_permutations=int(null_stats.size), null_effect_sizes=null_effects)

@@ -41,9 +41,8 @@ from .numerics import (
     ATTRIBUTE_WHY,
     ONE_WORD_WHY,
     association_scores,
-    partition_sums,
-    permutation_p_value,
     weat_effect_size,
+    weat_permutation_test,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -292,8 +291,8 @@ def weat(
     n_x = len(words["X"])
     effect = weat_effect_size(s[:n_x], s[n_x:], ddof=ddof)
     rng, seed = resolve_rng(random_seed)
-    test = _permutation_test(s, n_x, permutations=permutations, alternative=alternative,
-                             ddof=ddof, rng=rng)
+    test = weat_permutation_test(s, n_x, permutations=permutations, alternative=alternative,
+                            ddof=ddof, rng=rng)
     bootstrap = weat_item_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot, ddof=ddof,
                                     random_seed=_bootstrap_stream(rng))
     bootstrap = dataclasses.replace(bootstrap, random_seed=seed)
@@ -304,7 +303,10 @@ def weat(
         "s": s,
     })
     return WeatResult(
-        name=name, effect_size=float(effect), alternative=alternative, ddof=ddof, **test,
+        name=name, effect_size=float(effect), statistic=test.statistic, p_value=test.p_value,
+        p_value_se=test.p_value_se, alternative=alternative, exact=test.exact,
+        n_permutations=test.n_permutations, ddof=ddof,
+        null_effect_sizes=test.null_effect_sizes,
         s_values=s_table, missing=report.as_dict(), random_seed=seed, bootstrap=bootstrap,
         population=population, population_note=population_note,
     )
@@ -346,23 +348,6 @@ def _target_similarities(embeddings: KeyedVectors | str, lists: Sequence[Sequenc
             for k, v in zip("XYAB", vectors.values(), strict=True)}
     targets = np.vstack([unit["X"], unit["Y"]])
     return words, targets @ unit["A"].T, targets @ unit["B"].T, report
-
-
-def _permutation_test(s: np.ndarray, n_x: int, *, permutations: Any, alternative: str,
-                      ddof: int, rng: np.random.Generator) -> dict[str, Any]:
-    """Caliskan's statistic Σ_X s − Σ_Y s, its permutation p-value (and Monte Carlo
-    standard error) and the null distribution of the effect size, as fields of
-    :class:`WeatResult`."""
-    statistic = float(s[:n_x].sum() - s[n_x:].sum())
-    sums, exact = partition_sums(s, n_x, permutations, rng)
-    total = float(s.sum())
-    null_stats = 2 * sums - total
-    center = (n_x - (s.size - n_x)) * total / s.size
-    p, se = permutation_p_value(null_stats, statistic, center, alternative, exact)
-    sd = float(np.std(s, ddof=ddof))
-    null_effects = (sums / n_x - (total - sums) / (s.size - n_x)) / sd
-    return {"statistic": statistic, "p_value": p, "p_value_se": se, "exact": exact,
-            "n_permutations": int(null_stats.size), "null_effect_sizes": null_effects}
 
 
 def _population_bootstrap(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, n_boot: int,
