@@ -57,6 +57,8 @@ MOVED = {
     ("embias.bayes.influence", "compare_models_refit"):
         ("embias.bayes.exact_loo", "compare_models_refit"),
     ("embias.bayes.influence", "LOO_REFITS"): ("embias.bayes.exact_loo", "LOO_REFITS"),
+    ("embias.bayes.influence", "WORD_PRIOR_SD"):
+        ("embias.bayes.protected_likelihood", "WORD_PRIOR_SD"),
     ("embias.classifier.generalized", "MetricSpec"): ("embias.classifier.presets", "MetricSpec"),
     ("embias.classifier.generalized", "PRESETS"): ("embias.classifier.presets", "PRESETS"),
     ("embias.classifier.generalized", "fairness_metric"):

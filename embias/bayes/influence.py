@@ -20,13 +20,10 @@ its rows:
 - a compared word: :func:`embias.bayes.loo.pointwise_log_likelihood`'s ``compared_word``
   term (at the crossed level with the word's own effect u integrated out);
 - a protected word p: its rows with p's own parameters integrated out, because leaving p
-  out sends them back to their prior — coef[p, ·] ~ N(bar, τ) at the hierarchical and
-  crossed levels (per cell, ȳ ~ N(bar, τ² + σ²/n) times the within-cell term of SS; at
-  the crossed level on y − u), m[p] ~ N(prior_location, 0.5) at the word level (the rows
-  jointly Normal, Sherman–Morrison); the plain sum of its rows at the dataset level. On
-  the religion/Reddit table (hierarchical, 2 × 3000 draws) this keeps every protected
-  word's k below 0.65, where the plain sum of its rows' terms gives k > 0.7 for 14 of
-  the 15 words (up to 1.25).
+  out sends them back to their prior (:mod:`embias.bayes.protected_likelihood`). On the
+  religion/Reddit table (hierarchical, 2 × 3000 draws) this keeps every protected word's
+  k below 0.65, where the plain sum of its rows' terms gives k > 0.7 for 14 of the 15
+  words (up to 1.25).
 
 On that table, for the 22 of 26 protected and attribute words with k ≤ 0.7, the PSIS
 change of every contrast is within 0.006 (rms 0.002) of a refit's, for changes up to 0.027;
@@ -57,8 +54,9 @@ import pandas as pd
 from .._deprecation import moved_names
 from .._progress import progress_wanted
 from .._validation import check_choice, check_int, check_number, check_word_list
-from .crossed import WORD_KIND_OF_CONNECTION, crossed_design
+from .crossed import WORD_KIND_OF_CONNECTION
 from .loo import K_THRESHOLD, LOG_LIKELIHOOD_VARS, pointwise_log_likelihood
+from .protected_likelihood import protected_word_log_likelihood
 from .refits import check_left_out, refuse_templates, run_refits
 from .summary import contrast_draws
 
@@ -88,9 +86,6 @@ WORD_ROLES: tuple[str, ...] = ("protected", "attribute", "neutral", "human")
 DEFAULT_ROLES: tuple[str, ...] = ("protected", "attribute")
 #: ``refit=`` of :func:`word_influence`.
 REFIT_CHOICES: tuple[str, ...] = ("auto", "never", "always")
-#: Prior sd of a protected word's mean m[pw] at the word level (embias.bayes.model).
-WORD_PRIOR_SD = 0.5
-_LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 # --------------------------------------------------------------------------- units
@@ -143,106 +138,6 @@ def _select_units(fit: BiasFit, roles: Sequence[str], words: Sequence[str] | Non
         raise ValueError(f"word_influence(): no word of roles {list(roles)} in the table")
     return units
 
-
-# --------------------------------------------------------------------------- likelihoods
-def _cell_grid(fit: BiasFit) -> tuple[list[str], list[str], np.ndarray, np.ndarray]:
-    """Protected words, connections, and every cell's (word, connection) index."""
-    cells = fit.cells
-    words = [str(w) for w in dict.fromkeys(cells["protected_word"])]
-    cons = [str(c) for c in dict.fromkeys(cells["connection"])]
-    w_idx = pd.Index(words).get_indexer(cells["protected_word"].astype(str))
-    c_idx = pd.Index(cons).get_indexer(cells["connection"].astype(str))
-    return words, cons, w_idx, c_idx
-
-
-def _draws(post: xr.Dataset, name: str, *dims: str, **sel: Sequence[str]) -> np.ndarray:
-    """Posterior draws of ``name`` as (sample, *dims)."""
-    da = post[name]
-    if sel:
-        da = da.sel(sel)
-    da = da.transpose("chain", "draw", *dims)
-    return da.values.reshape(-1, *da.shape[2:])
-
-
-def _integrated_cells(n: np.ndarray, mean: np.ndarray, ss: np.ndarray, bar: np.ndarray,
-                      tau2: np.ndarray, sigma2: np.ndarray) -> np.ndarray:
-    """log p(rows of the cells | bar, τ, σ) with each cell's coefficient ~ N(bar, τ²)
-    integrated out; arrays broadcast to (sample, cell), summed over cells."""
-    within = -0.5 * ((n - 1.0) * (_LOG_2PI + np.log(sigma2)) + np.log(n) + ss / sigma2)
-    var = tau2 + sigma2 / n
-    between = -0.5 * (_LOG_2PI + np.log(var) + (mean - bar) ** 2 / var)
-    return np.sum(within + between, axis=-1)
-
-
-def protected_word_log_likelihood(fit: BiasFit) -> xr.DataArray:
-    """Log density of all the rows of each protected word, with the word's own parameters
-    integrated out (see the module notes), for every posterior draw.
-
-    Importance weights 1/p(y_p | θ) turn the fit's posterior into the posterior without
-    protected word p: at the hierarchical and crossed levels coef[p, ·] ~ N(bar, τ) is
-    integrated out (crossed: given the compared words' effects u), at the word level
-    m[p] ~ N(prior_location, 0.5); at the dataset level it is the sum of the rows' terms.
-
-    Returns
-    -------
-    xarray.DataArray
-        Dims ``chain, draw, protected_word``.
-    """
-    import xarray as xr
-
-    post = fit.posterior["posterior"].to_dataset()
-    table, cells = fit.table, fit.cells
-    words, cons, w_idx, c_idx = _cell_grid(fit)
-    n_w, n_c = len(words), len(cons)
-    grid = np.zeros((3, n_w, n_c))
-    for k, col in enumerate(("n", "mean", "ss")):
-        grid[k, w_idx, c_idx] = cells[col].to_numpy(float)
-    n, ybar, ss = grid
-    level = fit.level
-    chains, draws = post.sizes["chain"], post.sizes["draw"]
-    out = np.empty((chains * draws, n_w))
-    if level == "dataset":
-        mu = _draws(post, "connection_mean", "connection", connection=cons)   # (S, C)
-        s2 = _draws(post, "sigma")[:, None, None] ** 2
-        out = -0.5 * np.sum(n * (_LOG_2PI + np.log(s2))
-                            + (ss + n * (ybar - mu[:, None, :]) ** 2) / s2, axis=-1)
-    elif level == "word":
-        co = _draws(post, "co", "connection", connection=cons)                # (S, C)
-        s2 = _draws(post, "sigma")[:, None] ** 2                                # (S, 1)
-        loc = float(fit.settings.get("prior_location", 1.0))
-        t2 = WORD_PRIOR_SD**2
-        d = ybar[None] - loc - co[:, None, :]                                   # (S, W, C)
-        sum_r2 = np.sum(ss[None] + n[None] * d**2, axis=-1)
-        sum_r = np.sum(n[None] * d, axis=-1)
-        rows = n.sum(axis=1)[None, :]
-        denom = 1.0 + t2 * rows / s2
-        out = -0.5 * (rows * (_LOG_2PI + np.log(s2)) + np.log(denom) + sum_r2 / s2
-                      - t2 * (sum_r / s2) ** 2 / denom)
-    else:
-        bar = _draws(post, "bar", "connection", connection=cons)
-        tau2 = _draws(post, "tau", "connection", connection=cons) ** 2
-        s2 = _draws(post, "sigma", "connection", connection=cons) ** 2
-        if level != "crossed":
-            for p in range(n_w):
-                out[:, p] = _integrated_cells(n[p], ybar[p], ss[p], bar, tau2, s2)
-        else:
-            design = crossed_design(table, cells)
-            u = _draws(post, "word_effect", "word_to_compare", word_to_compare=design.words)
-            y = table["cosine_distance"].to_numpy(float)
-            row_pw = pd.Index(words).get_indexer(table["protected_word"].astype(str))
-            row_con = pd.Index(cons).get_indexer(table["connection"].astype(str))
-            for p in range(n_w):
-                rows = np.flatnonzero(row_pw == p)
-                onehot = np.zeros((len(rows), n_c))
-                onehot[np.arange(len(rows)), row_con[rows]] = 1.0
-                r = y[rows][None, :] - u[:, design.row_word[rows]]             # (S, rows)
-                total = r @ onehot
-                mean = total / n[p]
-                dev2 = (r - mean[:, row_con[rows]]) ** 2 @ onehot
-                out[:, p] = _integrated_cells(n[p], mean, dev2, bar, tau2, s2)
-    return xr.DataArray(out.reshape(chains, draws, n_w), dims=("chain", "draw", "protected_word"),
-                        coords={"chain": post["chain"].values, "draw": post["draw"].values,
-                                "protected_word": words})
 
 
 def _unit_log_likelihood(fit: BiasFit, units: Sequence[_Unit]) -> xr.DataArray:
@@ -599,11 +494,12 @@ def plot_word_influence(
     return fig
 
 
-# Exact leave-one-out moved to embias.bayes.exact_loo, and its comparison table into
-# embias.bayes.loo.compare_models: still served from here for one release, with a
-# DeprecationWarning naming the new home.
+# Exact leave-one-out moved to embias.bayes.exact_loo, its comparison table into
+# embias.bayes.loo.compare_models, the protected-word prior sd with its likelihood: still
+# served from here for one release, with a DeprecationWarning naming the new home.
 __getattr__: Any = moved_names(__name__, {
     "LOO_REFITS": "embias.bayes.exact_loo",
+    "WORD_PRIOR_SD": "embias.bayes.protected_likelihood",
     "RefitLoo": "embias.bayes.loo",
     "compare_loo": ("embias.bayes.loo", "compare_models"),
     "compare_models_refit": "embias.bayes.exact_loo",
