@@ -6,6 +6,7 @@ See :mod:`embias.bayes` for the models' equations, priors and identification.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -19,15 +20,83 @@ from .data import choose_centring, row_cells
 if TYPE_CHECKING:  # pragma: no cover
     import pymc as pm
 
-__all__ = ["build_model", "summary_model_data"]
+__all__ = ["CROSSED_LEVELS", "LevelStructure", "build_model", "level_structure",
+           "summary_model_data"]
 
 #: Rate of the Exponential priors of the template sds (τ_template, τ_template×kind): mean
 #: 0.1, 95% below 0.3 — weakly informative for shifts of a sentence's cosine distances,
 #: measured at 0.015–0.05 on three studies (:mod:`embias.bayes.crossed`, "Templates").
 TEMPLATE_SD_RATE = 10.0
 
-Level = Literal["dataset", "word", "hierarchical", "crossed"]
+Level = Literal["dataset", "word", "hierarchical", "crossed", "crossed_strata"]
 DataMode = Literal["summary", "raw"]
+
+#: The levels with the compared words as a random sample (their effects integrated out in
+#: closed form, :mod:`embias.bayes.crossed`).
+CROSSED_LEVELS: tuple[str, ...] = ("crossed", "crossed_strata")
+
+
+@dataclass(frozen=True)
+class LevelStructure:
+    """The choices that tell the hierarchical-family levels apart.
+
+    Attributes
+    ----------
+    word_effects
+        Compared words as a random sample: u[w] ~ N(0, τ_u[kind]) (the crossed levels).
+    strata
+        Protected classes as fixed strata: the coefficients of a protected word scatter
+        around its own class's means, ``bar[class, connection]``, and the connection mean
+        is the average of the class means weighted by the classes' shares of the protected
+        words (the weights of the population answer, :mod:`embias.calibration`).
+        Otherwise one ``bar[connection]`` for all protected words.
+    protected_offset
+        One offset per protected word shared by its connections,
+        a[p] ~ N(0, τ_protected): a word that sits far from every compared word moves
+        all its coefficients together, which cancels in the contrasts.
+    correlated
+        A protected word's coefficients across the connections are jointly Normal with
+        an unstructured correlation matrix, coef[p, ·] ~ MvN(centre, diag(τ) R diag(τ)),
+        R ~ LKJ(``correlation_eta``); otherwise independent per connection (R = I).
+    correlation_eta
+        Shape of the LKJ prior of R (1: uniform over correlation matrices).
+    mean_prior_sd
+        Prior sd of the (class) connection means around ``prior_location``.
+    sd_prior, sd_prior_scale
+        Prior family of τ, τ_u and τ_protected — ``"exponential"`` (scale = its mean,
+        1/rate) or ``"halfnormal"`` (scale = the sd of the Normal it folds).
+    """
+
+    word_effects: bool = False
+    strata: bool = False
+    protected_offset: bool = False
+    correlated: bool = False
+    correlation_eta: float = 2.0
+    mean_prior_sd: float = 0.3
+    sd_prior: str = "exponential"
+    sd_prior_scale: float = 0.5
+
+    def sd_variable(self, name: str, **kwargs: Any) -> Any:
+        """A standard deviation with this structure's prior (inside a model context)."""
+        import pymc as pm
+
+        if self.sd_prior == "halfnormal":
+            return pm.HalfNormal(name, sigma=self.sd_prior_scale, **kwargs)
+        return pm.Exponential(name, lam=1.0 / self.sd_prior_scale, **kwargs)
+
+
+_STRUCTURES: dict[str, LevelStructure] = {
+    "hierarchical": LevelStructure(),
+    "crossed": LevelStructure(word_effects=True),
+    "crossed_strata": LevelStructure(word_effects=True, strata=True),
+}
+
+
+def level_structure(level: str) -> LevelStructure:
+    """The :class:`LevelStructure` of a hierarchical-family level (``"hierarchical"``,
+    ``"crossed"``, ``"crossed_strata"``)."""
+    check_choice("level", level, tuple(_STRUCTURES))
+    return _STRUCTURES[level]
 
 
 def build_model(
@@ -38,6 +107,7 @@ def build_model(
     table: pd.DataFrame | None = None,
     centred: Sequence[str] | Literal["auto"] = "auto",
     prior_location: float = DEFAULT_PRIOR_LOCATION,
+    structure: LevelStructure | None = None,
 ) -> pm.Model:
     """Build (not sample) the PyMC model of a cosine table.
 
@@ -65,6 +135,10 @@ def build_model(
         (hierarchical), ``m ~ N(prior_location, 0.5)`` (word, dataset). 1.0 for cosine
         distances (default); 0.0 for the paired change model, whose data are differences.
         It enters the model as data, so every location shares one compiled graph.
+    structure
+        The choices of a hierarchical-family level (default :func:`level_structure` of
+        ``level``); given explicitly only to try other structures (the real-word
+        calibration of ``benchmarks/bench_real_word_models.py``).
 
     Returns
     -------
@@ -88,6 +162,10 @@ def build_model(
     check_choice("level", level, LEVELS)
     check_choice("data", data, DATA_MODES)
     prior_location = check_number("prior_location", prior_location)
+    hierarchical = level in _STRUCTURES
+    if structure is None and hierarchical:
+        structure = level_structure(level)
+    crossed = hierarchical and structure is not None and structure.word_effects
     words = list(dict.fromkeys(cells["protected_word"]))
     cons = list(dict.fromkeys(cells["connection"]))
     w_idx = pd.Index(words).get_indexer(cells["protected_word"]).astype(np.int64)
@@ -95,7 +173,6 @@ def build_model(
     cell_labels = [f"{w}|{c}" for w, c in zip(cells["protected_word"], cells["connection"],
                                               strict=True)]
     coords: dict[str, Any] = {"protected_word": words, "connection": cons, "cell": cell_labels}
-    hierarchical = level in ("hierarchical", "crossed")
     if hierarchical:
         chosen = choose_centring(cells) if centred == "auto" else tuple(centred)
         unknown = sorted(set(chosen) - set(cons))
@@ -103,12 +180,15 @@ def build_model(
             raise ValueError(f"centred={list(chosen)} names connections {unknown} that are not "
                              f"in the table ({cons})")
         centred_mask = np.array([float(c in chosen) for c in cons])
-    if data == "raw" or level == "crossed":
+    if data == "raw" or crossed:
         if table is None:
             raise ValueError(f"data={data!r} at level={level!r} needs the table (table=...)")
         row_cell = row_cells(table, cells)
         coords["row"] = np.arange(len(table))
-    if level == "crossed":
+    if hierarchical and structure.strata:
+        classes, word_class, class_weight = protected_strata(cells)
+        coords["protected_class"] = classes
+    if crossed:
         design = crossed_design(table, cells)
         coords["word_to_compare"] = design.words
         coords["word_kind"] = design.kinds
@@ -120,21 +200,39 @@ def build_model(
         cell_connection = pm.Data("cell_connection", c_idx, dims="cell")
         location = pm.Data("prior_location", np.asarray(prior_location, dtype=float))
         if hierarchical:
-            bar = pm.Normal("bar", mu=location, sigma=0.3, dims="connection")
-            tau = pm.Exponential("tau", lam=2.0, dims="connection")
+            if structure.strata:
+                # protected classes as fixed strata: a mean per class and connection; the
+                # connection mean is their average, weighted as the population answer
+                word_class_ = pm.Data("protected_word_class", word_class,
+                                      dims="protected_word")
+                weight = pm.Data("protected_class_weight", class_weight,
+                                 dims="protected_class")
+                bar_class = pm.Normal("bar_class", mu=location, sigma=structure.mean_prior_sd,
+                                      dims=("protected_class", "connection"))
+                centre = bar_class[word_class_]
+                pm.Deterministic("connection_mean", weight @ bar_class, dims="connection")
+            else:
+                bar = pm.Normal("bar", mu=location, sigma=structure.mean_prior_sd,
+                                dims="connection")
+                centre = bar
+                pm.Deterministic("connection_mean", bar, dims="connection")
+            tau = structure.sd_variable("tau", dims="connection")
             sigma = pm.Exponential("sigma", lam=2.0, dims="connection")
             # one raw variable for both parametrisations: centred columns hold coef itself
             # (~ N(bar, τ)), non-centred columns the standardised offset (~ N(0, 1)) with
             # coef = bar + τ·offset; the mask is data, so every centring choice shares
             # one compiled graph
             centred_ = pm.Data("centred", centred_mask, dims="connection")
-            coef_raw = pm.Normal("coef_raw", mu=centred_ * bar,
-                                 sigma=centred_ * tau + (1.0 - centred_),
-                                 dims=("protected_word", "connection"))
-            coef = pm.Deterministic(
-                "coef", (1.0 - centred_) * bar + ((1.0 - centred_) * tau + centred_) * coef_raw,
-                dims=("protected_word", "connection"))
-            pm.Deterministic("connection_mean", bar, dims="connection")
+            if structure.correlated or structure.protected_offset:
+                coef = _correlated_coefficients(centre, tau, centred_, len(cons), structure)
+            else:
+                coef_raw = pm.Normal("coef_raw", mu=centred_ * centre,
+                                     sigma=centred_ * tau + (1.0 - centred_),
+                                     dims=("protected_word", "connection"))
+                coef = pm.Deterministic(
+                    "coef",
+                    (1.0 - centred_) * centre + ((1.0 - centred_) * tau + centred_) * coef_raw,
+                    dims=("protected_word", "connection"))
             cell_mu = coef[cell_word, cell_connection]
             cell_sigma = sigma[cell_connection]
         else:
@@ -152,8 +250,8 @@ def build_model(
                 cell_mu = coef[cell_word, cell_connection]
             cell_sigma = sigma * pt.ones_like(cell_mu)
 
-        if level == "crossed":
-            tau_word = pm.Exponential("tau_word", lam=2.0, dims="word_kind")
+        if crossed:
+            tau_word = structure.sd_variable("tau_word", dims="word_kind")
             template_kind = (None if design.template is None
                              else _template_effects(design))
             if data == "raw":
@@ -248,6 +346,96 @@ def build_model(
 
 
 
+def correlation_cholesky(cpc: Any, size: int) -> Any:
+    """The Cholesky factor L of a correlation matrix from its canonical partial
+    correlations (the C-vine of Lewandowski, Kurowicka & Joe 2009; Stan's construction):
+    ``cpc`` holds, row by row of the lower triangle, z[i, j] (j < i), the partial
+    correlation of i and j given 0 … j − 1; L[i, j] = z[i, j]·√(1 − Σ_{k<j} L[i, k]²) and
+    L[i, i] = √(1 − Σ_{k<i} L[i, k]²). Works on NumPy arrays and PyTensor tensors."""
+    import pytensor.tensor as pt
+
+    rows = []
+    position = 0
+    for i in range(size):
+        row, left = [], 1.0
+        for _ in range(i):
+            value = cpc[position] * pt.sqrt(left)
+            position += 1
+            row.append(value)
+            left = left - value**2
+        row.append(pt.sqrt(left))
+        row += [pt.zeros_like(row[-1])] * (size - i - 1)
+        rows.append(pt.stack(row))
+    return pt.stack(rows)
+
+
+def lkj_cpc_log_density(cpc_raw: Any, size: int, eta: float) -> Any:
+    """Log density of the unconstrained canonical partial correlations x (cpc = tanh x)
+    under R ~ LKJ(η): the C-vine's partial correlation with k conditioning variables is
+    Beta(b, b) on (−1, 1) with b = η + (size − 2 − k)/2 (Lewandowski et al. 2009), and
+    dz/dx = 1 − z², so log p(x) = b·log(1 − tanh²x) + constant."""
+    import pytensor.tensor as pt
+
+    betas = [eta + (size - 2 - j) / 2.0 for i in range(size) for j in range(i)]
+    log_one_minus = 2.0 * (np.log(2.0) - pt.abs(cpc_raw) - pt.log1p(pt.exp(-2.0 * pt.abs(
+        cpc_raw))))                                               # log(1 − tanh²x), stable
+    return pt.sum(np.asarray(betas) * log_one_minus)
+
+
+def _correlated_coefficients(centre: Any, tau: Any, centred: Any, size: int,
+                             structure: LevelStructure) -> Any:
+    """coef[p, ·] ~ MvN(centre[p], S), inside the model context; returns ``coef``
+    (deterministic, dims ``protected_word, connection``). S = diag(τ) R diag(τ) with
+    R ~ LKJ(η) (``structure.correlated``), plus τ_protected²·11ᵀ (a protected word's offset
+    shared by its connections, integrated out: ``structure.protected_offset``).
+
+    One raw variable per coefficient, centred or not per connection as the mask says
+    (data): with L = diag(τ)·chol(R) and coef = centre + L z, the connections are taken in
+    order; a centred one holds coef itself and gives z_k = (coef_k − centre_k −
+    Σ_{j<k} L_kj z_j)/L_kk (Jacobian 1/L_kk), a non-centred one holds z_k. The density is
+    Σ log N(z; 0, 1) − Σ_centred log L_kk (a Potential), so with R = I this is the
+    independent parametrisation. The correlations are reported as ``coef_correlation``
+    (dims ``connection, connection_b``)."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    model = pm.modelcontext(None)
+    cons = list(model.coords["connection"])
+    if structure.correlated:
+        model.add_coord("connection_b", cons)
+        n_cpc = size * (size - 1) // 2
+        model.add_coord("connection_pair", np.arange(n_cpc))
+        cpc_raw = pm.Flat("coef_correlation_raw", dims="connection_pair")
+        pm.Potential("coef_correlation_prior",
+                     lkj_cpc_log_density(cpc_raw, size, structure.correlation_eta))
+        chol_r = correlation_cholesky(pt.tanh(cpc_raw), size)
+        pm.Deterministic("coef_correlation", chol_r @ chol_r.T,
+                         dims=("connection", "connection_b"))
+        chol = tau[:, None] * chol_r
+    else:
+        chol = pt.diag(tau)
+    if structure.protected_offset:
+        tau_protected = structure.sd_variable("tau_protected")
+        chol = pt.linalg.cholesky(chol @ chol.T + tau_protected**2 * pt.ones((size, size)))
+    raw = pm.Flat("coef_raw", dims=("protected_word", "connection"))
+    centre = pt.broadcast_to(centre, raw.shape)
+    z, coefs = [], []
+    log_jacobian = 0.0
+    for k in range(size):
+        acc = sum((chol[k, j] * z[j] for j in range(k)), pt.zeros_like(raw[:, k]))
+        free = centre[:, k] + acc
+        z_k = centred[k] * (raw[:, k] - free) / chol[k, k] + (1.0 - centred[k]) * raw[:, k]
+        coefs.append(centred[k] * raw[:, k] + (1.0 - centred[k]) * (free + chol[k, k]
+                                                                     * raw[:, k]))
+        z.append(z_k)
+        log_jacobian = log_jacobian - centred[k] * raw.shape[0] * pt.log(chol[k, k])
+    z_all = pt.stack(z, axis=1)
+    pm.Potential("coef_prior", -0.5 * pt.sum(z_all**2)
+                 - 0.5 * np.log(2.0 * np.pi) * z_all.size + log_jacobian)
+    return pm.Deterministic("coef", pt.stack(coefs, axis=1),
+                            dims=("protected_word", "connection"))
+
+
 def _template_effects(design: CrossedDesign) -> Any:
     """The template effects of a sentence table (inside the model context): v[t] and, with
     two kinds of compared words or more, v×[t, kind]; returns V[t, kind] = v + v×
@@ -313,6 +501,18 @@ def _template_statistics(design: CrossedDesign, coef: Any, template_kind: Any,
     return within, fitted
 
 
+def protected_strata(cells: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The protected classes of a table as strata: the classes (in the cells' order), each
+    protected word's class index and each class's share of the protected words (a table
+    without classes is one stratum)."""
+    first = cells.drop_duplicates("protected_word")
+    labels = first["protected_class"].astype(str).to_numpy()
+    classes = list(dict.fromkeys(labels))
+    index = pd.Index(classes).get_indexer(labels).astype(np.int64)
+    weight = np.bincount(index, minlength=len(classes)) / float(len(index))
+    return classes, index, weight
+
+
 def summary_model_data(
     cells: pd.DataFrame,
     *,
@@ -321,6 +521,7 @@ def summary_model_data(
     centred: Sequence[str],
     prior_location: float = DEFAULT_PRIOR_LOCATION,
     design: CrossedDesign | None = None,
+    structure: LevelStructure | None = None,
 ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The coordinates and the data containers' values of :func:`build_model` with
     ``data="summary"`` at the hierarchical or crossed level (a table without templates),
@@ -333,9 +534,11 @@ def summary_model_data(
         The model's coordinates and ``{container name: value}`` — equal to
         ``build_model(...)``'s (a test holds them together).
     """
-    if level not in ("hierarchical", "crossed"):
-        raise ValueError(f"summary_model_data() serves the hierarchical and crossed levels, "
+    if level not in _STRUCTURES:
+        raise ValueError(f"summary_model_data() serves the levels {list(_STRUCTURES)}, "
                          f"got level={level!r}")
+    if structure is None:
+        structure = level_structure(level)
     words = list(dict.fromkeys(cells["protected_word"]))
     cons = list(dict.fromkeys(cells["connection"]))
     cell_labels = [f"{w}|{c}" for w, c in zip(cells["protected_word"], cells["connection"],
@@ -347,9 +550,17 @@ def summary_model_data(
         "prior_location": np.asarray(float(prior_location)),
         "centred": np.array([float(c in set(centred)) for c in cons]),
     }
-    if level == "crossed":
+    if structure.correlated:
+        coords.update(connection_b=cons,
+                      connection_pair=np.arange(len(cons) * (len(cons) - 1) // 2))
+    if structure.strata:
+        classes, word_class, class_weight = protected_strata(cells)
+        coords["protected_class"] = classes
+        data.update({"protected_word_class": word_class,
+                     "protected_class_weight": class_weight})
+    if structure.word_effects:
         if table is None:
-            raise ValueError("level='crossed' needs the table (table=...)")
+            raise ValueError(f"level={level!r} needs the table (table=...)")
         if design is None:
             design = crossed_design(table, cells)
         if design.template is not None:
