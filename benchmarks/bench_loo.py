@@ -85,7 +85,7 @@ COLUMNS = ["model", "elpd", "se", "elpd_diff", "dse", "p", "looic", "looic_diff"
 
 
 def section_compare(fits: dict, *, kfold: bool) -> None:
-    from embias.bayes.influence import compare_models_refit
+    from embias.bayes.exact_loo import compare_models_refit
     from embias.report import to_markdown
 
     for by in ("row", "word"):
@@ -161,7 +161,7 @@ def section_influence(fit) -> None:
 def section_glove(models_dir: str) -> None:
     import arviz as az
 
-    from embias.bayes.influence import compare_models_refit
+    from embias.bayes.exact_loo import compare_models_refit
     from embias.bayes.loo import loo_tree
     from embias.report import to_markdown
 

@@ -102,7 +102,8 @@ def run_design(draw, truth: float, n_studies: int, n_boot: int, ci_prob: float,
 
 def designs(kv: object):
     """(label, kind, truth, draw, seed key) of every design."""
-    from embias.simulate import _vector_model_study, vector_model_effect_size
+    from embias.simulate import vector_model_effect_size
+    from embias.simulate.coverage import vector_model_study
     from embias.weat_population import population_effect_size
 
     for k, name in enumerate(("sentiment", "names")):
@@ -120,7 +121,7 @@ def designs(kv: object):
         truth = vector_model_effect_size(association=association, random_seed=0)[0]
         for n_t, n_a in SYNTHETIC_DESIGNS:
             def draw(rng, n_t=n_t, n_a=n_a, association=association, separation=separation):
-                return (*_vector_model_study(rng, n_t, n_a, 50, 3.0, association, separation,
+                return (*vector_model_study(rng, n_t, n_a, 50, 3.0, association, separation,
                                              3.0), n_t)
             yield (f"vector model, association {association}, separation {separation}, "
                    f"{n_t}/{n_a}", {"association": association,
