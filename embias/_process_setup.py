@@ -7,11 +7,11 @@ functions change them, for the process that calls them:
 
 - :func:`configure_jax` — a user's explicit call (``embias.configure_jax()``) before the
   first fit: CPU devices for parallel chains and a persistent compilation cache that keeps
-  every compiled program;
-- :func:`use_writable_compile_folder` — the ``embias`` command line's own process (its
-  console script calls both): PyTensor refuses to compile when its compile folder cannot be
-  written, so the command line compiles in a per-user temporary folder instead, with one
-  :class:`CompileCacheWarning`.
+  every compiled program; the ``embias`` console script calls it for its own process (the
+  cache only);
+- :func:`use_writable_compile_folder` — the console script's own process only: PyTensor
+  refuses to compile when its compile folder cannot be written, so the command line
+  compiles in a per-user temporary folder instead, with one :class:`CompileCacheWarning`.
 
 Both set environment variables when JAX (or PyTensor) is not imported yet, which is what
 lets the command line configure itself without importing JAX (``embias --help`` imports
@@ -44,7 +44,7 @@ __all__ = ["JAX_HOST_DEVICES", "CompileCacheWarning", "configure_jax", "usable_f
 JAX_HOST_DEVICES = 8
 
 #: JAX's persistent-cache thresholds :func:`configure_jax` lowers so that every compiled
-#: program is kept (a fit's programs compile in well under JAX's default 1 s): the
+#: program is kept (most of a fit's programs compile in under JAX's default 1 s): the
 #: environment variable JAX reads at import, its configuration name, embias's value and
 #: JAX's default (a value other than the default was set by the user, and is kept).
 _KEEP_EVERY_PROGRAM = (
@@ -122,12 +122,13 @@ def configure_jax(
     persistent compilation cache.
 
     embias never does this by itself: a fit leaves JAX's configuration and ``XLA_FLAGS``
-    as they are. Call this once, before the first fit, to get what the ``embias`` command
-    line sets up in its own process. It changes JAX's configuration for the whole process
-    (and for the worker processes it starts). Settings already made — the environment
-    variables ``XLA_FLAGS`` (``--xla_force_host_platform_device_count``),
-    ``JAX_NUM_CPU_DEVICES``, ``JAX_COMPILATION_CACHE_DIR``,
-    ``JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS``,
+    as they are. Call this once, before the first fit; the ``embias`` command line sets up
+    its own process with it (the cache; the device count it leaves to PyMC, which asks JAX
+    for enough devices when its JAX sampler is imported before JAX starts). It changes
+    JAX's configuration for the whole process (and for the worker processes it starts).
+    Settings already made — the environment variables ``XLA_FLAGS``
+    (``--xla_force_host_platform_device_count``), ``JAX_NUM_CPU_DEVICES``,
+    ``JAX_COMPILATION_CACHE_DIR``, ``JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS``,
     ``JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES``, or the same settings made through
     ``jax.config`` — are kept.
 
@@ -145,8 +146,9 @@ def configure_jax(
         (``~/.cache/embias/jax``; an unusable one falls back to a per-user temporary
         folder, with a :class:`CompileCacheWarning`).
     keep_every_program
-        Keep every compiled program in the cache (a fit's compile in well under JAX's
-        default threshold of 1 s, which would keep none of them).
+        Keep every compiled program in the cache. JAX keeps only programs that took at
+        least 1 s to compile; most of a fit's take less, so which of them would be kept
+        depends on how fast the machine compiles.
 
     Returns
     -------

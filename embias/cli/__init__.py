@@ -142,17 +142,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def configure_process() -> None:
-    """Set up the ``embias`` process itself, as a library may not: JAX's CPU devices and
-    persistent compilation cache (:func:`embias.configure_jax`: chains in parallel, compiled
-    programs kept between runs), and a writable PyTensor compile folder
-    (:func:`embias._process_setup.use_writable_compile_folder`). Settings the user made in
-    the environment are kept. Nothing is imported: JAX and PyTensor read the environment
-    when a command imports them."""
+    """Set up the ``embias`` process itself, as a library may not: JAX's persistent
+    compilation cache, keeping every program a fit compiles (:func:`embias.configure_jax`),
+    so a later command does not compile them again, and a writable PyTensor compile folder
+    (:func:`embias._process_setup.use_writable_compile_folder`). JAX's device count is left
+    to PyMC, which asks for enough devices to run the chains in parallel. Settings the user
+    made in the environment are kept. Nothing is imported: JAX and PyTensor read the
+    environment when a command imports them."""
     from .._process_setup import configure_jax, use_writable_compile_folder
 
     with _warnings_as_lines():
         use_writable_compile_folder()
-        configure_jax()
+        configure_jax(host_devices=None)
 
 
 def run() -> int:
