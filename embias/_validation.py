@@ -46,6 +46,7 @@ __all__ = [
     "check_word_list",
     "close_match_hint",
     "resolve_rng",
+    "writable",
 ]
 
 #: Largest seed drawn when ``random_seed=None`` (fits into a C int for every sampler).
@@ -352,6 +353,15 @@ def check_output(name: str, path: str | os.PathLike[str], *, folder: bool = Fals
                 step.rmdir()
             except OSError:  # pragma: no cover - filled meanwhile by someone else
                 pass
+    return path
+
+
+def writable(path: str | os.PathLike[str], *, folder: bool = False) -> Path:
+    """The output policy when an output is written (:func:`check_output` checks it before
+    any work): create the missing parent folders of ``path`` (for a folder output, the
+    folder itself) just before writing; returns the path."""
+    path = Path(path)
+    (path if folder else path.parent).mkdir(parents=True, exist_ok=True)
     return path
 
 

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._deprecation import renamed_keywords
+from .._validation import writable
 from ..settings import DEFAULT_MODELS_DIR
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -383,8 +384,7 @@ def audit_report(
             comparison = compare_embeddings(dict(sources), st or study_name, settings=run,
                                             level=level, progress=progress)
             stem = "_".join(["compare", *(_slug(x) for x in (study_name, *sources))])
-            Path(models_dir).mkdir(parents=True, exist_ok=True)  # the fits' folder
-            saved = Path(models_dir) / f"{stem}.csv"
+            saved = writable(Path(models_dir) / f"{stem}.csv")  # in the fits' folder
             comparison.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind,
                                          rope=rope).to_csv(saved, index=False)
             comparison_path = str(saved)
@@ -420,7 +420,7 @@ def audit_report(
     context["css"] = Markup(style_sheet())  # trusted package data: not escaped
     html = environment().get_template("report.html.j2").render(**context)
     if out_path is not None:  # written whole or not at all (one temporary file per process)
-        out_path.parent.mkdir(parents=True, exist_ok=True)
+        writable(out_path)
         tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
         try:
             tmp.write_text(html, encoding="utf-8")

@@ -21,7 +21,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .._validation import check_int, check_output, check_probability, check_rope, check_share
+from .._validation import (
+    check_int,
+    check_output,
+    check_probability,
+    check_rope,
+    check_share,
+    writable,
+)
 from ..settings import (
     DATA_MODES,
     DEFAULT_CHAINS,
@@ -235,14 +242,6 @@ def output_path(option: str, value: str | os.PathLike[str] | None, *,
     (:func:`embias._validation.check_output`: the folders it needs can be created and
     written to); ``None`` (option not given) stays ``None``."""
     return None if value is None else check_output(option, value, folder=folder)
-
-
-def writable(path: str | os.PathLike[str], *, folder: bool = False) -> Path:
-    """The one policy for every output path: create the missing parent folders (for a
-    folder output, the folder itself) just before writing; returns the path."""
-    path = Path(path)
-    (path if folder else path.parent).mkdir(parents=True, exist_ok=True)
-    return path
 
 
 @contextmanager
