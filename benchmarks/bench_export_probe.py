@@ -36,8 +36,8 @@ import json, pickle, sys, time, warnings
 warnings.filterwarnings("ignore")
 folder = json.loads(sys.argv[1])["folder"]
 t0 = time.perf_counter()
-from embias.bayes.cache import ensure_jax
-ensure_jax()
+import embias
+embias.configure_jax()
 import jax, jax.numpy as jnp, numpy as np
 from jax.sharding import Mesh, PartitionSpec as P
 import embias
@@ -112,8 +112,8 @@ RUN = r"""
 import json, pickle, sys, time
 t0 = time.perf_counter()
 folder = json.loads(sys.argv[1])["folder"]
-from embias.bayes.cache import ensure_jax
-ensure_jax()
+import embias
+embias.configure_jax()
 import jax, numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 jax.config.update("jax_enable_x64", True)

@@ -356,32 +356,26 @@ def timed(modname, attr):
     setattr(owner, last, wrapper)
 import embias.cli
 for modname, attr in [
-        ("embias.bayes.store", "_study_table"), ("embias.bayes.sampling", "build_model"),
+        ("embias.pipeline.study_fits", "cached_study_table"),
+        ("embias.bayes.sampling", "build_model"),
         ("embias.bayes.sampling", "_with_word_effects"),
-        ("embias.bayes.fit", "convergence_diagnostics"), ("embias.bayes.store", "save_fit"),
+        ("embias.bayes.fit", "convergence_diagnostics"),
+        ("embias.pipeline.study_fits", "save_checked"),
         ("embias.audit", "keep_figures")]:
     timed(modname, attr)
-# JAX, numpyro and PyMC's JAX sampling are imported when the fit first needs JAX, as in the
-# command; their timers are set
-# then, and that time counts as imports
-sampling_module = importlib.import_module("embias.bayes.sampling")
-first_jax = sampling_module.ensure_jax
+# JAX, numpyro and PyMC's JAX sampling: imported here (the command imports them when the
+# fit first needs JAX), their timers set, and that time counted as imports
 lazy_imports = []
-def ensure_jax_timed(*a, **k):
-    t = time.perf_counter()
-    import jax
-    jax.config.update("jax_log_compiles", True)
-    for modname, attr in [
-            ("pymc.sampling.jax", "get_jaxified_graph"), ("numpyro.infer", "MCMC.run"),
-            ("pymc.sampling.jax", "sample_jax_nuts"),
-            ("pymc.sampling.jax", "_get_batched_jittered_initial_points"),
-            ("pymc.sampling.jax", "_postprocess_samples")]:
-        timed(modname, attr)
-    try:
-        return first_jax(*a, **k)
-    finally:
-        lazy_imports.append(time.perf_counter() - t)
-sampling_module.ensure_jax = ensure_jax_timed
+t = time.perf_counter()
+import jax
+jax.config.update("jax_log_compiles", True)
+for modname, attr in [
+        ("pymc.sampling.jax", "get_jaxified_graph"), ("numpyro.infer", "MCMC.run"),
+        ("pymc.sampling.jax", "sample_jax_nuts"),
+        ("pymc.sampling.jax", "_get_batched_jittered_initial_points"),
+        ("pymc.sampling.jax", "_postprocess_samples")]:
+    timed(modname, attr)
+lazy_imports.append(time.perf_counter() - t)
 t_imports = time.perf_counter() - T0
 import contextlib, io
 with contextlib.redirect_stdout(io.StringIO()):

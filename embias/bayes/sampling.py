@@ -25,7 +25,6 @@ import pandas as pd
 
 from .._progress import progress_wanted
 from ..settings import BYTES_PER_VALUE, FitSettings, check_memory, physical_memory
-from .cache import ensure_jax
 from .crossed import crossed_design, draw_word_effects
 from .data import approximate_posterior_sd, initial_values
 from .model import build_model
@@ -299,8 +298,6 @@ def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
     if run.sampler == "pymc":
         start = {"init": "adapt_diag", "initvals": initvals}
     elif run.sampler == "numpyro":
-        # one chain per JAX CPU device (ensure_jax): the draws do not depend on ``cores``
-        ensure_jax()
         start = {"initvals": initvals}
     kwargs = run.sampling_kwargs()
     if run.sampler == "pymc":
