@@ -29,8 +29,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import jinja2
     from matplotlib.figure import Figure
 
-__all__ = ["FIGURE_FORMATS", "Cell", "Picture", "Table", "cache_file", "environment",
-           "frame_table", "number", "picture", "read_cached", "write_cached"]
+__all__ = ["FIGURE_FORMATS", "Cell", "Picture", "Table", "cache_file", "drawing_code_files",
+           "environment", "frame_table", "number", "picture", "read_cached", "write_cached"]
 
 #: How figures are inlined: SVG (vector, default) or PNG, both as ``data:`` URIs.
 FIGURE_FORMATS: tuple[str, ...] = ("svg", "png")
@@ -169,14 +169,24 @@ def picture(figure: Figure, *, alt: str, caption: str = "", fmt: str = "svg",
 CACHE_FOLDER = "report-cache"
 
 
+def drawing_code_files() -> list[Path]:
+    """The source files of the code that draws the page's figures: every module of
+    :mod:`embias.plots` and the audit page's rendering and content modules."""
+    from .. import plots
+
+    package = Path(plots.__file__).parent
+    return [*sorted(package.rglob("*.py")), Path(__file__),
+            Path(__file__).with_name("content.py")]
+
+
 @cache
 def _code_identity() -> str:
     """A hash of the code that draws the page's figures (a change redraws them)."""
-    from .. import __version__, plots
+    from .. import __version__
 
     digest = hashlib.sha256(__version__.encode())
-    for module in (plots.__file__, __file__, str(Path(__file__).with_name("content.py"))):
-        digest.update(Path(module).read_bytes())
+    for path in drawing_code_files():
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
