@@ -106,7 +106,7 @@ def cmd_compare_models(args: argparse.Namespace) -> int:
     output_path("--out", args.out, folder=True)
     output_path("--csv", args.csv)
     import embias
-    from embias.bayes.influence import compare_models_refit
+    from embias.bayes.exact_loo import compare_models_refit
 
     fits = _fit_levels(args, args.levels)
     table = compare_models_refit(fits, by=args.by, refit=args.refit,
