@@ -63,6 +63,7 @@ import numpy as np
 import pandas as pd
 
 from ._validation import check_choice, check_word_list
+from .settings import DEFAULT_CI_PROB
 from .tables import compared_word_lists, validate_table
 from .wordlists import BUILTIN_STUDIES, Study, load_study
 
@@ -674,12 +675,15 @@ def seat_overview(
     word_kinds: Mapping[str, Any] | None = None,
     permutations: int | Literal["auto", "exact"] = "auto",
     alternative: Literal["two-sided", "greater", "less"] = "two-sided",
+    ci_prob: float = DEFAULT_CI_PROB,
     random_seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
     """SEAT effect size and permutation p-value of several tests on one encoder.
 
     Parameters
     ----------
+    ci_prob
+        Probability of the interval for the population effect size (default 0.89).
     random_seed
         Seed of every test's permutations and bootstrap (each test starts from the same
         seed), or a Generator the tests draw from in turn. ``None`` (the default) draws
@@ -692,12 +696,18 @@ def seat_overview(
     pandas.DataFrame
         One row per test: ``test``, ``encoder``, ``sentences`` (X/Y/A/B counts),
         ``effect_size``, ``p_value``, ``p_method`` (``exact`` or ``MC <permutations>``),
-        ``random_seed`` (the seed of the test's permutations and bootstrap; None when a
-        Generator was given). ``attrs["random_seed"]`` holds the seed too.
+        ``population_estimate`` and ``population_lower``/``population_upper`` (the effect
+        size of the word and sentence populations, corrected for the noise of short
+        attribute lists, and its ``ci_prob`` interval:
+        :meth:`embias.classic.WeatResult.population_columns`; NaN where it cannot be
+        computed), ``ci_prob``, ``random_seed`` (the seed of the test's permutations and
+        bootstrap; None when a Generator was given). ``attrs["random_seed"]`` holds the
+        seed too.
     """
-    from ._validation import resolve_rng
+    from ._validation import check_probability, resolve_rng
     from .encoders import as_encoder
 
+    ci_prob = check_probability("ci_prob", ci_prob)
     # one seed for the whole table (drawn here when None), so passing it back repeats it
     _, seed = resolve_rng(random_seed)
     seeds = random_seed if seed is None else seed
@@ -719,6 +729,8 @@ def seat_overview(
             "effect_size": r.effect_size,
             "p_value": r.p_value,
             "p_method": "exact" if r.exact else f"MC {r.n_permutations:,}",
+            **r.population_columns(ci_prob),
+            "ci_prob": ci_prob,
             "random_seed": r.random_seed,
         })
     table = pd.DataFrame(rows)

@@ -78,17 +78,19 @@ def _pct(text: str) -> str:
 def weat_table(cli_output: str) -> str:
     """The WEAT/MAC table of the classic-scores page from ``embias weat all``'s output."""
     lines = [
-        "| test   | effect size | 89% interval (words resampled) |  p-value | p method   "
-        "|   MAC | Caliskan 840B | words missing (per list) |",
-        "|:-------|------------:|:-------------------------------|---------:|:-----------"
-        "|------:|--------------:|:-------------------------|",
+        "| test   | effect size | 89% interval (words resampled) | population effect [89%] "
+        "|  p-value | p method   |   MAC | Caliskan 840B | words missing (per list) |",
+        "|:-------|------------:|:-------------------------------|:------------------------"
+        "|---------:|:-----------|------:|--------------:|:-------------------------|",
     ]
     for r in _markdown_rows(cli_output):
         missing = ", ".join(part.replace(":", ": ") for part in r["missing"].split(", "))
         interval = f"[{_num(r['lower'])}, {_num(r['upper'])}]"
+        population = (f"{_num(r['population_estimate'])} [{_num(r['population_lower'])}, "
+                      f"{_num(r['population_upper'])}]")
         lines.append(
             f"| {r['test']:<6} | {_num(r['effect_size']):>11} | {interval:<30} "
-            f"| {_num(r['p_value']):>8} "
+            f"| {population:<23} | {_num(r['p_value']):>8} "
             f"| {r['p_method']:<10} | {r['mac']:>5} | {float(r['caliskan_840B']):>13.2f} "
             f"| {missing:<24} |")
     return "\n".join(lines)

@@ -71,8 +71,12 @@ def weat_overview(
         percentile interval of the two-way item bootstrap, :func:`weat_item_bootstrap`:
         other words from the same populations), ``ci_prob``, ``p_value`` (permutation
         test: could the X/Y labels be arbitrary?), ``p_method`` (``exact`` or
-        ``MC <permutations>``), ``random_seed`` (the seed of the test's permutations and
-        bootstrap; None when a Generator was given), ``mac``, ``caliskan_840B``,
+        ``MC <permutations>``), ``population_estimate`` and
+        ``population_lower``/``population_upper`` (the effect size of the word populations,
+        corrected for the noise of short attribute lists, and its ``ci_prob`` interval:
+        :meth:`WeatResult.population_columns`; NaN where it cannot be computed),
+        ``random_seed`` (the seed of the test's permutations and bootstrap; None when a
+        Generator was given), ``mac``, ``caliskan_840B``,
         ``missing`` (missing words per list, or ``none``). ``attrs["random_seed"]`` holds
         the seed too.
     """
@@ -103,6 +107,7 @@ def weat_overview(
             "ci_prob": ci_prob,
             "p_value": r.p_value,
             "p_method": "exact" if r.exact else f"MC {r.n_permutations:,}",
+            **r.population_columns(ci_prob),
             "random_seed": r.random_seed,
             "mac": m.value,
             "caliskan_840B": published,

@@ -133,6 +133,17 @@ class WeatResult:
                              f"{self.population_note or 'it was computed without one'}")
         return self.population.interval(ci_prob)
 
+    def population_columns(self, ci_prob: float = DEFAULT_CI_PROB) -> dict[str, float]:
+        """``population_estimate`` (the disattenuated effect size) and
+        ``population_lower``/``population_upper`` (its ``ci_prob`` interval for the effect
+        size of the word populations); NaN when there is no population interval
+        (:attr:`population_note` says why)."""
+        if self.population is None:
+            return dict.fromkeys(POPULATION_COLUMNS, np.nan)
+        lower, upper = self.population.interval(ci_prob)
+        return {"population_estimate": self.population.estimate,
+                "population_lower": lower, "population_upper": upper}
+
     def to_interval_table(self, *, ci_prob: float = DEFAULT_CI_PROB,
                           null_ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
         """One interval-table row: the effect size with its item-bootstrap interval, its
@@ -185,10 +196,12 @@ class WeatResult:
         row.update(resampled=self.bootstrap.resample, n_boot=self.bootstrap.n_boot,
                    boot_redrawn=self.bootstrap.n_redrawn)
         if self.population is not None:
-            lower, upper = self.population.interval(ci_prob)
-            row.update(population_estimate=self.population.estimate,
-                       population_lower=lower, population_upper=upper)
+            row.update(self.population_columns(ci_prob))
         return interval_table([row], ci_prob=ci_prob, ci_kind=ITEM_BOOTSTRAP_CI_KIND)
+
+
+#: Columns of :meth:`WeatResult.population_columns` (and of the WEAT and SEAT overviews).
+POPULATION_COLUMNS = ("population_estimate", "population_lower", "population_upper")
 
 
 def weat(

@@ -16,8 +16,9 @@ _SEAT_NOTE = (
     "SEAT (May et al. 2019): each word of Caliskan et al.'s test put in May et al.'s "
     "templates for its kind; WEAT on the sentence vectors ({encoder}): effect size with "
     "the sample sd (ddof = 1); {alternative} permutation p-value over the sentences "
-    "({seed}); sentences = X/Y/A/B counts. Sentences of one word are not independent, so "
-    "the p-values are optimistic.")
+    "({seed}); sentences = X/Y/A/B counts; population_* = the effect size of the word "
+    "populations (the noise of short attribute lists taken out) and its interval. "
+    "Sentences of one word are not independent, so the p-values are optimistic.")
 
 
 def cmd_seat(args: argparse.Namespace) -> int:

@@ -154,7 +154,9 @@ def cmd_weat(args: argparse.Namespace) -> int:
               f"{args.embedding}; lower/upper = {WEAT_CI_PROB:.0%} item-bootstrap interval of "
               f"the effect size ({args.n_boot:,} resamples of the X, Y, A and B words: other "
               "words from the same populations), p_value = permutation test (could the X/Y "
-              "labels be arbitrary?); missing = words not in the embeddings per list")
+              "labels be arbitrary?); population_* = the effect size of the word "
+              "populations (the noise of short attribute lists taken out) and its interval; "
+              "missing = words not in the embeddings per list")
         print(embias.to_markdown(table))
         return 0
     result = embias.weat_test(args.test, embeddings, permutations=args.permutations,
