@@ -65,6 +65,36 @@ CANDIDATES: dict[str, LevelStructure] = {
     "strata+offset+wide_mean+hn15": LevelStructure(
         word_effects=True, strata=True, protected_offset=True, mean_prior_sd=1.0,
         sd_prior="halfnormal", sd_prior_scale=0.15),
+    "pair+wide_mean": LevelStructure(word_effects=True, attribute_pair=True,
+                                     mean_prior_sd=1.0),
+    "strata+pair+wide_mean": LevelStructure(word_effects=True, strata=True,
+                                            attribute_pair=True, mean_prior_sd=1.0),
+    "offset+pair+wide_mean": LevelStructure(word_effects=True, protected_offset=True,
+                                            attribute_pair=True, mean_prior_sd=1.0),
+    "strata+offset+pair+wide_mean": LevelStructure(
+        word_effects=True, strata=True, protected_offset=True, attribute_pair=True,
+        mean_prior_sd=1.0),
+    "offset+corr+wide_mean": LevelStructure(word_effects=True, protected_offset=True,
+                                            correlated=True, mean_prior_sd=1.0),
+    "strata+wide_mean+exp10": LevelStructure(word_effects=True, strata=True,
+                                             mean_prior_sd=1.0, sd_prior_scale=0.1),
+    "offset+wide_mean+exp10": LevelStructure(word_effects=True, protected_offset=True,
+                                             mean_prior_sd=1.0, sd_prior_scale=0.1),
+    "strata+offset+wide_mean+exp10": LevelStructure(
+        word_effects=True, strata=True, protected_offset=True, mean_prior_sd=1.0,
+        sd_prior_scale=0.1),
+    "int:strata+offset+wide_mean": LevelStructure(
+        word_effects=True, strata=True, protected_offset=True, mean_prior_sd=1.0,
+        integrate_coefficients=True),
+    "int:strata+offset+wide_mean+exp10": LevelStructure(
+        word_effects=True, strata=True, protected_offset=True, mean_prior_sd=1.0,
+        sd_prior_scale=0.1, integrate_coefficients=True),
+    "int:offset+wide_mean+exp10": LevelStructure(
+        word_effects=True, protected_offset=True, mean_prior_sd=1.0, sd_prior_scale=0.1,
+        integrate_coefficients=True),
+    "int:strata+corr+wide_mean+exp10": LevelStructure(
+        word_effects=True, strata=True, correlated=True, mean_prior_sd=1.0,
+        sd_prior_scale=0.1, integrate_coefficients=True),
     "strata+corr1+wide_mean": LevelStructure(word_effects=True, strata=True, correlated=True,
                                              correlation_eta=1.0, mean_prior_sd=1.0),
 }
@@ -110,6 +140,9 @@ def _starts(cells: pd.DataFrame, structure: LevelStructure, centred: tuple[str, 
         if structure.correlated:
             new["coef_correlation_raw"] = rng.uniform(-0.1, 0.1, len(cons) * (len(cons) - 1)
                                                       // 2)
+        if structure.attribute_pair:
+            new["tau_word_different"] = np.asarray(point["tau_word"][0])
+            new["word_correlation_raw"] = np.asarray(np.arctanh(0.5) + rng.uniform(-0.1, 0.1))
         out.append(new)
     sd = {k: v for k, v in sds.items() if k != "bar"}
     sd["bar_class" if structure.strata else "bar"] = sds["bar"]
@@ -117,6 +150,9 @@ def _starts(cells: pd.DataFrame, structure: LevelStructure, centred: tuple[str, 
         sd["tau_protected"] = np.asarray(0.3)
     if structure.correlated:
         sd["coef_correlation_raw"] = np.asarray(0.3)
+    if structure.attribute_pair:
+        sd["tau_word_different"] = np.asarray(0.25)
+        sd["word_correlation_raw"] = np.asarray(0.4)
     return out, sd
 
 
@@ -215,7 +251,8 @@ def coverage_rows(tree: Any, truths: dict[tuple[str, str], float], *, study: int
     from embias.bayes.summary import contrast_draws, interval_bounds
 
     post = tree["posterior"].to_dataset()
-    checked = post.drop_vars([v for v in ("coef", "coef_correlation") if v in post])
+    checked = post.drop_vars([v for v in ("coef", "coef_correlation", "word_correlation")
+                              if v in post])
     diagnostics = convergence_diagnostics(xr.DataTree.from_dict({"posterior": checked}))
     divergences = count_divergences(tree)
     problems = "; ".join(convergence_problems(diagnostics, divergences))

@@ -115,3 +115,67 @@ def test_coefficient_prior_is_the_multivariate_normal_density(structure, centred
     got = model.compile_fn(graph, inputs=model.value_vars, on_unused_input="ignore",
                            mode="FAST_COMPILE")(point)
     assert float(got) == pytest.approx(expected, rel=1e-10, abs=1e-9)
+
+
+@pytest.mark.parametrize("structure", [
+    LevelStructure(word_effects=True, integrate_coefficients=True),
+    LevelStructure(word_effects=True, strata=True, protected_offset=True,
+                   integrate_coefficients=True),
+    LevelStructure(word_effects=True, strata=True, correlated=True, protected_offset=True,
+                   integrate_coefficients=True),
+], ids=["independent", "strata+offset", "strata+lkj+offset"])
+def test_integrated_coefficients_likelihood_is_the_tables_multivariate_normal_density(
+        structure) -> None:
+    # every row of the table jointly: mean the centre of its protected word and
+    # connection, covariance X (I ⊗ S) Xᵀ + Z diag(τ_u²) Zᵀ + diag(σ²)
+    table = _table(2)
+    cells = cell_statistics(table)
+    model = build_model(cells, level="crossed", table=table, centred=(), structure=structure)
+    rng = np.random.default_rng(7)
+    point = model.initial_point()
+    for name in point:
+        point[name] = rng.normal(0.0, 0.4, np.shape(point[name]))
+    point[next(n for n in point if n.startswith("bar"))] = rng.uniform(
+        0.7, 0.9, np.shape(point[next(n for n in point if n.startswith("bar"))]))
+    outputs = [model["tau"], model["sigma"], model["tau_word"]]
+    if structure.protected_offset:
+        outputs.append(model["tau_protected"])
+    if structure.correlated:
+        outputs.append(model["coef_correlation"])
+    got = model.compile_fn(model.replace_rvs_by_values(outputs), inputs=model.value_vars,
+                           on_unused_input="ignore", mode="FAST_COMPILE")(point)
+    tau, sigma, tau_word = got[0], got[1], got[2]
+    tau_protected = got[3] if structure.protected_offset else 0.0
+    cons = list(model.coords["connection"])
+    correlation = got[-1] if structure.correlated else np.eye(len(cons))
+    cov_s = np.outer(tau, tau) * correlation + tau_protected**2
+    words = list(model.coords["protected_word"])
+    classes = list(model.coords.get("protected_class", [""]))
+    class_of = dict(zip(cells["protected_word"], cells["protected_class"], strict=True))
+    if structure.strata:
+        centre = {p: point["bar_class"][classes.index(class_of[p])] for p in words}
+    else:
+        centre = {p: point["bar"] for p in words}
+    kinds = list(model.coords["word_kind"])
+    kind_of = {"associated": "attribute", "different": "attribute", "none": "neutral"}
+    compared = list(dict.fromkeys(table["word_to_compare"]))
+    n = len(table)
+    p_idx = [words.index(p) for p in table["protected_word"]]
+    c_idx = [cons.index(c) for c in table["connection"]]
+    w_idx = [compared.index(w) for w in table["word_to_compare"]]
+    mean = np.array([centre[p][c] for p, c in zip(table["protected_word"], c_idx,
+                                                   strict=True)])
+    cov = np.diag(sigma[c_idx] ** 2)
+    word_var = {w: tau_word[kinds.index(kind_of[c])] ** 2
+                for w, c in zip(table["word_to_compare"], table["connection"], strict=True)}
+    for i in range(n):
+        for j in range(n):
+            if p_idx[i] == p_idx[j]:
+                cov[i, j] += cov_s[c_idx[i], c_idx[j]]
+            if w_idx[i] == w_idx[j]:
+                cov[i, j] += word_var[compared[w_idx[i]]]
+    expected = stats.multivariate_normal(mean, cov).logpdf(table["cosine_distance"])
+    graph = model.replace_rvs_by_values([model["cosine_distance_marginal"]])[0]
+    value = model.compile_fn(graph, inputs=model.value_vars, on_unused_input="ignore",
+                             mode="FAST_COMPILE")(point)
+    assert float(value) == pytest.approx(expected, rel=1e-9, abs=1e-7)

@@ -60,8 +60,19 @@ class LevelStructure:
         R ~ LKJ(``correlation_eta``); otherwise independent per connection (R = I).
     correlation_eta
         Shape of the LKJ prior of R (1: uniform over correlation matrices).
+    attribute_pair
+        An attribute word has two effects, one in the rows where it meets its own class
+        (``associated``) and one where it meets the others (``different``), jointly
+        Normal: sds τ_u[attribute] and τ_u,different, correlation ρ_u ~ LKJ(η) (for two
+        variables, density ∝ (1 − ρ²)^(η − 1)); otherwise one effect for all its rows.
     mean_prior_sd
         Prior sd of the (class) connection means around ``prior_location``.
+    integrate_coefficients
+        The protected words' coefficients are integrated out as well (crossed levels on
+        the cell statistics, :func:`integrated_coefficients_log_likelihood`): the sampler
+        sees only the means, sds and correlations, and the coefficients are drawn
+        afterwards from their exact conditional (:func:`embias.bayes.crossed.
+        draw_protected_coefficients`).
     sd_prior, sd_prior_scale
         Prior family of τ, τ_u and τ_protected — ``"exponential"`` (scale = its mean,
         1/rate) or ``"halfnormal"`` (scale = the sd of the Normal it folds).
@@ -72,6 +83,8 @@ class LevelStructure:
     protected_offset: bool = False
     correlated: bool = False
     correlation_eta: float = 2.0
+    attribute_pair: bool = False
+    integrate_coefficients: bool = False
     mean_prior_sd: float = 0.3
     sd_prior: str = "exponential"
     sd_prior_scale: float = 0.5
@@ -192,6 +205,8 @@ def build_model(
         design = crossed_design(table, cells)
         coords["word_to_compare"] = design.words
         coords["word_kind"] = design.kinds
+        if structure.attribute_pair:
+            coords["effect"] = [0, 1]
         if design.template is not None:
             coords["template"] = design.template.templates
 
@@ -222,10 +237,20 @@ def build_model(
             # (~ N(bar, τ)), non-centred columns the standardised offset (~ N(0, 1)) with
             # coef = bar + τ·offset; the mask is data, so every centring choice shares
             # one compiled graph
-            centred_ = pm.Data("centred", centred_mask, dims="connection")
-            if structure.correlated or structure.protected_offset:
-                coef = _correlated_coefficients(centre, tau, centred_, len(cons), structure)
+            if structure.integrate_coefficients:
+                if not crossed or data != "summary" or table is None or (
+                        "template" in table.columns):
+                    raise ValueError("integrate_coefficients serves the crossed levels on the "
+                                     "cell statistics of a table without templates")
+                chol_s = _coefficient_cholesky(tau, len(cons), structure)
+                coef = None
+            elif structure.correlated or structure.protected_offset:
+                centred_ = pm.Data("centred", centred_mask, dims="connection")
+                coef = _correlated_coefficients(
+                    centre, _coefficient_cholesky(tau, len(cons), structure), centred_,
+                    len(cons))
             else:
+                centred_ = pm.Data("centred", centred_mask, dims="connection")
                 coef_raw = pm.Normal("coef_raw", mu=centred_ * centre,
                                      sigma=centred_ * tau + (1.0 - centred_),
                                      dims=("protected_word", "connection"))
@@ -233,7 +258,7 @@ def build_model(
                     "coef",
                     (1.0 - centred_) * centre + ((1.0 - centred_) * tau + centred_) * coef_raw,
                     dims=("protected_word", "connection"))
-            cell_mu = coef[cell_word, cell_connection]
+            cell_mu = None if coef is None else coef[cell_word, cell_connection]
             cell_sigma = sigma[cell_connection]
         else:
             co = pm.ZeroSumNormal("co", sigma=0.5, dims="connection")
@@ -302,23 +327,44 @@ def build_model(
                 scatter = pm.Data("word_group_sum_scatter", groups.sum_scatter)  # (g, con, con)
                 inv_var = sigma**-2                                      # (connection,)
                 rows_per_con = pt.sum(n_pc, axis=0)
-                if template_kind is None:
+                if coef is None:  # the coefficients integrated out as well
+                    if structure.attribute_pair:
+                        raise ValueError("integrate_coefficients with attribute_pair is not "
+                                         "implemented")
+                    pm.Potential("cosine_distance_marginal",
+                                 integrated_coefficients_log_likelihood(
+                                     centre + pt.zeros_like(ybar), chol_s, n_pc, ybar, ss,
+                                     patterns, group_kind, group_pattern, group_size,
+                                     mean_sum, scatter, tau_word, sigma, rows=len(table),
+                                     n_groups=len(groups.size), n_connections=len(cons)))
+                elif template_kind is None:
                     within = pt.sum((ss + n_pc * (ybar - coef) ** 2) * inv_var[None, :])
                     fitted = pt.sum(patterns * coef[None, :, :], axis=1)  # (pattern, con)
                 else:  # sentence table: per template cell, and Σ_t m·V per pattern
                     within, fitted_template = _template_statistics(
                         design, coef, template_kind, inv_var)
                     fitted = pt.sum(patterns * coef[None, :, :], axis=1) + fitted_template
-                # Σ_{w∈g} b_w² = ιᵀ M_g ι + n_g (S̄_g·ι − F_g)², ι = 1/σ²
-                offset = mean_sum @ inv_var - (fitted @ inv_var)[group_pattern]
-                b2 = (scatter @ inv_var) @ inv_var + group_size * offset**2
-                c = (pt.sum(patterns, axis=1) @ inv_var)[group_pattern]
-                t2 = tau_word[group_kind] ** 2
-                denom = 1.0 + t2 * c
-                pm.Potential("cosine_distance_marginal", -0.5 * (
-                    len(table) * np.log(2.0 * np.pi) + pt.sum(rows_per_con * pt.log(sigma**2))
-                    + pt.sum(group_size * pt.log(denom)) + within
-                    - pt.sum(t2 * b2 / denom)))
+                if coef is None:
+                    pass
+                elif structure.attribute_pair:
+                    pair_terms = _attribute_pair_terms(
+                        design, cons, tau_word, inv_var, fitted, mean_sum, scatter,
+                        group_kind, group_pattern, group_size, patterns, structure)
+                    pm.Potential("cosine_distance_marginal", -0.5 * (
+                        len(table) * np.log(2.0 * np.pi)
+                        + pt.sum(rows_per_con * pt.log(sigma**2)) + within + pair_terms))
+                else:
+                    # Σ_{w∈g} b_w² = ιᵀ M_g ι + n_g (S̄_g·ι − F_g)², ι = 1/σ²
+                    offset = mean_sum @ inv_var - (fitted @ inv_var)[group_pattern]
+                    b2 = (scatter @ inv_var) @ inv_var + group_size * offset**2
+                    c = (pt.sum(patterns, axis=1) @ inv_var)[group_pattern]
+                    t2 = tau_word[group_kind] ** 2
+                    denom = 1.0 + t2 * c
+                    pm.Potential("cosine_distance_marginal", -0.5 * (
+                        len(table) * np.log(2.0 * np.pi)
+                        + pt.sum(rows_per_con * pt.log(sigma**2))
+                        + pt.sum(group_size * pt.log(denom)) + within
+                        - pt.sum(t2 * b2 / denom)))
         elif data == "summary":
             n = cells["n"].to_numpy(dtype=np.int64)
             multi = np.flatnonzero(n >= 2)
@@ -382,20 +428,13 @@ def lkj_cpc_log_density(cpc_raw: Any, size: int, eta: float) -> Any:
     return pt.sum(np.asarray(betas) * log_one_minus)
 
 
-def _correlated_coefficients(centre: Any, tau: Any, centred: Any, size: int,
-                             structure: LevelStructure) -> Any:
-    """coef[p, ·] ~ MvN(centre[p], S), inside the model context; returns ``coef``
-    (deterministic, dims ``protected_word, connection``). S = diag(τ) R diag(τ) with
-    R ~ LKJ(η) (``structure.correlated``), plus τ_protected²·11ᵀ (a protected word's offset
-    shared by its connections, integrated out: ``structure.protected_offset``).
-
-    One raw variable per coefficient, centred or not per connection as the mask says
-    (data): with L = diag(τ)·chol(R) and coef = centre + L z, the connections are taken in
-    order; a centred one holds coef itself and gives z_k = (coef_k − centre_k −
-    Σ_{j<k} L_kj z_j)/L_kk (Jacobian 1/L_kk), a non-centred one holds z_k. The density is
-    Σ log N(z; 0, 1) − Σ_centred log L_kk (a Potential), so with R = I this is the
-    independent parametrisation. The correlations are reported as ``coef_correlation``
-    (dims ``connection, connection_b``)."""
+def _coefficient_cholesky(tau: Any, size: int, structure: LevelStructure) -> Any:
+    """The Cholesky factor of S, the covariance of a protected word's coefficients across
+    the connections (inside the model context; adds the variables S needs):
+    diag(τ) R diag(τ) with R ~ LKJ(η) (``structure.correlated``; reported as
+    ``coef_correlation``, dims ``connection, connection_b``) or diag(τ²), plus
+    τ_protected²·11ᵀ (a protected word's offset shared by its connections, integrated out:
+    ``structure.protected_offset``)."""
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -416,7 +455,24 @@ def _correlated_coefficients(centre: Any, tau: Any, centred: Any, size: int,
         chol = pt.diag(tau)
     if structure.protected_offset:
         tau_protected = structure.sd_variable("tau_protected")
-        chol = pt.linalg.cholesky(chol @ chol.T + tau_protected**2 * pt.ones((size, size)))
+        chol = pt.linalg.cholesky(chol @ chol.T + tau_protected**2 * np.ones((size, size)))
+    return chol
+
+
+def _correlated_coefficients(centre: Any, chol: Any, centred: Any, size: int) -> Any:
+    """coef[p, ·] ~ MvN(centre[p], S), S = chol·cholᵀ (:func:`_coefficient_cholesky`),
+    inside the model context; returns ``coef`` (deterministic, dims ``protected_word,
+    connection``).
+
+    One raw variable per coefficient, centred or not per connection as the mask says
+    (data): with L = chol and coef = centre + L z, the connections are taken in order; a
+    centred one holds coef itself and gives z_k = (coef_k − centre_k − Σ_{j<k} L_kj z_j)/L_kk
+    (Jacobian 1/L_kk), a non-centred one holds z_k. The density is
+    Σ log N(z; 0, 1) − Σ_centred log L_kk (a Potential), so with R = I this is the
+    independent parametrisation."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
     raw = pm.Flat("coef_raw", dims=("protected_word", "connection"))
     centre = pt.broadcast_to(centre, raw.shape)
     z, coefs = [], []
@@ -434,6 +490,132 @@ def _correlated_coefficients(centre: Any, tau: Any, centred: Any, size: int,
                  - 0.5 * np.log(2.0 * np.pi) * z_all.size + log_jacobian)
     return pm.Deterministic("coef", pt.stack(coefs, axis=1),
                             dims=("protected_word", "connection"))
+
+
+def integrated_coefficients_log_likelihood(
+    centre: Any, chol_s: Any, n_pc: Any, ybar: Any, ss: Any, patterns: Any,
+    group_kind: Any, group_pattern: Any, group_size: Any, mean_sum: Any, scatter: Any,
+    tau_word: Any, sigma: Any, *, rows: int, n_groups: int, n_connections: int,
+) -> Any:
+    """log p(rows | means, S, σ, τ_u) with the compared words' effects u and the protected
+    words' coefficients x = coef both integrated out (PyTensor).
+
+    Given x, the u-integrated log-likelihood (:mod:`embias.bayes.crossed`) is quadratic in
+    x: ℓ(x) = κ − ½ xᵀAx + aᵀx with A = diag(n ι) − Σ_g w_g v_g v_gᵀ and
+    a = n ι ȳ − Σ_g w_g β_g v_g, where ι = 1/σ², v_g[p, c] = pattern_g[p, c]·ι_c,
+    w_g = n_g τ_g²/(1 + τ_g² c_g), β_g = S̄_g·ι and
+    κ = −½[N log 2π + Σ_c N_c log σ_c² + Σ_g n_g log(1 + τ_g² c_g) + Σ (SS + n ȳ²) ι
+    − Σ_g (τ_g²/(1 + τ_g² c_g)) (ιᵀM_g ι + n_g β_g²)]. With x_p ~ N(m_p, S) and Λ = S⁻¹,
+    Q = A + I ⊗ Λ and h = a + (Λ m_p)_p, the marginal is
+    κ − (P/2) log det S − ½ Σ_p m_pᵀΛm_p − ½ log det Q + ½ hᵀQ⁻¹h. Q is block diagonal
+    (G_p = Λ + diag(n_p ι), one C × C block per protected word) minus a rank-(groups)
+    term, so Q⁻¹ and det Q follow from the blocks and one groups × groups matrix
+    J = I − W^½ Vᵀ G⁻¹ V W^½ (Woodbury and the determinant lemma): the cost is linear in
+    the protected words and the rows never enter."""
+    import pytensor.tensor as pt
+
+    inv_var = sigma**-2
+    n_words = ybar.shape[0]
+    c_g = (pt.sum(patterns, axis=1) @ inv_var)[group_pattern]
+    t2 = tau_word[group_kind] ** 2
+    k = t2 / (1.0 + t2 * c_g)
+    w = k * group_size
+    beta = mean_sum @ inv_var
+    kappa = -0.5 * (rows * np.log(2.0 * np.pi) + pt.sum(pt.sum(n_pc, axis=0) * pt.log(sigma**2))
+                    + pt.sum(group_size * pt.log1p(t2 * c_g))
+                    + pt.sum((ss + n_pc * ybar**2) * inv_var[None, :])
+                    - pt.sum(k * ((scatter @ inv_var) @ inv_var + group_size * beta**2)))
+    eye_c = np.eye(n_connections)
+    chol_inv = pt.linalg.solve_triangular(chol_s, eye_c, lower=True)
+    precision = chol_inv.T @ chol_inv                                  # S⁻¹
+    log_det_s = 2.0 * pt.sum(pt.log(pt.diagonal(chol_s)))
+    v = patterns[group_pattern] * inv_var[None, None, :]               # (group, P, C)
+    blocks = precision[None, :, :] + (n_pc * inv_var[None, :])[:, :, None] * eye_c[None]
+    h = (n_pc * inv_var[None, :] * ybar - pt.sum((w * beta)[:, None, None] * v, axis=0)
+         + centre @ precision)
+    chol_b = pt.linalg.cholesky(blocks)                               # (P, C, C)
+
+    def block_solve(rhs: Any) -> Any:  # G_p⁻¹ rhs_p for every protected word
+        first = pt.linalg.solve_triangular(chol_b, rhs[..., None], lower=True, b_ndim=2)
+        return pt.linalg.solve_triangular(pt.swapaxes(chol_b, -1, -2), first, lower=False,
+                                          b_ndim=2)[..., 0]
+
+    g_h = block_solve(h)                                               # (P, C)
+    g_v = pt.stack([block_solve(v[g]) for g in range(n_groups)])       # (group, P, C)
+    h_mat = pt.sum(v[:, None, :, :] * g_v[None, :, :, :], axis=(2, 3))  # (group, group)
+    y = pt.sum(v * g_h[None], axis=(1, 2))
+    root = pt.sqrt(w)
+    j_mat = np.eye(n_groups) - root[:, None] * h_mat * root[None, :]
+    chol_j = pt.linalg.cholesky(j_mat)
+    z = pt.linalg.solve_triangular(chol_j, root * y, lower=True)
+    quad = pt.sum(h * g_h) + pt.sum(z**2)
+    log_det_q = (2.0 * pt.sum(pt.log(pt.diagonal(chol_b, axis1=-2, axis2=-1)))
+                 + 2.0 * pt.sum(pt.log(pt.diagonal(chol_j))))
+    prior_quad = pt.sum((centre @ precision) * centre)
+    return (kappa - 0.5 * n_words * log_det_s - 0.5 * prior_quad - 0.5 * log_det_q
+            + 0.5 * quad)
+
+
+#: The effect (0 or 1) of an attribute word a row of each connection gets with
+#: ``attribute_pair``: its own class's rows and the others'; a neutral or human word has
+#: one effect (0).
+PAIR_COMPONENT = {"associated": 0, "different": 1, "none": 0, "human": 0}
+
+
+def _attribute_pair_terms(design: CrossedDesign, cons: list[str], tau_word: Any,
+                          inv_var: Any, fitted: Any, mean_sum: Any, scatter: Any,
+                          group_kind: Any, group_pattern: Any, group_size: Any,
+                          patterns: Any, structure: LevelStructure) -> Any:
+    """Σ over the word groups of n_g·log det(I + Σ_k C_g) − tr(K_g Σ_w b_w b_wᵀ): the
+    compared words' part of −2 × the integrated log-likelihood when an attribute word has
+    two correlated effects (inside the model context; adds τ_u,different and ρ_u).
+
+    A word's rows have covariance D + B Σ Bᵀ, B its rows' effect indicators (two columns:
+    :data:`PAIR_COMPONENT`). With C = BᵀD⁻¹B = diag(c₁, c₂), b = BᵀD⁻¹r and δ = det Σ:
+    det(I + ΣC) = Δ = 1 + s₁c₁ + s₂c₂ + c₁c₂δ (determinant lemma) and
+    (Σ⁻¹ + C)⁻¹ = K = [[s₁ + c₂δ, s₁₂], [s₁₂, s₂ + c₁δ]]/Δ (Woodbury), so
+    log N(r; 0, D + BΣBᵀ) = −½[n log 2π + Σ log dᵢ + log Δ + Σ rᵢ²/dᵢ − bᵀKb]. C and K
+    depend on the word's group only; Σ_w b_w b_wᵀ = Bᵀ diag(ι) (M_g + n_g e_g e_gᵀ)
+    diag(ι) B with e_g = S̄_g − F_g (module notes of :mod:`embias.bayes.crossed`). A
+    kind with one effect (neutral, human words; an attribute table without ``different``
+    rows) has c₂ = 0 and b₂ = 0, which leaves the one-effect form τ²b²/(1 + τ²c)."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    component = np.zeros((len(cons), 2))
+    component[np.arange(len(cons)), [PAIR_COMPONENT[c] for c in cons]] = 1.0
+    pair = np.array([float(k == "attribute") for k in design.kinds])
+    component_ = pm.Data("connection_component", component, dims=("connection", "effect"))
+    pair_ = pm.Data("word_kind_pair", pair, dims="word_kind")
+    tau_other = structure.sd_variable("tau_word_different")
+    rho_raw = pm.Flat("word_correlation_raw")
+    # LKJ(η) for two variables: ρ ~ Beta(η, η) on (−1, 1); ρ = tanh x, dρ/dx = 1 − ρ²
+    pm.Potential("word_correlation_prior", lkj_cpc_log_density(
+        pt.stack([rho_raw]), 2, structure.correlation_eta))
+    rho = pm.Deterministic("word_correlation", pt.tanh(rho_raw))
+    t = tau_word[group_kind]
+    is_pair = pair_[group_kind]
+    s1 = t**2
+    s2 = is_pair * tau_other**2 + (1.0 - is_pair) * s1
+    s12 = is_pair * rho * t * tau_other
+    delta = s1 * s2 - s12**2
+    rows = (pt.sum(patterns, axis=1) * inv_var[None, :])[group_pattern]     # (group, con)
+    c = rows @ component_                                                # (group, 2)
+    big_delta = 1.0 + s1 * c[:, 0] + s2 * c[:, 1] + c[:, 0] * c[:, 1] * delta
+    e = (mean_sum - fitted[group_pattern]) * inv_var[None, :]             # (group, con)
+    eb = e @ component_                                                  # (group, 2)
+    weighted = scatter * inv_var[None, :, None] * inv_var[None, None, :]  # (g, con, con)
+
+    def scatter_b(i: int, j: int) -> Any:  # Bᵀ (ι M_g ι) B, entry (i, j), per group
+        return pt.sum(weighted * (component_[:, i][:, None] * component_[:, j][None, :]),
+                      axis=(1, 2))
+
+    t11 = scatter_b(0, 0) + group_size * eb[:, 0] ** 2
+    t12 = scatter_b(0, 1) + group_size * eb[:, 0] * eb[:, 1]
+    t22 = scatter_b(1, 1) + group_size * eb[:, 1] ** 2
+    quad = ((s1 + c[:, 1] * delta) * t11 + 2.0 * s12 * t12
+            + (s2 + c[:, 0] * delta) * t22) / big_delta
+    return pt.sum(group_size * pt.log(big_delta)) - pt.sum(quad)
 
 
 def _template_effects(design: CrossedDesign) -> Any:
@@ -548,8 +730,9 @@ def summary_model_data(
         "cell_word": pd.Index(words).get_indexer(cells["protected_word"]).astype(np.int64),
         "cell_connection": pd.Index(cons).get_indexer(cells["connection"]).astype(np.int64),
         "prior_location": np.asarray(float(prior_location)),
-        "centred": np.array([float(c in set(centred)) for c in cons]),
     }
+    if not structure.integrate_coefficients:
+        data["centred"] = np.array([float(c in set(centred)) for c in cons])
     if structure.correlated:
         coords.update(connection_b=cons,
                       connection_pair=np.arange(len(cons) * (len(cons) - 1) // 2))
@@ -578,6 +761,13 @@ def summary_model_data(
             "word_group_size": groups.size, "word_group_mean_sum": groups.mean_sum,
             "word_group_sum_scatter": groups.sum_scatter,
         })
+        if structure.attribute_pair:
+            component = np.zeros((len(cons), 2))
+            component[np.arange(len(cons)), [PAIR_COMPONENT[c] for c in cons]] = 1.0
+            coords["effect"] = [0, 1]
+            data.update({"connection_component": component,
+                         "word_kind_pair": np.array([float(k == "attribute")
+                                                     for k in design.kinds])})
     else:
         n = cells["n"].to_numpy(dtype=np.int64)
         multi = np.flatnonzero(n >= 2)
