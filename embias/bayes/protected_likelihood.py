@@ -1,5 +1,5 @@
 """The log density of all the rows of a protected word with the word's own parameters
-integrated out (:func:`protected_word_log_likelihood`): what the importance weights of word
+integrated out (``protected_word_log_likelihood``): what the importance weights of word
 influence divide out when a protected word is left out (:mod:`embias.bayes.influence`).
 
 Leaving protected word p out sends its own parameters back to their prior, so its rows'
