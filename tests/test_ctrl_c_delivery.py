@@ -53,3 +53,32 @@ def test_the_library_leaves_the_signal_handlers_alone() -> None:
                          timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split()[-2:] == ["True", "True"], run.stderr
+
+
+#: A process whose code swallows the first KeyboardInterrupt (``except BaseException``).
+SWALLOWING = textwrap.dedent("""
+    import os, signal, sys, time
+    if sys.argv[1] == "installed":
+        from embias.cli._interrupt import install_interrupt_handler
+        install_interrupt_handler()
+    try:
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(100):
+                time.sleep(0.01)
+        except BaseException:
+            pass  # a library that catches everything
+        for _ in range(300):
+            time.sleep(0.01)
+        print("ran to the end")
+    except KeyboardInterrupt:
+        print("interrupted")
+""")
+
+
+@pytest.mark.parametrize(("handler", "expected"), [("default", "ran to the end"),
+                                                    ("installed", "interrupted")])
+def test_ctrl_c_swallowed_by_a_catch_all_is_raised_again(handler: str, expected: str) -> None:
+    run = subprocess.run([sys.executable, "-c", SWALLOWING, handler], capture_output=True,
+                         text=True, timeout=60)
+    assert run.stdout.strip() == expected, run.stderr

@@ -160,8 +160,11 @@ def run() -> int:
     """The ``embias`` console script (and ``python -m embias``): :func:`main` on
     ``sys.argv`` in a process set up for fitting (:func:`configure_process`); Ctrl-C raises
     ``KeyboardInterrupt`` only where it propagates."""
-    from ._interrupt import install_interrupt_handler
+    from ._interrupt import install_interrupt_handler, stop_redelivery
 
     install_interrupt_handler()
     configure_process()
-    return main()
+    try:
+        return main()
+    finally:
+        stop_redelivery()

@@ -3,9 +3,11 @@
 Python raises ``KeyboardInterrupt`` wherever the main thread happens to be when the signal
 is handled. When that is a garbage-collector callback (JAX registers one) or a
 ``__del__`` method, Python prints "Exception ignored" and drops the exception: the command
-would go on sampling and save a fit the user asked to stop. This handler sees such a
-frame, does not raise there, and has the signal delivered again a moment later, until it
-is raised where it propagates.
+would go on sampling and save a fit the user asked to stop; code that catches every
+exception can swallow it too. This handler sees such a frame, does not raise there, and has
+the signal delivered again a moment later; once raised, it is raised again every
+:data:`CONFIRM_SECONDS` while no code is handling it, until the command reports it
+(:func:`stop_redelivery`).
 
 Only the console script installs it (:func:`embias.cli.run`): a library does not change
 the signal handlers of its user's process.
@@ -18,11 +20,15 @@ import signal
 import sys
 from types import CodeType, FrameType
 
-__all__ = ["install_interrupt_handler"]
+__all__ = ["install_interrupt_handler", "stop_redelivery"]
 
 #: Seconds until a Ctrl-C that arrived inside a callback whose exceptions Python drops is
 #: delivered again.
 REDELIVER_SECONDS = 0.02
+
+#: Seconds after which an interrupt raised where it should propagate is raised again if no
+#: code is handling it by then (it was swallowed by an ``except BaseException``).
+CONFIRM_SECONDS = 0.25
 
 #: Names of functions whose exceptions Python reports as "Exception ignored" and drops.
 _DROPPING_NAMES = frozenset({"__del__"})
@@ -46,11 +52,21 @@ def raised_here_is_dropped(frame: FrameType | None) -> bool:
 
 
 def _on_interrupt(signum: int, frame: FrameType | None) -> None:
+    if isinstance(sys.exception(), KeyboardInterrupt):
+        return  # an interrupt is being handled up the stack (an except, finally or __exit__)
     if raised_here_is_dropped(frame):
         signal.setitimer(signal.ITIMER_REAL, REDELIVER_SECONDS)  # again, once out of it
         return
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    # raised here; delivered once more later unless by then it is being handled (code that
+    # catches every exception may have swallowed it), until the command reports it
+    signal.setitimer(signal.ITIMER_REAL, CONFIRM_SECONDS, CONFIRM_SECONDS)
     raise KeyboardInterrupt
+
+
+def stop_redelivery() -> None:
+    """The command has seen the interrupt (or ended): no more deliveries."""
+    if hasattr(signal, "setitimer"):
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def install_interrupt_handler() -> None:

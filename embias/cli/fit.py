@@ -163,6 +163,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
     try:
         return _fit(args, done)
     except KeyboardInterrupt as exc:  # embias.pipeline.study_fits.FitInterrupted says what was kept
+        from ._interrupt import stop_redelivery
+
+        stop_redelivery()
         if "fit" in done:
             said = f"interrupted after the fit was saved to {done['fit']}; nothing else written"
         else:
