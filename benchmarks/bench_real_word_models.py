@@ -83,6 +83,8 @@ CANDIDATES: dict[str, LevelStructure] = {
     "strata+offset+wide_mean+exp10": LevelStructure(
         word_effects=True, strata=True, protected_offset=True, mean_prior_sd=1.0,
         sd_prior_scale=0.1),
+    "int:wide_mean": LevelStructure(word_effects=True, mean_prior_sd=1.0,
+                                    integrate_coefficients=True),
     "int:strata+offset+wide_mean": LevelStructure(
         word_effects=True, strata=True, protected_offset=True, mean_prior_sd=1.0,
         integrate_coefficients=True),
@@ -92,9 +94,12 @@ CANDIDATES: dict[str, LevelStructure] = {
     "int:offset+wide_mean+exp10": LevelStructure(
         word_effects=True, protected_offset=True, mean_prior_sd=1.0, sd_prior_scale=0.1,
         integrate_coefficients=True),
-    "int:strata+corr+wide_mean+exp10": LevelStructure(
-        word_effects=True, strata=True, correlated=True, mean_prior_sd=1.0,
-        sd_prior_scale=0.1, integrate_coefficients=True),
+    "int:offset+wide_mean": LevelStructure(
+        word_effects=True, protected_offset=True, mean_prior_sd=1.0,
+        integrate_coefficients=True),
+    "int:offset+wide_mean+hn15": LevelStructure(
+        word_effects=True, protected_offset=True, mean_prior_sd=1.0, sd_prior="halfnormal",
+        sd_prior_scale=0.15, integrate_coefficients=True),
     "strata+corr1+wide_mean": LevelStructure(word_effects=True, strata=True, correlated=True,
                                              correlation_eta=1.0, mean_prior_sd=1.0),
 }
@@ -108,52 +113,13 @@ def _starts(cells: pd.DataFrame, structure: LevelStructure, centred: tuple[str, 
     """Starting points per chain and approximate posterior sds of a candidate's variables,
     mapped from the crossed level's."""
     from embias.bayes.data import approximate_posterior_sd, initial_values
-    from embias.bayes.model import protected_strata
+    from embias.bayes.model import structure_starting_values
 
     base = initial_values(cells, level="crossed", centred=centred, chains=chains,
                           random_seed=seed, word_kinds=kinds)
     sds = approximate_posterior_sd(cells, level="crossed", centred=centred)
-    cons = list(dict.fromkeys(cells["connection"]))
-    words = list(dict.fromkeys(cells["protected_word"]))
-    shape = (len(words), len(cons))
-    mask = np.array([float(c in centred) for c in cons])
-    ybar = cells["mean"].to_numpy(float).reshape(shape)
-    rng = np.random.default_rng([seed, 31])
-    out = []
-    for point in base:
-        coef = mask * point["coef_raw"] + (1 - mask) * (point["bar"] + point["tau"]
-                                                        * point["coef_raw"])
-        new = {k: v for k, v in point.items() if k != "bar"}
-        if structure.strata:
-            _, word_class, _ = protected_strata(cells)
-            n_class = int(word_class.max()) + 1
-            bar_class = np.stack([ybar[word_class == c].mean(axis=0) for c in range(n_class)])
-            bar_class = bar_class + rng.uniform(-1, 1, bar_class.shape) * sds["bar"]
-            new["bar_class"] = bar_class
-            centre = bar_class[word_class]
-        else:
-            new["bar"] = point["bar"]
-            centre = point["bar"][None, :]
-        new["coef_raw"] = mask * coef + (1 - mask) * (coef - centre) / point["tau"]
-        if structure.protected_offset:  # small: the start keeps coef_raw's meaning
-            new["tau_protected"] = np.asarray(0.01 * np.exp(rng.uniform(-0.5, 0.5)))
-        if structure.correlated:
-            new["coef_correlation_raw"] = rng.uniform(-0.1, 0.1, len(cons) * (len(cons) - 1)
-                                                      // 2)
-        if structure.attribute_pair:
-            new["tau_word_different"] = np.asarray(point["tau_word"][0])
-            new["word_correlation_raw"] = np.asarray(np.arctanh(0.5) + rng.uniform(-0.1, 0.1))
-        out.append(new)
-    sd = {k: v for k, v in sds.items() if k != "bar"}
-    sd["bar_class" if structure.strata else "bar"] = sds["bar"]
-    if structure.protected_offset:
-        sd["tau_protected"] = np.asarray(0.3)
-    if structure.correlated:
-        sd["coef_correlation_raw"] = np.asarray(0.3)
-    if structure.attribute_pair:
-        sd["tau_word_different"] = np.asarray(0.25)
-        sd["word_correlation_raw"] = np.asarray(0.4)
-    return out, sd
+    return structure_starting_values(cells, structure, base, sds, centred=centred,
+                                     random_seed=seed)
 
 
 def fit_tables(tables: list[pd.DataFrame], structure: LevelStructure, *, seed: int,
@@ -324,6 +290,16 @@ def elpd_and_time(structure: LevelStructure, *, seed: int = 1) -> tuple[float, f
     return float(loo["elpd"]), float(loo["se"]), seconds
 
 
+def _append(path: Path, frame: pd.DataFrame) -> None:
+    """Write ``frame``'s rows to ``path``, replacing the rows of its candidates there."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        old = pd.read_csv(path)
+        old = old[~old["candidate"].isin(frame["candidate"].unique())]
+        frame = pd.concat([old, frame], ignore_index=True)
+    frame.to_csv(path, index=False)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--candidates", nargs="+", default=list(CANDIDATES),
@@ -361,22 +337,14 @@ def main() -> None:
                     rows += coverage_rows(tree, truths, study=block + k, candidate=candidate)
             frame = pd.DataFrame(rows)
             all_rows.append(frame)
+            if args.out_dir:  # after every candidate: a stopped run keeps what it did
+                _append(Path(args.out_dir) / f"real_word_models_{name}.csv.gz", frame)
             wall = time.perf_counter() - start
             summary = summarize(frame)
             dev = (summary["coverage"] - CI_PROB).abs().mean()
             print(f"\n{name} / {candidate}: {args.studies} studies, {wall:.0f} s, "
                   f"mean |coverage − {CI_PROB}| = {dev:.3f}")
             print(embias.to_markdown(summary.round(4)))
-        if args.out_dir:
-            out = Path(args.out_dir)
-            out.mkdir(parents=True, exist_ok=True)
-            path = out / f"real_word_models_{name}.csv.gz"
-            frame = pd.concat(all_rows, ignore_index=True)
-            if path.exists():
-                old = pd.read_csv(path)
-                old = old[~old["candidate"].isin(frame["candidate"].unique())]
-                frame = pd.concat([old, frame], ignore_index=True)
-            frame.to_csv(path, index=False)
     if args.elpd:
         for candidate in args.candidates:
             elpd, se, seconds = elpd_and_time(CANDIDATES[candidate])

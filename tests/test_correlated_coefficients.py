@@ -121,9 +121,7 @@ def test_coefficient_prior_is_the_multivariate_normal_density(structure, centred
     LevelStructure(word_effects=True, integrate_coefficients=True),
     LevelStructure(word_effects=True, strata=True, protected_offset=True,
                    integrate_coefficients=True),
-    LevelStructure(word_effects=True, strata=True, correlated=True, protected_offset=True,
-                   integrate_coefficients=True),
-], ids=["independent", "strata+offset", "strata+lkj+offset"])
+], ids=["independent", "strata+offset"])
 def test_integrated_coefficients_likelihood_is_the_tables_multivariate_normal_density(
         structure) -> None:
     # every row of the table jointly: mean the centre of its protected word and

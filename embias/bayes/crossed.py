@@ -129,7 +129,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
 
 __all__ = ["WORD_KINDS", "WORD_KIND_OF_CONNECTION", "CrossedDesign", "TemplateDesign",
-           "WordGroups", "crossed_design", "draw_word_effects", "row_template_effects"]
+           "WordGroups", "crossed_design", "draw_protected_coefficients", "draw_word_effects",
+           "integrated_protected_cells", "row_template_effects"]
 
 #: Random-effect class of a compared word, by the connection of its rows.
 WORD_KIND_OF_CONNECTION = {"associated": "attribute", "different": "attribute",
@@ -518,6 +519,133 @@ def draw_word_effects(
         v = 1.0 / (1.0 / tau2[s] + c)
         out[s] = v * b + np.sqrt(v) * rng.standard_normal(v.shape)
     return out.reshape(chains, draws, n_words)
+
+
+def draw_protected_coefficients(
+    posterior: DataTree,
+    cells: pd.DataFrame,
+    design: CrossedDesign,
+    *,
+    random_seed: int,
+    chunk: int = 500,
+) -> np.ndarray:
+    """Draws of every protected word's coefficients from their exact conditional posterior,
+    for a fit whose sampler integrated them out (``integrate_coefficients``, the
+    ``crossed_strata`` level): given each posterior draw of the (class) connection means,
+    S (τ, the correlations ``coef_correlation`` and ``tau_protected`` when the model has
+    them), σ and τ_u, the coefficients x (compared words' effects integrated out) are
+    Normal with precision Q = A + I ⊗ S⁻¹ and mean Q⁻¹h
+    (:func:`embias.bayes.model.integrated_coefficients_log_likelihood`).
+
+    Q = L (I − ZZᵀ) Lᵀ with L the Cholesky factors of the protected words' blocks
+    G_p = S⁻¹ + diag(n_p/σ²) and Z = L⁻¹ V W^½ (protected cells × word groups), so
+    x = Q⁻¹h + L⁻ᵀ (I − ZZᵀ)^(−½) ε, ε ~ N(0, I), and with the thin SVD Z = U s Vᵀ,
+    (I − ZZᵀ)^(−½) = I + U diag((1 − s²)^(−½) − 1) Uᵀ.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape (chain, draw, protected word, connection), in the cells' order.
+    """
+    from .model import protected_strata
+
+    post = posterior["posterior"]
+    words = list(cells["protected_word"].drop_duplicates())
+    cons = list(cells["connection"].drop_duplicates())
+    n_p, n_c = len(words), len(cons)
+
+    def values(name: str, *dims: str, **sel: list[str]) -> np.ndarray:
+        da = post[name].transpose("chain", "draw", *dims)
+        return da.sel(**sel).values if sel else da.values
+
+    sigma = values("sigma", "connection", connection=cons)
+    chains, draws = sigma.shape[:2]
+    total = chains * draws
+    sigma = sigma.reshape(total, n_c)
+    tau = values("tau", "connection", connection=cons).reshape(total, n_c)
+    if "bar_class" in post:
+        classes, word_class, _ = protected_strata(cells)
+        centre = values("bar_class", "protected_class", "connection",
+                        protected_class=classes, connection=cons).reshape(
+            total, len(classes), n_c)[:, word_class, :]
+    else:
+        centre = np.repeat(values("bar", "connection", connection=cons).reshape(
+            total, 1, n_c), n_p, axis=1)
+    cov = tau[:, :, None] * tau[:, None, :]
+    if "coef_correlation" in post:
+        cov = cov * values("coef_correlation", "connection", "connection_b",
+                           connection=cons, connection_b=cons).reshape(total, n_c, n_c)
+    else:
+        cov = cov * np.eye(n_c)
+    if "tau_protected" in post:
+        cov = cov + values("tau_protected").reshape(total, 1, 1) ** 2
+    tau_word = values("tau_word", "word_kind", word_kind=design.kinds).reshape(total, -1)
+    shape = (n_p, n_c)
+    n_pc = cells["n"].to_numpy(float).reshape(shape)
+    ybar = cells["mean"].to_numpy(float).reshape(shape)
+    groups = design.word_groups()
+    patterns = np.asarray(design.patterns, dtype=float)[groups.pattern]   # (group, P, C)
+    rows_g = patterns.sum(axis=1)                                         # (group, C)
+    rng = np.random.default_rng([int(random_seed), 7331])
+    out = np.empty((total, n_p, n_c))
+    for start in range(0, total, chunk):
+        s = slice(start, start + chunk)
+        m = len(range(total)[s])
+        inv_var = sigma[s] ** -2                                          # (m, C)
+        t2 = tau_word[s][:, groups.kind] ** 2                             # (m, G)
+        c_g = rows_g @ inv_var.T                                          # (G, m)
+        w = (t2 / (1.0 + t2 * c_g.T)) * groups.size                        # (m, G)
+        beta = inv_var @ groups.mean_sum.T                                # (m, G)
+        v = patterns[None] * inv_var[:, None, None, :]                    # (m, G, P, C)
+        precision = np.linalg.inv(cov[s])                                 # (m, C, C)
+        blocks = precision[:, None] + (n_pc[None] * inv_var[:, None, :])[..., None] * np.eye(
+            n_c)                                                          # (m, P, C, C)
+        h = (n_pc[None] * inv_var[:, None, :] * ybar[None]
+             - np.einsum("mg,mgpc->mpc", w * beta, v)
+             + np.einsum("mpc,mcd->mpd", centre[s], precision))
+        chol = np.linalg.cholesky(blocks)                                 # (m, P, C, C)
+        g_h = np.linalg.solve(blocks, h[..., None])[..., 0]               # (m, P, C)
+        g_v = np.linalg.solve(blocks[:, None], v[..., None])[..., 0]      # (m, G, P, C)
+        h_mat = np.einsum("mgpc,mkpc->mgk", v, g_v)
+        y = np.einsum("mgpc,mpc->mg", v, g_h)
+        root = np.sqrt(w)
+        j_mat = np.eye(len(groups.size))[None] - root[:, :, None] * h_mat * root[:, None, :]
+        mean = g_h + np.einsum("mgpc,mg->mpc", g_v,
+                               root * np.linalg.solve(j_mat, (root * y)[..., None])[..., 0])
+        # noise: L⁻ᵀ (I − ZZᵀ)^(−½) ε with Z = L⁻¹ V W^½ (per protected word's block)
+        z = np.linalg.solve(chol[:, None], v[..., None])[..., 0] * root[:, :, None, None]
+        z = z.reshape(m, len(groups.size), n_p * n_c).transpose(0, 2, 1)  # (m, PC, G)
+        u, sv, _ = np.linalg.svd(z, full_matrices=False)
+        eps = rng.standard_normal((m, n_p * n_c))
+        scale = 1.0 / np.sqrt(np.clip(1.0 - sv**2, 1e-300, None)) - 1.0
+        eps = eps + np.einsum("mig,mg->mi", u, scale * np.einsum("mig,mi->mg", u, eps))
+        noise = np.linalg.solve(np.swapaxes(chol, -1, -2),
+                                eps.reshape(m, n_p, n_c)[..., None])[..., 0]
+        out[s] = mean + noise
+    return out.reshape(chains, draws, n_p, n_c)
+
+
+def integrated_protected_cells(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
+                               centre: np.ndarray, tau2: np.ndarray, offset2: np.ndarray,
+                               sigma2: np.ndarray) -> np.ndarray:
+    """log p(rows of one protected word | its centre, τ, τ_protected, σ) with its
+    coefficients coef ~ MvN(centre, diag(τ²) + τ_protected²·11ᵀ) integrated out, from the
+    word's cells (rows n, mean, sum of squared deviations ss per connection; with the
+    compared words' effects taken out of the rows). The cell means are jointly Normal with
+    covariance diag(τ² + σ²/n) + τ_protected²·11ᵀ (determinant lemma and Sherman–Morrison);
+    each cell's SS adds its within-cell term. Arrays broadcast to (sample, connection),
+    ``offset2`` to (sample,); returns (sample,)."""
+    log_2pi = float(np.log(2.0 * np.pi))
+    within = -0.5 * np.sum((n - 1.0) * (log_2pi + np.log(sigma2)) + np.log(n) + ss / sigma2,
+                           axis=-1)
+    d = tau2 + sigma2 / n
+    r = mean - centre
+    c = np.sum(1.0 / d, axis=-1)
+    b = np.sum(r / d, axis=-1)
+    denom = 1.0 + offset2 * c
+    between = -0.5 * (r.shape[-1] * log_2pi + np.sum(np.log(d), axis=-1) + np.log(denom)
+                      + np.sum(r**2 / d, axis=-1) - offset2 * b**2 / denom)
+    return within + between
 
 
 def row_template_effects(posterior: DataTree, table: pd.DataFrame,

@@ -242,7 +242,11 @@ def build_model(
                         "template" in table.columns):
                     raise ValueError("integrate_coefficients serves the crossed levels on the "
                                      "cell statistics of a table without templates")
-                chol_s = _coefficient_cholesky(tau, len(cons), structure)
+                if structure.correlated:
+                    raise ValueError("integrate_coefficients takes S = diag(τ²) (+ the "
+                                     "protected offset τ_protected²·11ᵀ), not correlated=True")
+                tau_protected = (structure.sd_variable("tau_protected")
+                                 if structure.protected_offset else pt.zeros(()))
                 coef = None
             elif structure.correlated or structure.protected_offset:
                 centred_ = pm.Data("centred", centred_mask, dims="connection")
@@ -333,10 +337,11 @@ def build_model(
                                          "implemented")
                     pm.Potential("cosine_distance_marginal",
                                  integrated_coefficients_log_likelihood(
-                                     centre + pt.zeros_like(ybar), chol_s, n_pc, ybar, ss,
+                                     centre + pt.zeros_like(ybar), tau, tau_protected,
+                                     n_pc, ybar, ss,
                                      patterns, group_kind, group_pattern, group_size,
                                      mean_sum, scatter, tau_word, sigma, rows=len(table),
-                                     n_groups=len(groups.size), n_connections=len(cons)))
+                                     n_groups=len(groups.size)))
                 elif template_kind is None:
                     within = pt.sum((ss + n_pc * (ybar - coef) ** 2) * inv_var[None, :])
                     fitted = pt.sum(patterns * coef[None, :, :], axis=1)  # (pattern, con)
@@ -455,7 +460,10 @@ def _coefficient_cholesky(tau: Any, size: int, structure: LevelStructure) -> Any
         chol = pt.diag(tau)
     if structure.protected_offset:
         tau_protected = structure.sd_variable("tau_protected")
-        chol = pt.linalg.cholesky(chol @ chol.T + tau_protected**2 * np.ones((size, size)))
+        cov = chol @ chol.T + tau_protected**2 * np.ones((size, size))
+        entries = _cholesky([[cov[i, j] for j in range(size)] for i in range(size)], size)
+        chol = pt.stack([pt.stack([pt.as_tensor(entries[i][j]) for j in range(size)])
+                         for i in range(size)])
     return chol
 
 
@@ -493,25 +501,31 @@ def _correlated_coefficients(centre: Any, chol: Any, centred: Any, size: int) ->
 
 
 def integrated_coefficients_log_likelihood(
-    centre: Any, chol_s: Any, n_pc: Any, ybar: Any, ss: Any, patterns: Any,
+    centre: Any, tau: Any, tau_protected: Any, n_pc: Any, ybar: Any, ss: Any, patterns: Any,
     group_kind: Any, group_pattern: Any, group_size: Any, mean_sum: Any, scatter: Any,
-    tau_word: Any, sigma: Any, *, rows: int, n_groups: int, n_connections: int,
+    tau_word: Any, sigma: Any, *, rows: int, n_groups: int,
 ) -> Any:
-    """log p(rows | means, S, σ, τ_u) with the compared words' effects u and the protected
-    words' coefficients x = coef both integrated out (PyTensor).
+    """log p(rows | means, τ, τ_protected, σ, τ_u) with the compared words' effects u and
+    the protected words' coefficients x = coef both integrated out (PyTensor).
 
     Given x, the u-integrated log-likelihood (:mod:`embias.bayes.crossed`) is quadratic in
     x: ℓ(x) = κ − ½ xᵀAx + aᵀx with A = diag(n ι) − Σ_g w_g v_g v_gᵀ and
     a = n ι ȳ − Σ_g w_g β_g v_g, where ι = 1/σ², v_g[p, c] = pattern_g[p, c]·ι_c,
     w_g = n_g τ_g²/(1 + τ_g² c_g), β_g = S̄_g·ι and
     κ = −½[N log 2π + Σ_c N_c log σ_c² + Σ_g n_g log(1 + τ_g² c_g) + Σ (SS + n ȳ²) ι
-    − Σ_g (τ_g²/(1 + τ_g² c_g)) (ιᵀM_g ι + n_g β_g²)]. With x_p ~ N(m_p, S) and Λ = S⁻¹,
+    − Σ_g (τ_g²/(1 + τ_g² c_g)) (ιᵀM_g ι + n_g β_g²)]. With x_p ~ N(m_p, S), Λ = S⁻¹,
     Q = A + I ⊗ Λ and h = a + (Λ m_p)_p, the marginal is
-    κ − (P/2) log det S − ½ Σ_p m_pᵀΛm_p − ½ log det Q + ½ hᵀQ⁻¹h. Q is block diagonal
-    (G_p = Λ + diag(n_p ι), one C × C block per protected word) minus a rank-(groups)
-    term, so Q⁻¹ and det Q follow from the blocks and one groups × groups matrix
-    J = I − W^½ Vᵀ G⁻¹ V W^½ (Woodbury and the determinant lemma): the cost is linear in
-    the protected words and the rows never enter."""
+    κ − (P/2) log det S − ½ Σ_p m_pᵀΛm_p − ½ log det Q + ½ hᵀQ⁻¹h.
+
+    S = diag(τ²) + τ_p²·11ᵀ, so Λ = diag(q) − α q qᵀ with q = 1/τ² and
+    α = τ_p²/(1 + τ_p² Σ q) (Sherman–Morrison), log det S = Σ log τ² + log(1 + τ_p² Σ q),
+    and each protected word's block of Q, G_p = Λ + diag(n_p ι) = E_p − α q qᵀ, is a
+    diagonal minus a rank-one term: G_p⁻¹x = x/E_p + (α/s_p) r_p (r_p·x) with r_p = q/E_p,
+    s_p = 1 − α q·r_p, and log det G_p = Σ log E_p + log s_p. Q is block diagonal minus a
+    rank-(groups) term, so Q⁻¹ and det Q follow from the blocks and one groups × groups
+    matrix J = I − W^½ Vᵀ G⁻¹ V W^½ (Woodbury and the determinant lemma). Everything is
+    element-wise over (protected word, connection) arrays but J's Cholesky factor: the cost
+    is linear in the protected words, and the rows never enter."""
     import pytensor.tensor as pt
 
     inv_var = sigma**-2
@@ -525,35 +539,54 @@ def integrated_coefficients_log_likelihood(
                     + pt.sum(group_size * pt.log1p(t2 * c_g))
                     + pt.sum((ss + n_pc * ybar**2) * inv_var[None, :])
                     - pt.sum(k * ((scatter @ inv_var) @ inv_var + group_size * beta**2)))
-    eye_c = np.eye(n_connections)
-    chol_inv = pt.linalg.solve_triangular(chol_s, eye_c, lower=True)
-    precision = chol_inv.T @ chol_inv                                  # S⁻¹
-    log_det_s = 2.0 * pt.sum(pt.log(pt.diagonal(chol_s)))
+    q = tau**-2                                                        # (C,)
+    p2 = tau_protected**2
+    alpha = p2 / (1.0 + p2 * pt.sum(q))
+    log_det_s = pt.sum(pt.log(tau**2)) + pt.log1p(p2 * pt.sum(q))
     v = patterns[group_pattern] * inv_var[None, None, :]               # (group, P, C)
-    blocks = precision[None, :, :] + (n_pc * inv_var[None, :])[:, :, None] * eye_c[None]
-    h = (n_pc * inv_var[None, :] * ybar - pt.sum((w * beta)[:, None, None] * v, axis=0)
-         + centre @ precision)
-    chol_b = pt.linalg.cholesky(blocks)                               # (P, C, C)
+    weight = n_pc * inv_var[None, :]                                  # (P, C)
+    centre_prec = q * centre - alpha * q * pt.sum(q * centre, axis=-1, keepdims=True)
+    h = weight * ybar - pt.sum((w * beta)[:, None, None] * v, axis=0) + centre_prec
+    e = q[None, :] + weight                                            # (P, C)
+    r = q[None, :] / e
+    s_p = 1.0 - alpha * pt.sum(q[None, :] * r, axis=1)                # (P,)
 
-    def block_solve(rhs: Any) -> Any:  # G_p⁻¹ rhs_p for every protected word
-        first = pt.linalg.solve_triangular(chol_b, rhs[..., None], lower=True, b_ndim=2)
-        return pt.linalg.solve_triangular(pt.swapaxes(chol_b, -1, -2), first, lower=False,
-                                          b_ndim=2)[..., 0]
+    def block_solve(x: Any) -> Any:  # G_p⁻¹ x_p over the last two axes (P, C)
+        return x / e + (alpha / s_p)[:, None] * r * pt.sum(r * x, axis=-1, keepdims=True)
 
-    g_h = block_solve(h)                                               # (P, C)
-    g_v = pt.stack([block_solve(v[g]) for g in range(n_groups)])       # (group, P, C)
-    h_mat = pt.sum(v[:, None, :, :] * g_v[None, :, :, :], axis=(2, 3))  # (group, group)
-    y = pt.sum(v * g_h[None], axis=(1, 2))
+    g_h = block_solve(h)
+    g_v = block_solve(v)                                               # (group, P, C)
     root = pt.sqrt(w)
+    h_mat = pt.sum(v[:, None, :, :] * g_v[None, :, :, :], axis=(2, 3))  # (group, group)
+    y = root * pt.sum(v * g_h[None], axis=(1, 2))
     j_mat = np.eye(n_groups) - root[:, None] * h_mat * root[None, :]
-    chol_j = pt.linalg.cholesky(j_mat)
-    z = pt.linalg.solve_triangular(chol_j, root * y, lower=True)
-    quad = pt.sum(h * g_h) + pt.sum(z**2)
-    log_det_q = (2.0 * pt.sum(pt.log(pt.diagonal(chol_b, axis1=-2, axis2=-1)))
-                 + 2.0 * pt.sum(pt.log(pt.diagonal(chol_j))))
-    prior_quad = pt.sum((centre @ precision) * centre)
+    # J is a few groups across: its Cholesky factor element by element (a batched LAPACK
+    # call per lane costs more than these few dozen operations)
+    chol_j = _cholesky([[j_mat[a, b] for b in range(n_groups)] for a in range(n_groups)],
+                       n_groups)
+    z: list[Any] = []
+    for a in range(n_groups):
+        z.append((y[a] - sum((chol_j[a][b] * z[b] for b in range(a)), 0.0)) / chol_j[a][a])
+    quad = pt.sum(h * g_h) + sum(t**2 for t in z)
+    log_det_q = (pt.sum(pt.log(e)) + pt.sum(pt.log(s_p))
+                 + 2.0 * sum(pt.log(chol_j[a][a]) for a in range(n_groups)))
+    prior_quad = pt.sum(centre_prec * centre)
     return (kappa - 0.5 * n_words * log_det_s - 0.5 * prior_quad - 0.5 * log_det_q
             + 0.5 * quad)
+
+
+def _cholesky(a: list[list[Any]], n: int) -> list[list[Any]]:
+    """Cholesky factor (lower) of a symmetric positive-definite n × n matrix given as
+    nested lists of (possibly batched) tensors, element by element."""
+    import pytensor.tensor as pt
+
+    chol: list[list[Any]] = [[0.0] * n for _ in range(n)]
+    for j in range(n):
+        diagonal = a[j][j] - sum(chol[j][k] ** 2 for k in range(j))
+        chol[j][j] = pt.sqrt(diagonal)
+        for i in range(j + 1, n):
+            chol[i][j] = (a[i][j] - sum(chol[i][k] * chol[j][k] for k in range(j))) / chol[j][j]
+    return chol
 
 
 #: The effect (0 or 1) of an attribute word a row of each connection gets with
@@ -681,6 +714,69 @@ def _template_statistics(design: CrossedDesign, coef: Any, template_kind: Any,
                      dims=("count_pattern", "template", "connection"))
     fitted = pt.sum(counts * by_connection[None, :, :], axis=1)         # (pattern, con)
     return within, fitted
+
+
+def structure_starting_values(
+    cells: pd.DataFrame,
+    structure: LevelStructure,
+    points: Sequence[dict[str, np.ndarray]],
+    sds: dict[str, np.ndarray],
+    *,
+    centred: Sequence[str],
+    random_seed: int,
+) -> tuple[list[dict[str, np.ndarray]], dict[str, np.ndarray]]:
+    """A structure's starting points and approximate posterior sds, mapped from the crossed
+    level's (:func:`embias.bayes.data.initial_values` and
+    :func:`~embias.bayes.data.approximate_posterior_sd` at ``level="crossed"``).
+
+    Class means start at the class-wise means of the cell means (moved by the crossed
+    level's sd of ``bar``); τ_protected a little above 0 (the crossed level's
+    coefficients keep their meaning); correlations near 0; an attribute word's
+    second effect sd at its first's, their correlation near 0.5; the coefficients, when
+    sampled, where the crossed start puts them.
+    """
+    cons = list(dict.fromkeys(cells["connection"]))
+    words = list(dict.fromkeys(cells["protected_word"]))
+    ybar = cells["mean"].to_numpy(float).reshape(len(words), len(cons))
+    mask = np.array([float(c in centred) for c in cons])
+    rng = np.random.default_rng([int(random_seed), 31])
+    _, word_class, _ = protected_strata(cells)
+    out = []
+    for point in points:
+        coef = mask * point["coef_raw"] + (1 - mask) * (point["bar"] + point["tau"]
+                                                        * point["coef_raw"])
+        new = {k: v for k, v in point.items() if k not in ("bar", "coef_raw")}
+        if structure.strata:
+            bar_class = np.stack([ybar[word_class == c].mean(axis=0)
+                                  for c in range(int(word_class.max()) + 1)])
+            new["bar_class"] = bar_class + rng.uniform(-1, 1, bar_class.shape) * sds["bar"]
+            centre = new["bar_class"][word_class]
+        else:
+            new["bar"] = point["bar"]
+            centre = point["bar"][None, :]
+        if not structure.integrate_coefficients:
+            new["coef_raw"] = mask * coef + (1 - mask) * (coef - centre) / point["tau"]
+        if structure.protected_offset:
+            new["tau_protected"] = np.asarray(0.01 * np.exp(rng.uniform(-0.5, 0.5)))
+        if structure.correlated:
+            new["coef_correlation_raw"] = rng.uniform(-0.1, 0.1,
+                                                      len(cons) * (len(cons) - 1) // 2)
+        if structure.attribute_pair:
+            new["tau_word_different"] = np.asarray(point["tau_word"][0])
+            new["word_correlation_raw"] = np.asarray(np.arctanh(0.5) + rng.uniform(-0.1, 0.1))
+        out.append(new)
+    sd = {k: v for k, v in sds.items() if k != "bar"}
+    sd["bar_class" if structure.strata else "bar"] = sds["bar"]
+    if structure.integrate_coefficients:
+        sd.pop("coef_raw", None)
+    if structure.protected_offset:
+        sd["tau_protected"] = np.asarray(0.3)
+    if structure.correlated:
+        sd["coef_correlation_raw"] = np.asarray(0.3)
+    if structure.attribute_pair:
+        sd["tau_word_different"] = np.asarray(0.25)
+        sd["word_correlation_raw"] = np.asarray(0.4)
+    return out, sd
 
 
 def protected_strata(cells: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
