@@ -549,7 +549,10 @@ def integrated_coefficients_log_likelihood(
     h = weight * ybar - pt.sum((w * beta)[:, None, None] * v, axis=0) + centre_prec
     e = q[None, :] + weight                                            # (P, C)
     r = q[None, :] / e
-    s_p = 1.0 - alpha * pt.sum(q[None, :] * r, axis=1)                # (P,)
+    # s_p = 1 − α q·r without the cancellation of its two terms: q − q²/e = q w/e, so
+    # s_p = (1 + τ_p² Σ q w/e)/(1 + τ_p² Σ q)
+    log_s_p = pt.log1p(p2 * pt.sum(q[None, :] * weight / e, axis=1)) - pt.log1p(p2 * pt.sum(q))
+    s_p = pt.exp(log_s_p)                                             # (P,)
 
     def block_solve(x: Any) -> Any:  # G_p⁻¹ x_p over the last two axes (P, C)
         return x / e + (alpha / s_p)[:, None] * r * pt.sum(r * x, axis=-1, keepdims=True)
@@ -568,7 +571,7 @@ def integrated_coefficients_log_likelihood(
     for a in range(n_groups):
         z.append((y[a] - sum((chol_j[a][b] * z[b] for b in range(a)), 0.0)) / chol_j[a][a])
     quad = pt.sum(h * g_h) + sum(t**2 for t in z)
-    log_det_q = (pt.sum(pt.log(e)) + pt.sum(pt.log(s_p))
+    log_det_q = (pt.sum(pt.log(e)) + pt.sum(log_s_p)
                  + 2.0 * sum(pt.log(chol_j[a][a]) for a in range(n_groups)))
     prior_quad = pt.sum(centre_prec * centre)
     return (kappa - 0.5 * n_words * log_det_s - 0.5 * prior_quad - 0.5 * log_det_q
