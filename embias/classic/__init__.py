@@ -1,5 +1,6 @@
-"""The classic pre-averaged scores, done right: WEAT (Caliskan et al. 2017) and MAC
-(Manzini et al. 2019).
+"""The classic pre-averaged scores, done right: WEAT and MAC.
+
+WEAT is the test of Caliskan et al. (2017), MAC the score of Manzini et al. (2019).
 
 Both are reported next to the Bayesian intervals so users can see where the
 pre-averaged numbers claim more than the data support.

@@ -51,8 +51,30 @@ _BOOT_CHUNK = 20_000
 
 
 def bootstrap_counts(rng: np.random.Generator, n_replicates: int, n: int) -> np.ndarray:
-    """How often each of ``n`` items is drawn in each of ``n_replicates`` samples of size
-    ``n`` with replacement (rows: replicates)."""
+    """Return how often each of ``n`` items is drawn in samples of size ``n`` with replacement.
+
+    Parameters
+    ----------
+    rng
+        The Generator drawn from.
+    n_replicates
+        Number of samples (rows).
+    n
+        Number of items, and the size of each sample.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float counts, shape ``(n_replicates, n)``; every row sums to ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embias.classic import bootstrap_counts
+    >>> counts = bootstrap_counts(np.random.default_rng(0), 3, 4)
+    >>> counts.shape, counts.sum(axis=1)
+    ((3, 4), array([4., 4., 4.]))
+    """
     idx = rng.integers(0, n, size=(n_replicates, n))
     flat = idx + n * np.arange(n_replicates)[:, None]
     counts = np.bincount(flat.ravel(), minlength=n_replicates * n).reshape(n_replicates, n)
@@ -112,8 +134,11 @@ class WeatBootstrap:
         return int(self.effect_sizes.size)
 
     def interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
-        """The percentile interval: the central ``ci_prob`` range of :attr:`effect_sizes`
-        (numpy's default, linearly interpolated quantiles)."""
+        """Return the percentile interval, the central ``ci_prob`` range of the replicates.
+
+        The ends are quantiles of :attr:`effect_sizes` (numpy's default, linearly
+        interpolated quantiles).
+        """
         ci_prob = check_probability("ci_prob", ci_prob)
         lo, hi = np.quantile(self.effect_sizes, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
         return float(lo), float(hi)
@@ -164,7 +189,7 @@ def weat_item_bootstrap(
     ValueError
         Bad options or shapes, or when the resampled s values have zero spread so often
         that more than :data:`MAX_DRAWS_PER_REPLICATE` draws per replicate kept would be
-        needed.
+        needed (the message counts them).
 
     Notes
     -----
@@ -174,24 +199,23 @@ def weat_item_bootstrap(
     defined effect size — and counted in :attr:`WeatBootstrap.n_redrawn`; the result
     never holds NaN. The computation works on resampling counts (how often each word is
     drawn), so a replicate costs two small matrix products.
+
+    Examples
+    --------
+    Two X words with s = 1 and two Y words with s = −1 (one attribute word in A and one in
+    B): every replicate draws s values (1, 1, −1, −1), whose effect size is 2/√(4/3) = √3,
+    so the interval is (√3, √3):
+
+    >>> import numpy as np
+    >>> from embias.classic import weat_item_bootstrap
+    >>> sim_a = np.array([[1.0], [1.0], [0.0], [0.0]])
+    >>> sim_b = np.array([[0.0], [0.0], [1.0], [1.0]])
+    >>> boot = weat_item_bootstrap(sim_a, sim_b, 2, n_boot=100, random_seed=0)
+    >>> boot.n_boot, boot.n_redrawn, boot.interval(0.89)
+    (100, 0, (1.732, 1.732))
     """
     n_boot = check_int("n_boot", n_boot, minimum=1)
-    if resample not in RESAMPLE_OPTIONS:
-        raise ValueError(f"resample={resample!r} is not one of {list(RESAMPLE_OPTIONS)}")
-    if ddof not in (0, 1):
-        raise ValueError(f"ddof must be 0 or 1, got {ddof!r}")
-    sim_a = np.asarray(sim_a, dtype=float)
-    sim_b = np.asarray(sim_b, dtype=float)
-    if sim_a.ndim != 2 or sim_b.ndim != 2 or sim_a.shape[0] != sim_b.shape[0]:
-        raise ValueError(f"sim_a and sim_b must be 2-D with one row per target word, got "
-                         f"shapes {sim_a.shape} and {sim_b.shape}")
-    if sim_a.shape[1] == 0 or sim_b.shape[1] == 0:
-        raise ValueError("attribute sets A and B must each have at least one word")
-    n_x = check_int("n_x", n_x, minimum=2)
-    check_int("the number of Y words (rows after the first n_x)", sim_a.shape[0] - n_x,
-              minimum=2, why=ONE_WORD_WHY)
-    if not (np.isfinite(sim_a).all() and np.isfinite(sim_b).all()):
-        raise ValueError("sim_a and sim_b must be finite (a NaN similarity has no s value)")
+    sim_a, sim_b, n_x = _checked_similarities(sim_a, sim_b, n_x, resample=resample, ddof=ddof)
     rng, seed = resolve_rng(random_seed)
     tolerance = DEGENERATE_SD * max(1.0, float(np.abs(sim_a).max()),
                                     float(np.abs(sim_b).max()))
@@ -213,3 +237,30 @@ def weat_item_bootstrap(
         n_drawn += k
     return WeatBootstrap(effect_sizes=np.concatenate(kept), n_redrawn=n_redrawn,
                          resample=resample, ddof=ddof, random_seed=seed)
+
+
+def _checked_similarities(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, *, resample: str,
+                          ddof: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Return the bootstrap's similarities as float arrays, and ``n_x``, checked.
+
+    ValueError for an unknown ``resample`` or ``ddof``, arrays that are not 2-D with one
+    row per target word, an empty A or B, fewer than two X or Y words, or a similarity
+    that is not finite.
+    """
+    if resample not in RESAMPLE_OPTIONS:
+        raise ValueError(f"resample={resample!r} is not one of {list(RESAMPLE_OPTIONS)}")
+    if ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 or 1, got {ddof!r}")
+    sim_a = np.asarray(sim_a, dtype=float)
+    sim_b = np.asarray(sim_b, dtype=float)
+    if sim_a.ndim != 2 or sim_b.ndim != 2 or sim_a.shape[0] != sim_b.shape[0]:
+        raise ValueError(f"sim_a and sim_b must be 2-D with one row per target word, got "
+                         f"shapes {sim_a.shape} and {sim_b.shape}")
+    if sim_a.shape[1] == 0 or sim_b.shape[1] == 0:
+        raise ValueError("attribute sets A and B must each have at least one word")
+    n_x = check_int("n_x", n_x, minimum=2)
+    check_int("the number of Y words (rows after the first n_x)", sim_a.shape[0] - n_x,
+              minimum=2, why=ONE_WORD_WHY)
+    if not (np.isfinite(sim_a).all() and np.isfinite(sim_b).all()):
+        raise ValueError("sim_a and sim_b must be finite (a NaN similarity has no s value)")
+    return sim_a, sim_b, n_x

@@ -1,6 +1,7 @@
-"""MAC, the Mean Average Cosine distance of Manzini et al. (2019), with Student-t
-intervals (:func:`mac`, :class:`MacResult`) and Manzini's paired t-test of two embeddings
-(:func:`mac_ttest`).
+"""MAC, the Mean Average Cosine distance of Manzini et al. (2019).
+
+MAC with Student-t intervals (:func:`mac`, :class:`MacResult`) and Manzini's paired t-test
+of two embeddings (:func:`mac_ttest`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ class MacResult:
         ``protected_class``, ``word_class``, ``connection``, ``S``, ``n``.
     by_class
         Mean S per (protected class, attribute class, connection).
+    study
+        Name of the study (empty when unknown).
+    embedding
+        Name of the embedding (empty when the table has no ``embedding`` column).
     """
 
     value: float
@@ -48,11 +53,14 @@ class MacResult:
     embedding: str = ""
 
     def to_interval_table(self, *, ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
-        """MAC overall and per connection (associated/different) with Student-t intervals
-        over the S values (``ci_kind="t"``; the S values share words, so these intervals
-        are the classic, optimistic ones). ``ci_prob`` defaults to embias's one interval
+        """Return MAC overall and per connection with Student-t intervals, as an interval table.
+
+        The connections are ``associated`` and ``different``; the intervals are over the S
+        values (``ci_kind="t"``; the S values share words, so these intervals are the
+        classic, optimistic ones). ``ci_prob`` defaults to embias's one interval
         probability, 0.89 (:data:`embias.settings.DEFAULT_CI_PROB`); pass a paper's level
-        (e.g. 0.95) to reproduce its figures."""
+        (e.g. 0.95) to reproduce its figures.
+        """
         ci_prob = check_probability("ci_prob", ci_prob)
         rows = []
         groups = [("all", self.s_values["S"].to_numpy())]
@@ -80,7 +88,7 @@ def mac(
     missing: Literal["warn", "raise"] = "warn",
     lowercase: bool | None = None,
 ) -> MacResult:
-    """Mean Average Cosine distance (Manzini et al. 2019).
+    """Compute the Mean Average Cosine distance (Manzini et al. 2019).
 
     S(t, A_j) = mean_{a ∈ A_j} (1 − cos(t, a)); MAC = mean over protected words t and
     attribute classes j of S(t, A_j). Computed from the ``associated`` and ``different``
@@ -112,6 +120,30 @@ def mac(
     Notes
     -----
     MAC draws nothing at random, so its result has no seed.
+
+    Examples
+    --------
+    Two flowers and two insects against one pleasant and one unpleasant word, in two
+    dimensions. The cosine distances of (rose, tulip, ant, wasp) to "love" are (0, 0.2, 1,
+    0.4) and to "hate" (1, 0.4, 0, 0.2); MAC is their mean, 3.2/8 = 0.4:
+
+    >>> from gensim.models import KeyedVectors
+    >>> import embias
+    >>> kv = KeyedVectors(vector_size=2)
+    >>> kv.add_vectors(["rose", "tulip", "ant", "wasp", "love", "hate"],
+    ...                [[1, 0], [0.8, 0.6], [0, 1], [0.6, 0.8], [1, 0], [0, 1]])
+    >>> toy = embias.Study(name="toy", protected={"flowers": ("rose", "tulip"),
+    ...                                           "insects": ("ant", "wasp")},
+    ...                    attributes={"flowers": ("love",), "insects": ("hate",)})
+    >>> result = embias.mac(kv, toy)
+    >>> round(result.value, 3)
+    0.4
+    >>> result.by_class.round(3)
+      protected_class word_class  connection    S
+    0         flowers    flowers  associated  0.1
+    1         flowers    insects   different  0.7
+    2         insects    flowers   different  0.7
+    3         insects    insects  associated  0.1
     """
     if isinstance(embeddings_or_table, pd.DataFrame):
         table = embeddings_or_table
@@ -155,9 +187,38 @@ def mac(
 def check_mac_roles(protected: Mapping[str, Sequence[str]],
                     attributes: Mapping[str, Sequence[str]], *, lowercase: bool = False,
                     context: str = "") -> None:
-    """Refuse a protected word that is also an attribute word (after the case handling):
+    """Refuse a protected word that is also an attribute word (after the case handling).
+
     MAC's S(t, A_j) compares protected words with attribute words, each in one role
-    (:func:`embias._validation.check_distinct_lists`)."""
+    (:func:`embias._validation.check_distinct_lists`).
+
+    Parameters
+    ----------
+    protected
+        Protected class → its protected words.
+    attributes
+        Attribute class → its attribute words.
+    lowercase
+        Compare the words in lower case (as the lookup in an uncased vocabulary does).
+    context
+        Text put before the message.
+
+    Raises
+    ------
+    ValueError
+        A word in a protected list and an attribute list; the message names the word and
+        both lists.
+
+    Examples
+    --------
+    >>> from embias.classic import check_mac_roles
+    >>> check_mac_roles({"x": ["rose", "tulip"]}, {"pleasant": ["Rose", "love"]})
+    >>> check_mac_roles({"x": ["rose", "tulip"]}, {"pleasant": ["Rose", "love"]},
+    ...                 lowercase=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: the word 'rose' (as 'Rose' in attributes['pleasant']) is in both ...
+    """
     lists = {f"protected[{c!r}]": tuple(w) for c, w in protected.items()}
     lists |= {f"attributes[{c!r}]": tuple(w) for c, w in attributes.items()}
     pairs = [(f"protected[{p!r}]", f"attributes[{a!r}]") for p in protected for a in attributes]
@@ -166,8 +227,15 @@ def check_mac_roles(protected: Mapping[str, Sequence[str]],
 
 
 def mac_ttest(before: MacResult, after: MacResult) -> Any:
-    """Manzini et al.'s paired t-test of the S values of two embeddings (e.g. biased vs
-    debiased), matched on (protected word, attribute class).
+    """Run Manzini et al.'s paired t-test of the S values of two embeddings.
+
+    The S values (e.g. of biased and debiased embeddings) are matched on (protected word,
+    attribute class); the test is of ``before`` − ``after``.
+
+    Parameters
+    ----------
+    before, after
+        :func:`mac` results of the two embeddings.
 
     Returns
     -------
@@ -178,6 +246,27 @@ def mac_ttest(before: MacResult, after: MacResult) -> Any:
     ------
     ValueError
         When the two results share fewer than two (word, class) pairs.
+
+    Examples
+    --------
+    Moving tulip onto rose's direction and wasp onto ant's changes four of the eight S
+    values, by −0.2, +0.6, +0.6 and −0.2 (after − before): mean 0.1, sd √(0.72/7), so
+    t = −0.1/(sd/√8) ≈ −0.882 with 7 degrees of freedom.
+
+    >>> from gensim.models import KeyedVectors
+    >>> import embias
+    >>> kv = KeyedVectors(vector_size=2)
+    >>> kv.add_vectors(["rose", "tulip", "ant", "wasp", "love", "hate"],
+    ...                [[1, 0], [0.8, 0.6], [0, 1], [0.6, 0.8], [1, 0], [0, 1]])
+    >>> toy = embias.Study(name="toy", protected={"flowers": ("rose", "tulip"),
+    ...                                           "insects": ("ant", "wasp")},
+    ...                    attributes={"flowers": ("love",), "insects": ("hate",)})
+    >>> after = KeyedVectors(vector_size=2)
+    >>> after.add_vectors(["rose", "tulip", "ant", "wasp", "love", "hate"],
+    ...                   [[1, 0], [1, 0], [0, 1], [0, 1], [1, 0], [0, 1]])
+    >>> test = embias.mac_ttest(embias.mac(kv, toy), embias.mac(after, toy))
+    >>> round(float(test.statistic), 3), int(test.df)
+    (-0.882, 7)
     """
     key = ["protected_word", "word_class"]
     merged = before.s_values.merge(after.s_values, on=key, suffixes=("_before", "_after"))

@@ -1,5 +1,7 @@
-"""The numbers behind WEAT: association scores s(w, A, B), the effect size, and the
-permutation null of Caliskan's test statistic with its p-value.
+"""The numbers behind WEAT: association scores, the effect size and the permutation null.
+
+The association scores are s(w, A, B); the permutation null is that of Caliskan's test
+statistic, with its p-value.
 
 Every function here takes arrays (cosine similarities, s values); :func:`embias.weat`
 (:mod:`embias.classic.permutation_test`) reads them from embeddings, and the item
@@ -42,7 +44,7 @@ ATTRIBUTE_WHY = "s(w, A, B) is the mean cosine of w with the words of A minus th
 
 
 def association_scores(sim_a: np.ndarray, sim_b: np.ndarray) -> np.ndarray:
-    """WEAT's s(w, A, B) = mean_a cos(w, a) − mean_b cos(w, b).
+    """Return WEAT's s(w, A, B) = mean_a cos(w, a) − mean_b cos(w, b).
 
     Parameters
     ----------
@@ -54,6 +56,22 @@ def association_scores(sim_a: np.ndarray, sim_b: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray
         ``sim_a.mean(-1) - sim_b.mean(-1)``.
+
+    Raises
+    ------
+    ValueError
+        A or B without words (an empty last axis).
+
+    Examples
+    --------
+    Two target words (rows), two words in A and in B (columns): s = (0.5 + 0.3)/2 −
+    (0.1 + 0.1)/2 = 0.3 for the first word and 0.1 − 0.2 = −0.1 for the second.
+
+    >>> import numpy as np
+    >>> from embias.classic import association_scores
+    >>> association_scores(np.array([[0.5, 0.3], [0.2, 0.0]]),
+    ...                    np.array([[0.1, 0.1], [0.3, 0.1]]))
+    array([ 0.3, -0.1])
     """
     sim_a = np.asarray(sim_a, dtype=float)
     sim_b = np.asarray(sim_b, dtype=float)
@@ -63,7 +81,9 @@ def association_scores(sim_a: np.ndarray, sim_b: np.ndarray) -> np.ndarray:
 
 
 def weat_effect_size(s_x: np.ndarray, s_y: np.ndarray, *, ddof: int = 1) -> np.ndarray | float:
-    """WEAT effect size (mean_X s − mean_Y s) / sd_{X∪Y}(s), vectorised over leading axes.
+    """Return the WEAT effect size (mean_X s − mean_Y s) / sd_{X∪Y}(s).
+
+    Vectorised over leading axes.
 
     Parameters
     ----------
@@ -83,6 +103,19 @@ def weat_effect_size(s_x: np.ndarray, s_y: np.ndarray, *, ddof: int = 1) -> np.n
     ValueError
         Empty X or Y, fewer than ``ddof + 1`` words in total, or zero spread of s
         (effect size undefined).
+
+    Examples
+    --------
+    s = (1, 2) for X and (−1, −2) for Y: the means differ by 3 and the sample sd of
+    (1, 2, −1, −2) is √(10/3), so d = 3/√(10/3) ≈ 1.643.
+
+    >>> from embias.classic import weat_effect_size
+    >>> round(weat_effect_size([1.0, 2.0], [-1.0, -2.0]), 3)
+    1.643
+    >>> weat_effect_size([1.0, 1.0], [1.0, 1.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: the association scores s(w, A, B) have zero spread over X ∪ Y: ... undefined
     """
     s_x = np.asarray(s_x, dtype=float)
     s_y = np.asarray(s_y, dtype=float)
@@ -106,8 +139,46 @@ def weat_effect_size(s_x: np.ndarray, s_y: np.ndarray, *, ddof: int = 1) -> np.n
 def partition_sums(
     s: np.ndarray, n_x: int, permutations: int | str, rng: np.random.Generator
 ) -> tuple[np.ndarray, bool]:
-    """Sums over the X-part of re-partitions of X ∪ Y: all of them, or a random sample
-    (each partition drawn without replacement within itself)."""
+    """Return the sums over the X-part of re-partitions of X ∪ Y.
+
+    All C(|X ∪ Y|, n_x) partitions, or a random sample of them (each partition drawn
+    without replacement within itself).
+
+    Parameters
+    ----------
+    s
+        Association scores of X ∪ Y (one-dimensional).
+    n_x
+        Size of the X-part.
+    permutations
+        ``"exact"`` (every partition), ``"auto"`` (every partition when there are at most
+        :data:`MAX_EXACT_PARTITIONS`, else :data:`DEFAULT_MC_PERMUTATIONS` random ones) or
+        a number of random partitions.
+    rng
+        The Generator of the random partitions (not drawn from when exact).
+
+    Returns
+    -------
+    sums : numpy.ndarray
+        Σ s over the X-part of every partition used.
+    exact : bool
+        Whether every partition was enumerated.
+
+    Raises
+    ------
+    ValueError
+        ``permutations="exact"`` with more than 50 × :data:`MAX_EXACT_PARTITIONS`
+        partitions.
+
+    Examples
+    --------
+    The C(4, 2) = 6 pairs of (1, 2, 3, 4) sum to 3, 4, 5, 5, 6 and 7:
+
+    >>> import numpy as np
+    >>> from embias.classic import partition_sums
+    >>> partition_sums(np.array([1.0, 2.0, 3.0, 4.0]), 2, "exact", np.random.default_rng(0))
+    (array([3., 4., 5., 5., 6., 7.]), True)
+    """
     n = s.size
     total = math.comb(n, n_x)
     exact = permutations == "exact" or (permutations == "auto" and total <= MAX_EXACT_PARTITIONS)
@@ -127,16 +198,46 @@ def partition_sums(
     for start in range(0, m, chunk):
         k = min(chunk, m - start)
         keys = rng.random((k, n))
-        idx = np.argpartition(keys, n_x - 1, axis=1)[:, :n_x]
-        sums[start:start + k] = s[idx].sum(axis=1)
+        picked = np.argpartition(keys, n_x - 1, axis=1)[:, :n_x]
+        sums[start:start + k] = s[picked].sum(axis=1)
     return sums, False
 
 
 def permutation_p_value(null: np.ndarray, observed: float, center: float, alternative: str,
                         exact: bool) -> tuple[float, float]:
-    """The permutation p-value of ``observed`` against the ``null`` statistics (one- or
-    two-sided about ``center``, ties within 1e-9 counted), and its Monte Carlo standard
-    error (0 when ``exact``: the null is every partition)."""
+    """Return the permutation p-value of ``observed`` and its Monte Carlo standard error.
+
+    Parameters
+    ----------
+    null
+        The test statistic of every partition used.
+    observed
+        The observed statistic.
+    center
+        The centre of the null (two-sided p-values count distances from it).
+    alternative
+        ``"two-sided"``, ``"greater"`` or ``"less"``.
+    exact
+        Whether ``null`` holds every partition: then p = #hits/N with standard error 0;
+        else p = (#hits + 1)/(m + 1) with standard error √(p(1 − p)/m).
+
+    Returns
+    -------
+    p_value, p_value_se : float
+        Ties within 1e-9 of ``observed`` count as hits.
+
+    Examples
+    --------
+    One of six null statistics is at most −4, two are at least 4 away from the centre 0:
+
+    >>> import numpy as np
+    >>> from embias.classic import permutation_p_value
+    >>> null = np.array([-4.0, -2.0, 0.0, 0.0, 2.0, 4.0])
+    >>> permutation_p_value(null, -4.0, 0.0, "less", True)
+    (0.16666666666666666, 0.0)
+    >>> permutation_p_value(null, -4.0, 0.0, "two-sided", True)
+    (0.3333333333333333, 0.0)
+    """
     tol = 1e-9 * max(1.0, abs(observed))
     if alternative == "greater":
         hits = np.count_nonzero(null >= observed - tol)
@@ -180,10 +281,11 @@ class PermutationTest:
 def weat_permutation_test(s: np.ndarray, n_x: int, *, permutations: int | str = "auto",
                      alternative: str = "two-sided", ddof: int = 1,
                      rng: np.random.Generator) -> PermutationTest:
-    """Caliskan's test statistic of the s values (the first ``n_x`` are X's), its
-    permutation p-value over re-partitions of X ∪ Y (:func:`partition_sums`,
-    :func:`permutation_p_value`; two-sided about the null's centre) and the null
-    distribution of the effect size (sd with ``ddof``).
+    """Run Caliskan's permutation test on the s values (the first ``n_x`` are X's).
+
+    Computes the test statistic, its permutation p-value over re-partitions of X ∪ Y
+    (:func:`partition_sums`, :func:`permutation_p_value`; two-sided about the null's
+    centre) and the null distribution of the effect size (sd with ``ddof``).
 
     Parameters
     ----------
@@ -201,6 +303,23 @@ def weat_permutation_test(s: np.ndarray, n_x: int, *, permutations: int | str = 
     Returns
     -------
     PermutationTest
+
+    Raises
+    ------
+    ValueError
+        ``permutations="exact"`` with too many partitions to enumerate.
+
+    Examples
+    --------
+    X's s values (4, 3), Y's (2, 1): Σ_X s − Σ_Y s = 4, and of the 6 re-partitions two
+    ({4, 3} and {2, 1} as X) are that far from the null's centre:
+
+    >>> import numpy as np
+    >>> from embias.classic import weat_permutation_test
+    >>> test = weat_permutation_test(np.array([4.0, 3.0, 2.0, 1.0]), 2,
+    ...                              rng=np.random.default_rng(0))
+    >>> test.statistic, test.p_value, test.exact, test.n_permutations
+    (4.0, 0.3333333333333333, True, 6)
     """
     s = np.asarray(s, dtype=float)
     statistic = float(s[:n_x].sum() - s[n_x:].sum())

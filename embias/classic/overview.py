@@ -1,7 +1,8 @@
-"""Overviews of the classic scores: Caliskan's ten tests on one embedding
-(:func:`weat_overview`), the classic scores of a cosine table (:func:`classic_scores`)
-and their changes across embeddings (:func:`classic_changes`), as interval-table rows
-reported next to the Bayesian intervals.
+"""Overviews of the classic scores, as interval-table rows reported next to the Bayesian ones.
+
+Caliskan's ten tests on one embedding (:func:`weat_overview`), the classic scores of a
+cosine table (:func:`classic_scores`) and their changes across embeddings
+(:func:`classic_changes`).
 """
 
 from __future__ import annotations
@@ -49,14 +50,20 @@ def weat_overview(
     ci_prob: float = DEFAULT_CI_PROB,
     random_seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
-    """WEAT effect size with its item-bootstrap interval, p-value, missing words and MAC
-    for Caliskan et al.'s ten tests, next to the effect sizes they report for GloVe 840B
-    (:data:`CALISKAN_840B`).
+    """Tabulate WEAT and MAC for Caliskan et al.'s ten tests.
 
-    ``permutations``, ``alternative`` and ``n_boot`` go to :func:`weat`.
+    Each test's WEAT effect size with its item-bootstrap interval, p-value, missing words
+    and MAC, next to the effect sizes Caliskan et al. report for GloVe 840B
+    (:data:`CALISKAN_840B`).
 
     Parameters
     ----------
+    embeddings
+        ``KeyedVectors`` or a source for :func:`embias.load_embeddings`.
+    permutations, alternative, n_boot
+        Go to :func:`weat`.
+    ci_prob
+        Probability of the item-bootstrap intervals.
     random_seed
         Seed of every test's permutations and bootstrap (each test starts from the same
         seed), or a Generator the tests draw from in turn. ``None`` (the default) draws
@@ -79,6 +86,34 @@ def weat_overview(
         Generator was given), ``mac``, ``caliskan_840B``,
         ``missing`` (missing words per list, or ``none``). ``attrs["random_seed"]`` holds
         the seed too.
+
+    Raises
+    ------
+    ValueError
+        A bad option (as for :func:`weat`), or fewer than two words of a test's X or Y
+        in the embeddings.
+
+    Examples
+    --------
+    Random vectors for every word of the ten tests but "aster", one of test 1's
+    flowers. The p-values are Monte Carlo ones here (``permutations=200``):
+
+    >>> import numpy as np
+    >>> from gensim.models import KeyedVectors
+    >>> import embias
+    >>> words = sorted({w for i in range(1, 11)
+    ...                 for ws in embias.load_study(f"weat{i}").weat_sets() for w in ws})
+    >>> words.remove("aster")
+    >>> kv = KeyedVectors(vector_size=10)
+    >>> kv.add_vectors(words, np.random.default_rng(0).standard_normal((len(words), 10)))
+    >>> table = embias.weat_overview(kv, permutations=200, n_boot=20, random_seed=0)
+    >>> table[["test", "p_method", "caliskan_840B", "missing"]].head(3)
+        test p_method  caliskan_840B    missing
+    0  weat1   MC 200           1.50  flowers:1
+    1  weat2   MC 200           1.53       none
+    2  weat3   MC 200           1.41       none
+    >>> len(table), table.attrs["random_seed"]
+    (10, 0)
     """
     import warnings
 
@@ -127,8 +162,10 @@ CLASSIC_CI_PROB = DEFAULT_CI_PROB
 
 
 def _table_weat(table: pd.DataFrame) -> list[dict[str, Any]]:
-    """WEAT effect size of every pair of protected classes, from the table's attribute
-    rows (``associated``/``different``)."""
+    """Return the WEAT effect size of every pair of protected classes, as table rows.
+
+    Computed from the table's attribute rows (``associated``/``different``).
+    """
     if "protected_class" not in table.columns:
         return []
     assoc = table[table["connection"] == "associated"]
@@ -160,14 +197,56 @@ def _table_weat(table: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def classic_scores(table: pd.DataFrame, *, ci_prob: float = CLASSIC_CI_PROB) -> pd.DataFrame:
-    """The classic pre-averaged scores of the same table, as interval-table rows.
+    """Compute the classic pre-averaged scores of a cosine table, as interval-table rows.
 
     MAC overall and per connection (:func:`embias.mac`, Student-t intervals) and, when
     the table has ``protected_class``, the WEAT effect size of every pair of protected
     classes computed from the table's rows (X, Y = the two classes' protected words,
     A, B = their associated attribute classes; no interval: the permutation test needs
-    the embeddings, see :func:`weat_pairs`). Empty when the table has no
-    ``word_class`` column. ``ci_prob`` defaults to 0.89 (:data:`CLASSIC_CI_PROB`).
+    the embeddings, see :func:`weat_pairs`).
+
+    Parameters
+    ----------
+    table
+        A long-form cosine table (:func:`embias.cosine_table`,
+        :func:`embias.load_published_table`).
+    ci_prob
+        Probability of the MAC intervals (default 0.89, :data:`CLASSIC_CI_PROB`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Interval table: ``mac`` rows (``group`` ``all``, ``associated``, ``different``)
+        and ``weat_effect_size`` rows (``group`` ``"<class> vs <class>"``). Empty when the
+        table has no ``word_class`` column.
+
+    Raises
+    ------
+    ValueError
+        A bad ``ci_prob``, or a table that :func:`embias.mac` refuses.
+
+    Examples
+    --------
+    :func:`embias.mac`'s and :func:`embias.weat`'s two-dimensional example: MAC 0.4
+    (0.1 over the associated rows, 0.7 over the different ones) and d ≈ 1.441:
+
+    >>> from gensim.models import KeyedVectors
+    >>> import embias
+    >>> def toy_vectors(tulip, wasp):
+    ...     kv = KeyedVectors(vector_size=2)
+    ...     kv.add_vectors(["rose", "tulip", "ant", "wasp", "love", "hate"],
+    ...                    [[1, 0], tulip, [0, 1], wasp, [1, 0], [0, 1]])
+    ...     return kv
+    >>> toy = embias.Study(name="toy", protected={"flowers": ("rose", "tulip"),
+    ...                                           "insects": ("ant", "wasp")},
+    ...                    attributes={"flowers": ("love",), "insects": ("hate",)})
+    >>> table = embias.cosine_table(toy_vectors([0.8, 0.6], [0.6, 0.8]), toy)
+    >>> embias.classic_scores(table)[["estimand", "group", "estimate"]].round(3)
+               estimand               group  estimate
+    0               mac                 all     0.400
+    1               mac          associated     0.100
+    2               mac           different     0.700
+    3  weat_effect_size  flowers vs insects     1.441
     """
     ci_prob = check_probability("ci_prob", ci_prob)
     parts = []
@@ -199,7 +278,7 @@ def classic_changes(
     reference: str,
     ci_prob: float = CLASSIC_CI_PROB,
 ) -> pd.DataFrame:
-    """Classic scores of every embedding and their changes against the reference.
+    """Compute the classic scores of every embedding and their changes against the reference.
 
     Per embedding: :func:`classic_scores` (MAC overall and per connection
     with Student-t intervals, WEAT effect size per pair of protected classes). Per
@@ -208,10 +287,55 @@ def classic_changes(
     t-test over the S values (:func:`mac_ttest`), and ``weat_change`` (difference
     of WEAT effect sizes; no interval).
 
+    Parameters
+    ----------
+    tables
+        Embedding label → its long-form cosine table (the same study).
+    reference
+        The label the changes are measured against.
+    ci_prob
+        Probability of the MAC intervals (default 0.89, :data:`CLASSIC_CI_PROB`).
+
     Returns
     -------
     pandas.DataFrame
         Interval table with ``embedding`` (and ``reference`` for change rows).
+
+    Raises
+    ------
+    ValueError
+        A bad ``ci_prob``, a table :func:`embias.mac` refuses, or fewer than two shared
+        (protected word, attribute class) pairs for a paired t-test.
+
+    Examples
+    --------
+    Moving tulip onto rose's direction and wasp onto ant's raises MAC from 0.4 to 0.5
+    and d from 1.441 to its ceiling √3 ≈ 1.732 for two words per group:
+
+    >>> from gensim.models import KeyedVectors
+    >>> import embias
+    >>> def toy_vectors(tulip, wasp):
+    ...     kv = KeyedVectors(vector_size=2)
+    ...     kv.add_vectors(["rose", "tulip", "ant", "wasp", "love", "hate"],
+    ...                    [[1, 0], tulip, [0, 1], wasp, [1, 0], [0, 1]])
+    ...     return kv
+    >>> toy = embias.Study(name="toy", protected={"flowers": ("rose", "tulip"),
+    ...                                           "insects": ("ant", "wasp")},
+    ...                    attributes={"flowers": ("love",), "insects": ("hate",)})
+    >>> tables = {"before": embias.cosine_table(toy_vectors([0.8, 0.6], [0.6, 0.8]), toy),
+    ...           "after": embias.cosine_table(toy_vectors([1, 0], [0, 1]), toy)}
+    >>> changes = embias.classic_changes(tables, reference="before")
+    >>> changes.loc[changes["embedding"] == "after",
+    ...             ["estimand", "group", "estimate"]].round(3)
+                estimand               group  estimate
+    4                mac                 all     0.500
+    5                mac          associated     0.000
+    6                mac           different     1.000
+    7   weat_effect_size  flowers vs insects     1.732
+    8         mac_change                 all     0.100
+    9         mac_change          associated    -0.100
+    10        mac_change           different     0.300
+    11       weat_change  flowers vs insects     0.291
     """
     ci_prob = check_probability("ci_prob", ci_prob)
     per = stack_interval_tables({label: classic_scores(t, ci_prob=ci_prob)

@@ -1,7 +1,8 @@
-"""WEAT on embeddings (Caliskan et al. 2017): the effect size, its permutation test and
-its item-bootstrap interval (:func:`weat`, :class:`WeatResult`), one of Caliskan's tests
-or a two-class study (:func:`weat_test`), every pair of classes of a study
-(:func:`weat_pairs`).
+"""WEAT on embeddings (Caliskan et al. 2017).
+
+The effect size, its permutation test and its item-bootstrap interval (:func:`weat`,
+:class:`WeatResult`), one of Caliskan's tests or a two-class study (:func:`weat_test`),
+every pair of classes of a study (:func:`weat_pairs`).
 
 The permutation test answers "could the X/Y labels be arbitrary?": it re-partitions the
 same target words (exact enumeration when feasible, else seeded Monte Carlo without
@@ -68,6 +69,8 @@ class WeatResult:
 
     Attributes
     ----------
+    name
+        Label of the test in reports.
     effect_size
         (mean_X s − mean_Y s) / sd_{X∪Y}(s) with ``ddof``.
     statistic
@@ -76,14 +79,21 @@ class WeatResult:
         Permutation p-value for ``alternative``.
     p_value_se
         Monte Carlo standard error of the p-value (0 when exact).
+    alternative
+        ``"two-sided"``, ``"greater"`` or ``"less"``.
     exact
         Whether all equal-size partitions were enumerated.
     n_permutations
         Partitions used (all of them when exact).
+    ddof
+        Delta degrees of freedom of the effect size's sd.
     s_values
         One row per target word: ``word``, ``target`` (``X``/``Y``), ``s``.
     null_effect_sizes
         Effect size of every partition used (the permutation null distribution).
+    missing
+        The missing-word report: per list, the words ``missing`` from the embeddings and
+        the counts ``kept`` and ``total``.
     bootstrap
         The two-way item bootstrap of the effect size (:func:`weat_item_bootstrap`):
         its replicates give the interval for the effect size.
@@ -118,26 +128,35 @@ class WeatResult:
     population_note: str = field(default="", repr=False)
 
     def interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
-        """The item-bootstrap percentile interval for the effect size
-        (:meth:`WeatBootstrap.interval`)."""
+        """Return the item-bootstrap percentile interval for the effect size.
+
+        See :meth:`WeatBootstrap.interval`; ValueError when the result has no bootstrap.
+        """
         if self.bootstrap is None:
             raise ValueError(f"WEAT {self.name!r} was computed without an item bootstrap")
         return self.bootstrap.interval(ci_prob)
 
     def population_interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
-        """The interval for the population effect size: the central ``ci_prob`` range of
-        the noise-adjusted bootstrap of the disattenuated effect size
-        (:meth:`embias.weat_population.WeatPopulationBootstrap.interval`)."""
+        """Return the interval for the population effect size.
+
+        It is the central ``ci_prob`` range of the noise-adjusted bootstrap of the
+        disattenuated effect size
+        (:meth:`embias.weat_population.WeatPopulationBootstrap.interval`); ValueError,
+        saying why, when the result has none.
+        """
         if self.population is None:
             raise ValueError(f"WEAT {self.name!r} has no population interval: "
                              f"{self.population_note or 'it was computed without one'}")
         return self.population.interval(ci_prob)
 
     def population_columns(self, ci_prob: float = DEFAULT_CI_PROB) -> dict[str, float]:
-        """``population_estimate`` (the disattenuated effect size) and
+        """Return the population columns of the interval table.
+
+        ``population_estimate`` (the disattenuated effect size) and
         ``population_lower``/``population_upper`` (its ``ci_prob`` interval for the effect
         size of the word populations); NaN when there is no population interval
-        (:attr:`population_note` says why)."""
+        (:attr:`population_note` says why).
+        """
         if self.population is None:
             return dict.fromkeys(POPULATION_COLUMNS, np.nan)
         lower, upper = self.population.interval(ci_prob)
@@ -146,9 +165,10 @@ class WeatResult:
 
     def to_interval_table(self, *, ci_prob: float = DEFAULT_CI_PROB,
                           null_ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
-        """One interval-table row: the effect size with its item-bootstrap interval, its
-        permutation p-value, and the permutation null's critical values in their own
-        columns.
+        """Return the result as one interval-table row.
+
+        The row holds the effect size with its item-bootstrap interval, its permutation
+        p-value, and the permutation null's critical values in their own columns.
 
         The two answer different questions. ``lower``/``upper`` (with ``ci_prob``, default
         0.89, and ``ci_kind`` :data:`ITEM_BOOTSTRAP_CI_KIND`) are the percentile interval
@@ -221,8 +241,9 @@ def weat(
     name: str = "weat",
     set_names: tuple[str, str, str, str] = ("X", "Y", "A", "B"),
 ) -> WeatResult:
-    """Word Embedding Association Test (Caliskan et al. 2017) with an honest p-value and
-    an interval for the effect size.
+    """Run the Word Embedding Association Test (Caliskan et al. 2017).
+
+    WEAT with an honest p-value and an interval for the effect size.
 
     Parameters
     ----------
@@ -293,6 +314,41 @@ def weat(
     populations (:func:`embias.weat_population.weat_population_bootstrap`;
     :meth:`WeatResult.population_interval`; ``population_*`` columns of
     :meth:`WeatResult.to_interval_table`); it needs ≥ 2 words in A and in B.
+
+    Examples
+    --------
+    In two dimensions, with "love" = (1, 0) and "hate" = (0, 1), a unit vector (c, d) has
+    s = c − d: 1 and 0.2 for the flowers, −1 and −0.2 for the insects. The means differ by
+    1.2 and the sample sd of the four s values is √(2.08/3), so d = 1.2/√(2.08/3) ≈ 1.441.
+    Two of the C(4, 2) = 6 re-partitions of the targets (the observed one and its mirror)
+    are as extreme, so the exact two-sided p-value is 2/6:
+
+    >>> from gensim.models import KeyedVectors
+    >>> import embias
+    >>> kv = KeyedVectors(vector_size=2)
+    >>> kv.add_vectors(["rose", "tulip", "ant", "wasp", "love", "hate"],
+    ...                [[1, 0], [0.8, 0.6], [0, 1], [0.6, 0.8], [1, 0], [0, 1]])
+    >>> result = embias.weat(kv, ["rose", "tulip"], ["ant", "wasp"], ["love"], ["hate"],
+    ...                      n_boot=200, random_seed=0)
+    >>> round(result.effect_size, 3), result.p_value, result.exact, result.n_permutations
+    (1.441, 0.3333333333333333, True, 6)
+
+    The one-sided test counts only the observed partition (1/6). The bootstrap replicates
+    take four values between √2 and √3 (X or Y drawn as one repeated word), and the 89%
+    interval spans them:
+
+    >>> embias.weat(kv, ["rose", "tulip"], ["ant", "wasp"], ["love"], ["hate"],
+    ...             alternative="greater", n_boot=200, random_seed=0).p_value
+    0.16666666666666666
+    >>> result.interval()
+    (1.414, 1.732)
+
+    A word in two lists is refused:
+
+    >>> embias.weat(kv, ["rose", "tulip"], ["ant", "rose"], ["love"], ["hate"])
+    Traceback (most recent call last):
+    ...
+    ValueError: WEAT 'weat': the word 'rose' is in both X and Y: a word can play one role ...
     """
     _check_test_options(permutations, alternative)
     n_boot = check_int("n_boot", n_boot, minimum=1)
@@ -326,8 +382,10 @@ def weat(
 
 
 def _check_test_options(permutations: Any, alternative: Any) -> None:
-    """Refuse an unknown ``alternative`` or a ``permutations`` that is not ``"auto"``,
-    ``"exact"`` or a positive integer."""
+    """Refuse an unknown ``alternative`` or a bad ``permutations``.
+
+    ``permutations`` must be ``"auto"``, ``"exact"`` or a positive integer.
+    """
     if alternative not in ("two-sided", "greater", "less"):
         raise ValueError(f"alternative={alternative!r} is not one of "
                          "['two-sided', 'greater', 'less']")
@@ -339,11 +397,15 @@ def _check_test_options(permutations: Any, alternative: Any) -> None:
 
 
 def _target_similarities(embeddings: KeyedVectors | str, lists: Sequence[Sequence[str]], *,
-                         set_names: Sequence[str], missing: str, lowercase: bool | None,
+                         set_names: Sequence[str], missing: Literal["warn", "raise"],
+                         lowercase: bool | None,
                          name: str) -> tuple[dict[str, list[str]], np.ndarray, np.ndarray, Any]:
-    """The words of X, Y, A, B found in the embeddings, the cosine similarities of the
-    target words (X, then Y) with A and with B, and the missing-word report; X and Y need
-    two words each in the embeddings."""
+    """Return the words found, the targets' cosine similarities and the missing-word report.
+
+    The words are those of X, Y, A, B found in the embeddings; the similarities are those
+    of the target words (X, then Y) with A and with B. X and Y need two words each in the
+    embeddings.
+    """
     kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
     if lowercase is None:
         lowercase = is_uncased(kv)
@@ -366,8 +428,11 @@ def _target_similarities(embeddings: KeyedVectors | str, lists: Sequence[Sequenc
 def _population_bootstrap(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, n_boot: int,
                           rng: np.random.Generator, seed: int | None
                           ) -> tuple[WeatPopulationBootstrap | None, str]:
-    """The population interval of :func:`weat` from its own spawned stream (so today's
-    bootstrap and permutations are unchanged), or None and why not."""
+    """Return the population interval of :func:`weat`, or None and why not.
+
+    It draws from its own spawned stream, so the bootstrap and the permutations do not
+    depend on it.
+    """
     from ..weat_population import weat_population_bootstrap
 
     if min(sim_a.shape[1], sim_b.shape[1]) < 2:
@@ -391,8 +456,10 @@ def _list_labels(set_names: Sequence[str]) -> list[str]:
 
 def _weat_lists(X: Any, Y: Any, A: Any, B: Any, *,
                 set_names: Sequence[str]) -> tuple[tuple[str, ...], ...]:
-    """WEAT's four word lists, checked (:func:`embias._validation.check_word_list`): X and
-    Y need two words each, A and B one."""
+    """Return WEAT's four word lists, checked (:func:`embias._validation.check_word_list`).
+
+    X and Y need two words each, A and B one.
+    """
     return tuple(
         check_word_list(label, words, minimum=minimum, why=why)
         for label, words, minimum, why in zip(
@@ -403,16 +470,48 @@ def _weat_lists(X: Any, Y: Any, A: Any, B: Any, *,
 def check_weat_roles(lists: Sequence[Sequence[str]], *,
                      set_names: Sequence[str] = ("X", "Y", "A", "B"),
                      lowercase: bool = False, name: str = "weat") -> None:
-    """Refuse a word in two of WEAT's lists X, Y, A, B (X = Y, X and Y sharing a word, a
-    target word in A or B, a word in both A and B), after the case handling of the
-    lookup (:func:`embias._validation.check_distinct_lists`)."""
+    """Refuse a word in two of WEAT's lists X, Y, A, B.
+
+    X = Y, X and Y sharing a word, a target word in A or B, a word in both A and B: each
+    is refused after the case handling of the lookup
+    (:func:`embias._validation.check_distinct_lists`).
+
+    Parameters
+    ----------
+    lists
+        The word lists X, Y, A and B.
+    set_names
+        Their names in the message.
+    lowercase
+        Compare the words in lower case (as the lookup in an uncased vocabulary does).
+    name
+        Name of the test in the message.
+
+    Raises
+    ------
+    ValueError
+        A word in two of the lists; the message names the word and both lists.
+
+    Examples
+    --------
+    >>> from embias.classic import check_weat_roles
+    >>> check_weat_roles([["rose", "tulip"], ["ant", "wasp"], ["love"], ["Rose"]])
+    >>> check_weat_roles([["rose", "tulip"], ["ant", "wasp"], ["love"], ["Rose"]],
+    ...                  lowercase=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: WEAT 'weat': the word 'rose' (as 'Rose' in B) is in both X and B: ...
+    """
     check_distinct_lists(dict(zip(_list_labels(set_names), lists, strict=True)),
                          key=str.lower if lowercase else None, context=f"WEAT {name!r}: ")
 
 
 def _bootstrap_stream(rng: np.random.Generator) -> np.random.Generator:
-    """A generator independent of ``rng``'s own draws: spawned from its seed sequence
-    (``rng`` itself when it has none), so the bootstrap does not shift the permutations."""
+    """Return a generator independent of ``rng``'s own draws.
+
+    It is spawned from ``rng``'s seed sequence (``rng`` itself when it has none), so the
+    bootstrap does not shift the permutations.
+    """
     try:
         return rng.spawn(1)[0]
     except TypeError:  # pragma: no cover - a Generator built without a SeedSequence
@@ -424,8 +523,45 @@ def weat_test(
     embeddings: KeyedVectors | str = "glove-6b-50d",
     **options: object,
 ) -> WeatResult:
-    """Run one of Caliskan et al.'s ten tests (``"weat1"`` … ``"weat10"``) or any
-    two-class :class:`~embias.Study` with :func:`weat`; ``options`` as for :func:`weat`."""
+    """Run one of Caliskan et al.'s ten tests, or any two-class study, with :func:`weat`.
+
+    Parameters
+    ----------
+    test
+        ``"weat1"`` … ``"weat10"``, or a two-class :class:`~embias.Study` (X, Y = its
+        protected words, A, B = their associated attribute words).
+    embeddings
+        ``KeyedVectors`` or a source for :func:`embias.load_embeddings`.
+    **options
+        As for :func:`weat` (``permutations``, ``n_boot``, ``random_seed`` …);
+        ``name`` defaults to the study's name and ``set_names`` to its class names.
+
+    Returns
+    -------
+    WeatResult
+
+    Raises
+    ------
+    ValueError
+        An unknown test name, or what :func:`weat` refuses.
+
+    Examples
+    --------
+    Test 6 (male vs female names, career vs family) on vectors that put every male name
+    and career word on one axis and every female name and family word on the other: all
+    s values are ±1, and d reaches its ceiling √(2·15/8) ≈ 1.936 for 8 + 8 words. The
+    observed partition and its mirror are the two most extreme of the C(16, 8) = 12,870:
+
+    >>> from gensim.models import KeyedVectors
+    >>> import embias
+    >>> X, Y, A, B = embias.load_study("weat6").weat_sets()
+    >>> kv = KeyedVectors(vector_size=2)
+    >>> kv.add_vectors([*X, *A], [[1, 0]] * (len(X) + len(A)))
+    >>> kv.add_vectors([*Y, *B], [[0, 1]] * (len(Y) + len(B)))
+    >>> result = embias.weat_test("weat6", kv, n_boot=100, random_seed=0)
+    >>> round(result.effect_size, 3), result.n_permutations, result.p_value == 2 / 12870
+    (1.936, 12870, True)
+    """
     study = load_study(test)
     X, Y, A, B = study.weat_sets()
     options.setdefault("name", study.name)
@@ -443,11 +579,24 @@ def weat_pairs(
     null_ci_prob: float = DEFAULT_CI_PROB,
     **options: object,
 ) -> pd.DataFrame:
-    """WEAT for every pair of protected classes of a multi-class study (e.g. religion):
-    X, Y = the two classes' protected words, A, B = their associated attribute lists.
+    """Run WEAT for every pair of protected classes of a multi-class study (e.g. religion).
 
-    ``options`` go to :func:`weat` (``permutations``, ``alternative``, ``n_boot``,
-    ``random_seed`` …).
+    For each pair, X, Y = the two classes' protected words and A, B = their associated
+    attribute lists.
+
+    Parameters
+    ----------
+    embeddings
+        ``KeyedVectors`` or a source for :func:`embias.load_embeddings`.
+    study
+        A :class:`~embias.Study` or the name of a shipped one.
+    ci_prob
+        Probability of the item-bootstrap intervals.
+    null_ci_prob
+        Probability of the permutation null's central range.
+    **options
+        Go to :func:`weat` (``permutations``, ``alternative``, ``n_boot``,
+        ``random_seed`` …).
 
     Returns
     -------
@@ -456,6 +605,36 @@ def weat_pairs(
         size with its ``ci_prob`` item-bootstrap interval, its permutation ``p_value`` and
         the null's central ``null_ci_prob`` range in ``null_lower``/``null_upper`` (see
         :meth:`WeatResult.to_interval_table`).
+
+    Raises
+    ------
+    ValueError
+        A bad ``ci_prob`` or ``null_ci_prob``, an unknown study, or what :func:`weat`
+        refuses.
+
+    Examples
+    --------
+    Three classes of two words each, one attribute word per class on its own axis. Each
+    pair has an exact p-value of 2/6 (the observed partition and its mirror); flowers vs
+    insects is :func:`weat`'s two-dimensional example, d ≈ 1.441:
+
+    >>> from gensim.models import KeyedVectors
+    >>> import embias
+    >>> kv = KeyedVectors(vector_size=3)
+    >>> kv.add_vectors(
+    ...     ["rose", "tulip", "ant", "wasp", "granite", "basalt", "love", "hate", "cold"],
+    ...     [[1, 0, 0], [0.8, 0.6, 0], [0, 1, 0], [0.6, 0.8, 0], [0, 0, 1], [0, 0.6, 0.8],
+    ...      [1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    >>> study = embias.Study(
+    ...     name="toy", protected={"flowers": ("rose", "tulip"), "insects": ("ant", "wasp"),
+    ...                            "stones": ("granite", "basalt")},
+    ...     attributes={"flowers": ("love",), "insects": ("hate",), "stones": ("cold",)})
+    >>> table = embias.weat_pairs(kv, study, n_boot=100, random_seed=0)
+    >>> table[["group", "estimate", "p_value", "n_permutations"]].round(3)
+                    group  estimate  p_value  n_permutations
+    0  flowers vs insects     1.441    0.333               6
+    1   flowers vs stones     1.721    0.333               6
+    2   insects vs stones     1.614    0.333               6
     """
     check_probability("ci_prob", ci_prob)
     check_probability("null_ci_prob", null_ci_prob)
