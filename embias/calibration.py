@@ -41,6 +41,7 @@ from ._validation import (
     check_probability,
     check_seed,
 )
+from .embeddings import load_named_embeddings
 from .populations import (
     PopulationDesign,
     WordPopulations,
@@ -48,7 +49,7 @@ from .populations import (
     load_populations,
 )
 from .report import share_with_mc_se
-from .settings import DEFAULT_CI_PROB, LEVELS, FitSettings
+from .settings import DEFAULT_CI_PROB, DEFAULT_ROPE, LEVELS, FitSettings
 from .tables import CONNECTIONS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -78,21 +79,9 @@ RESULT_COLUMNS: tuple[str, ...] = (
 SUMMARY_COLUMNS: tuple[str, ...] = (
     "level", "estimand", "quantity", "truth", "mean_estimate", "bias", "coverage", "mc_se",
     "mean_width", "n_studies", "ci_prob", "failed_fits")
-#: Posterior variables left out of a fit's convergence check: the crossed level's compared
-#: word effects are drawn after sampling from their exact conditional, so they mix as the
-#: sampled parameters do (the same choice as :mod:`embias.simulate_words`).
-_UNCHECKED_VARIABLES = ("word_effect",)
 
 
 # =========================================================================== truth
-def _vectors(embeddings: KeyedVectors | str) -> tuple[KeyedVectors, str]:
-    from .embeddings import embedding_name_of, load_embeddings
-
-    if isinstance(embeddings, str):
-        return load_embeddings(embeddings), embeddings
-    return embeddings, embedding_name_of(embeddings) or "custom"
-
-
 def population_answers(
     populations: WordPopulations | str,
     embeddings: KeyedVectors | str = "glove-6b-50d",
@@ -148,7 +137,7 @@ def population_answers(
     populations = load_populations(populations)
     design = as_design(design)
     n_protected, n_attributes = design.counts(populations)
-    kv, _ = _vectors(embeddings)
+    kv, _ = load_named_embeddings(embeddings)
     if lowercase is None:
         lowercase = is_uncased(kv)
     lists = {**{f"protected[{c!r}]": w for c, w in populations.protected.items()},
@@ -314,6 +303,86 @@ def summarize_calibration(results: pd.DataFrame, *, converged_only: bool = False
     check_columns(results, ("study", "level", "estimand", "group", "estimate", "lower",
                             "upper", "truth", "covered", "ci_prob", "problems"),
                   name="results", hint="pass PopulationCalibration.results")
+    rates = interval_rates(results, unit="study", shares={"coverage": "covered"},
+                           first=("truth", "ci_prob"), converged_only=converged_only)
+    summary = rates.rename(columns={"group": "quantity", "coverage_se": "mc_se",
+                                    "n": "n_studies"})
+    summary["bias"] = summary["mean_estimate"] - summary["truth"]
+    return summary[list(SUMMARY_COLUMNS)]
+
+
+#: Estimands of a repeated-study summary, in the order its rows are sorted.
+ESTIMANDS: tuple[str, ...] = ("connection_mean", "contrast")
+#: Quantities of a repeated-study summary, in the order its rows are sorted: the
+#: connections, then the contrasts (those of :data:`embias.bayes.summary.CONTRASTS`).
+QUANTITIES: tuple[str, ...] = (*CONNECTIONS, "associated - none", "associated - different",
+                               "different - none", "human - none")
+
+
+def interval_rates(
+    results: pd.DataFrame,
+    *,
+    unit: str,
+    shares: Mapping[str, str],
+    first: Sequence[str] = ("truth",),
+    sort_by: Sequence[str] = ("level", "estimand", "group"),
+    levels: Sequence[str] | None = None,
+    converged_only: bool = False,
+) -> pd.DataFrame:
+    """Summarize the intervals of repeated studies per model level, estimand and group.
+
+    The one summary behind :func:`summarize_calibration` and
+    :func:`embias.simulate_words.summarize_word_sampling`: per (``level``, ``estimand``,
+    ``group``) of ``results`` (one row per study × level × quantity), the number of
+    studies, the mean estimate, each share asked for with its binomial Monte Carlo
+    standard error √(p(1 − p)/n) (:func:`embias.report.share_with_mc_se`), the mean
+    interval width and the number of fits with a convergence problem.
+
+    Parameters
+    ----------
+    results
+        Columns ``level``, ``estimand``, ``group``, ``estimate``, ``lower``, ``upper``,
+        ``problems`` (empty or NaN when a fit passed every check), ``unit`` and those
+        named by ``shares`` and ``first``.
+    unit
+        Column identifying a study (``"study"``, ``"table"``): ``n`` counts its distinct
+        values.
+    shares
+        Output name → boolean column: ``name`` is its share of ``True``, ``name_se`` the
+        share's Monte Carlo standard error.
+    first
+        Columns whose first value in a group is kept (constant within a group, such as
+        ``truth``).
+    sort_by
+        Columns the rows are sorted by, in turn: ``level`` in the order of ``levels``,
+        ``estimand`` in the order of :data:`ESTIMANDS`, ``group`` in the order of
+        :data:`QUANTITIES`; values not listed come last, in the order of the groups.
+    levels
+        The order of the model levels; ``None`` (default): the order in which they
+        first appear in ``results``.
+    converged_only
+        Count only fits that passed every convergence check (empty ``problems``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``level``, ``estimand``, ``group``, ``n``, the ``first`` columns,
+        ``mean_estimate``, per share ``name`` and ``name_se``, ``mean_width`` and
+        ``failed_fits``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({
+    ...     "study": [0, 1, 2, 3], "level": "crossed", "estimand": "contrast",
+    ...     "group": "associated - none", "estimate": [0.1, 0.2, 0.3, 0.4],
+    ...     "lower": [0.0, 0.1, 0.2, 0.3], "upper": [0.2, 0.3, 0.4, 0.5], "truth": 0.25,
+    ...     "covered": [False, True, True, False], "problems": ["", "", "r_hat 1.02", ""]})
+    >>> rates = interval_rates(results, unit="study", shares={"coverage": "covered"})
+    >>> rates[["n", "mean_estimate", "coverage", "coverage_se", "mean_width", "failed_fits"]]
+       n  mean_estimate  coverage  coverage_se  mean_width  failed_fits
+    0  4           0.25       0.5         0.25         0.2            1
+    """
     frame = results.copy()
     frame["problems"] = frame["problems"].fillna("").astype(str)
     if converged_only:
@@ -321,34 +390,60 @@ def summarize_calibration(results: pd.DataFrame, *, converged_only: bool = False
     out = []
     for (level, estimand, group), rows in frame.groupby(["level", "estimand", "group"],
                                                         sort=False):
-        coverage, mc_se = share_with_mc_se(rows["covered"].astype(bool))
-        truth = float(rows["truth"].iloc[0])
-        mean_estimate = float(rows["estimate"].mean())
-        out.append({"level": level, "estimand": estimand, "quantity": group, "truth": truth,
-                    "mean_estimate": mean_estimate, "bias": mean_estimate - truth,
-                    "coverage": coverage, "mc_se": mc_se,
-                    "mean_width": float((rows["upper"] - rows["lower"]).mean()),
-                    "n_studies": int(rows["study"].nunique()),
-                    "ci_prob": float(rows["ci_prob"].iloc[0]),
-                    "failed_fits": int((rows["problems"] != "").sum())})
-    summary = pd.DataFrame(out, columns=list(SUMMARY_COLUMNS))
-    levels = list(dict.fromkeys(frame["level"]))
-    estimands = ["connection_mean", "contrast"]
-    quantities = [*CONNECTIONS, "associated - none", "associated - different",
-                  "different - none", "human - none"]
-    summary = summary.sort_values(
-        ["level", "estimand", "quantity"],
-        key=lambda s: s.map({v: i for i, v in enumerate(
-            {"level": levels, "estimand": estimands, "quantity": quantities}[str(s.name)])}
-        ).fillna(len(quantities)))
+        row = {"level": level, "estimand": estimand, "group": group,
+               "n": int(rows[unit].nunique()),
+               **{column: float(rows[column].iloc[0]) for column in first},
+               "mean_estimate": float(rows["estimate"].mean())}
+        for name, column in shares.items():
+            row[name], row[f"{name}_se"] = share_with_mc_se(rows[column].astype(bool))
+        row["mean_width"] = float((rows["upper"] - rows["lower"]).mean())
+        row["failed_fits"] = int((rows["problems"] != "").sum())
+        out.append(row)
+    columns = ["level", "estimand", "group", "n", *first, "mean_estimate",
+               *(c for name in shares for c in (name, f"{name}_se")), "mean_width",
+               "failed_fits"]
+    order = {"level": list(dict.fromkeys(frame["level"]) if levels is None else levels),
+             "estimand": list(ESTIMANDS), "group": list(QUANTITIES)}
+    summary = pd.DataFrame(out, columns=columns).sort_values(
+        list(sort_by), key=lambda s: s.map({v: i for i, v in enumerate(order[str(s.name)])}
+                                           ).fillna(len(order[str(s.name)])))
     return summary.reset_index(drop=True)
 
 
-# =========================================================================== run
-def _fit_rows(fit: Any, *, study: int, level: str, truths: Mapping[tuple[str, str], float],
-              ci_prob: float) -> list[dict[str, Any]]:
-    """The connection means and contrasts of one fit against the population answers,
-    with the fit's convergence diagnostics."""
+#: Posterior variables left out of a repeated-study fit's convergence check: the crossed
+#: level's compared-word effects are drawn after sampling from their exact conditional
+#: given each draw (:func:`embias.bayes.crossed.draw_word_effects`), so they mix as the
+#: sampled parameters do; checking hundreds more scalars per fit would double its cost.
+UNCHECKED_VARIABLES = ("word_effect",)
+
+
+def fit_intervals(fit: Any, *, ci_prob: float, rope: float = DEFAULT_ROPE
+                  ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Summarize one fit of a repeated-study run: its intervals and its convergence.
+
+    The intervals are those of the connection means and their contrasts only (the shared
+    reporting layer, :func:`embias.bayes.summary.summarize_posterior`, without per-word
+    rows); the convergence record covers every sampled parameter and deterministic but
+    :data:`UNCHECKED_VARIABLES`.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~embias.BiasFit`.
+    ci_prob
+        HDI probability.
+    rope
+        ROPE half-width of the contrasts' decisions.
+
+    Returns
+    -------
+    summary : pandas.DataFrame
+        The interval table (``estimand``, ``group``, ``estimate``, ``lower``,
+        ``upper``, ``rope_decision`` …).
+    record : dict
+        ``max_r_hat``, ``min_ess_bulk``, ``min_ess_tail``, ``divergences`` and
+        ``problems`` (the convergence problems joined by ``"; "``; empty when none).
+    """
     import xarray as xr
 
     from .bayes.diagnostics import (
@@ -359,14 +454,21 @@ def _fit_rows(fit: Any, *, study: int, level: str, truths: Mapping[tuple[str, st
     from .bayes.summary import summarize_posterior
 
     post = fit.sampled["posterior"].to_dataset()
-    checked = post.drop_vars([v for v in _UNCHECKED_VARIABLES if v in post])
+    checked = post.drop_vars([v for v in UNCHECKED_VARIABLES if v in post])
     diagnostics = convergence_diagnostics(xr.DataTree.from_dict({"posterior": checked}))
-    overview = diagnostics_overview(diagnostics, fit.divergences)
-    problems = "; ".join(convergence_problems(diagnostics, fit.divergences))
-    # the shared reporting layer, on the connection means and their contrasts only
+    record: dict[str, Any] = dict(diagnostics_overview(diagnostics, fit.divergences))
+    record["problems"] = "; ".join(convergence_problems(diagnostics, fit.divergences))
     summary = summarize_posterior(
         xr.DataTree.from_dict({"posterior": post[["connection_mean"]]}), fit.cells,
-        ci_prob=ci_prob, ci_kind="hdi", word_contrasts=False)
+        ci_prob=ci_prob, ci_kind="hdi", rope=rope, word_contrasts=False)
+    return summary, record
+
+
+# =========================================================================== run
+def _fit_rows(fit: Any, *, study: int, level: str, truths: Mapping[tuple[str, str], float],
+              ci_prob: float) -> list[dict[str, Any]]:
+    """Compare one fit's connection means and contrasts with the population answers."""
+    summary, record = fit_intervals(fit, ci_prob=ci_prob)
     rows = []
     for r in summary.itertuples(index=False):
         key = (str(r.estimand), str(r.group))
@@ -379,11 +481,7 @@ def _fit_rows(fit: Any, *, study: int, level: str, truths: Mapping[tuple[str, st
             "estimate": float(r.estimate), "lower": float(r.lower), "upper": float(r.upper),
             "truth": truth, "covered": bool(r.lower <= truth <= r.upper),
             "width": float(r.upper - r.lower), "ci_prob": ci_prob,
-            "random_seed": int(fit.settings["random_seed"]),
-            "max_r_hat": float(overview["max_r_hat"]),
-            "min_ess_bulk": float(overview["min_ess_bulk"]),
-            "min_ess_tail": float(overview["min_ess_tail"]),
-            "divergences": int(overview["divergences"]), "problems": problems,
+            "random_seed": int(fit.settings["random_seed"]), **record,
         })
     return rows
 
@@ -495,7 +593,7 @@ def calibrate_on_populations(
     design.counts(populations)  # a design the populations cannot supply, before any work
     base = _base_settings(settings)
     seed = check_seed(random_seed)
-    kv, embedding = _vectors(embeddings)
+    kv, embedding = load_named_embeddings(embeddings)
     start = time.perf_counter()
     truths_frame = population_answers(populations, kv, design=design)
     truths = {(r.estimand, r.group): float(r.truth) for r in truths_frame.itertuples()}

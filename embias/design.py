@@ -622,9 +622,10 @@ def design_analysis(
         record = {"source": "populations", "populations": populations.name}
     seed = check_seed(random_seed)
     if not fitted:
-        from .calibration import _vectors
+        from .embeddings import load_named_embeddings
 
-        kv, embedding = _vectors("glove-6b-50d" if embeddings is None else embeddings)
+        kv, embedding = load_named_embeddings("glove-6b-50d" if embeddings is None
+                                              else embeddings)
     start = time.perf_counter()
     truths: dict[str, dict[str, float]] = {}
     if populations is not None:

@@ -36,6 +36,7 @@ __all__ = [
     "is_uncased",
     "keyed_vectors",
     "load_embeddings",
+    "load_named_embeddings",
     "lookup_words",
 ]
 
@@ -504,6 +505,47 @@ def load_embeddings(
         raise ValueError(f"embedding source {str(path)!r} is a directory, not a file")
     fmt = format or detect_format(path)
     return _named(_read_file(path, fmt, limit), str(source))
+
+
+def load_named_embeddings(
+    source: str | os.PathLike[str] | KeyedVectors = "glove-6b-50d",
+) -> tuple[KeyedVectors, str]:
+    """Load embeddings with the name the tables built from them are labelled with.
+
+    The one place that says what the ``embedding`` column of a table reads when the
+    caller gives none: the source string for a name or a path, the name of the source a
+    ``KeyedVectors`` was loaded from (:func:`embedding_name_of`), else ``"custom"``.
+
+    Parameters
+    ----------
+    source
+        Anything :func:`load_embeddings` accepts; a ``KeyedVectors`` is returned as is.
+
+    Returns
+    -------
+    embeddings : gensim.models.KeyedVectors
+        The vectors.
+    name : str
+        Their name.
+
+    Raises
+    ------
+    ValueError, FileNotFoundError, ConnectionError
+        As :func:`load_embeddings`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> kv = keyed_vectors(["cat", "dog"], np.eye(2, dtype=np.float32))
+    >>> load_named_embeddings(kv)[1]
+    'custom'
+    >>> load_named_embeddings(load_embeddings("glove-6b-50d"))[1]
+    'glove-6b-50d'
+    """
+    if isinstance(source, str | os.PathLike):
+        kv = load_embeddings(source)
+        return kv, str(source) if isinstance(source, str) else embedding_name_of(kv) or "custom"
+    return source, embedding_name_of(source) or "custom"
 
 
 def is_uncased(embeddings: KeyedVectors, *, sample: int = 5000) -> bool:

@@ -66,7 +66,6 @@ from ._validation import (
     check_seed,
 )
 from .bayes.crossed import WORD_KIND_OF_CONNECTION, WORD_KINDS
-from .report import share_with_mc_se
 from .settings import (
     BATCH_DRAWS,
     BATCH_TUNE,
@@ -106,6 +105,11 @@ WORD_SAMPLING_LEVELS: tuple[str, ...] = ("hierarchical", "crossed")
 #: interval of one of them that excludes 0 is a false claim of bias.
 NULL_CONTRASTS: tuple[str, ...] = ("associated - none", "associated - different",
                                    "different - none")
+#: Columns of :func:`summarize_word_sampling`.
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    "level", "estimand", "group", "n_tables", "truth", "mean_estimate", "coverage",
+    "coverage_se", "excludes_zero", "excludes_zero_se", "credible_difference",
+    "credible_difference_se", "mean_width", "null", "failed_fits")
 #: Columns of the design that a simulated table keeps (its values are replaced).
 _DESIGN_COLUMNS = ("protected_word", "protected_class", "word_to_compare", "word_class",
                    "connection")
@@ -515,36 +519,15 @@ class WordSamplingSimulation:
         return pd.DataFrame(rows)
 
 
-#: Posterior variables left out of a simulation fit's convergence check: the compared words'
-#: effects of the crossed model are drawn after sampling from their exact conditional given
-#: each draw (:func:`embias.bayes.crossed.draw_word_effects`), so they mix as the sampled
-#: parameters do; checking 321 more scalars per fit would double its cost.
-_UNCHECKED_VARIABLES = ("word_effect",)
-
-
 def _fit_rows(fit: Any, *, index: int, level: str, parameters: WordSamplingParameters,
               ci_prob: float, rope: float) -> list[dict[str, Any]]:
-    """The connection means and contrasts of one fit against the truth, with the fit's
-    convergence diagnostics (r̂, bulk/tail ESS of every sampled parameter and
-    deterministic but the word effects; divergences)."""
-    import xarray as xr
+    """Compare one fit's connection means and contrasts with the truth they were drawn from.
 
-    from .bayes.diagnostics import (
-        convergence_diagnostics,
-        convergence_problems,
-        diagnostics_overview,
-    )
-    from .bayes.summary import summarize_posterior
+    With the fit's convergence record (:func:`embias.calibration.fit_intervals`).
+    """
+    from .calibration import fit_intervals
 
-    post = fit.sampled["posterior"].to_dataset()
-    checked = post.drop_vars([v for v in _UNCHECKED_VARIABLES if v in post])
-    diagnostics = convergence_diagnostics(xr.DataTree.from_dict({"posterior": checked}))
-    overview = diagnostics_overview(diagnostics, fit.divergences)
-    problems = "; ".join(convergence_problems(diagnostics, fit.divergences))
-    # the shared reporting layer on the connection means only (no per-word rows)
-    summary = summarize_posterior(
-        xr.DataTree.from_dict({"posterior": post[["connection_mean"]]}), fit.cells,
-        ci_prob=ci_prob, ci_kind="hdi", rope=rope, word_contrasts=False)
+    summary, record = fit_intervals(fit, ci_prob=ci_prob, rope=rope)
     rows = []
     for r in summary.itertuples(index=False):
         group = str(r.group)
@@ -556,11 +539,7 @@ def _fit_rows(fit: Any, *, index: int, level: str, parameters: WordSamplingParam
             "upper": float(r.upper), "covered": bool(r.lower <= truth <= r.upper),
             "excludes_zero": bool(r.lower > 0 or r.upper < 0),
             "rope_decision": str(r.rope_decision) if r.estimand == "contrast" else "",
-            "max_r_hat": float(overview["max_r_hat"]),
-            "min_ess_bulk": float(overview["min_ess_bulk"]),
-            "min_ess_tail": float(overview["min_ess_tail"]),
-            "divergences": int(overview["divergences"]), "problems": problems,
-            "random_seed": fit.settings.get("random_seed"),
+            **record, "random_seed": fit.settings.get("random_seed"),
         })
     return rows
 
@@ -743,50 +722,26 @@ def summarize_word_sampling(results: pd.DataFrame, *, converged_only: bool = Fal
         ``null`` (the truth is 0) and ``failed_fits`` (fits with a convergence problem
         among those counted).
     """
+    from .calibration import interval_rates
+
     check_columns(results, ("table", "level", "estimand", "group", "truth", "estimate",
                             "lower", "upper", "covered", "excludes_zero", "rope_decision",
                             "problems"),
                   name="results", hint="pass WordSamplingSimulation.results")
-    frame = results.copy()
-    frame["problems"] = frame["problems"].fillna("").astype(str)
-    frame["rope_decision"] = frame["rope_decision"].fillna("").astype(str)
-    if converged_only:
-        frame = frame[frame["problems"] == ""]
-    out = []
-    for (level, estimand, group), rows in frame.groupby(["level", "estimand", "group"],
-                                                        sort=False):
-        coverage, coverage_se = share_with_mc_se(rows["covered"].astype(bool))
-        excl, excl_se = share_with_mc_se(rows["excludes_zero"].astype(bool))
-        row = {"level": level, "estimand": estimand, "group": group,
-               "n_tables": int(rows["table"].nunique()), "truth": float(rows["truth"].iloc[0]),
-               "mean_estimate": float(rows["estimate"].mean()),
-               "coverage": coverage, "coverage_se": coverage_se,
-               "excludes_zero": excl, "excludes_zero_se": excl_se,
-               "credible_difference": math.nan, "credible_difference_se": math.nan,
-               "mean_width": float((rows["upper"] - rows["lower"]).mean()),
-               "null": bool(abs(float(rows["truth"].iloc[0])) < 1e-12),
-               "failed_fits": int((rows["problems"] != "").sum())}
-        if estimand == "contrast":
-            row["credible_difference"], row["credible_difference_se"] = share_with_mc_se(
-                rows["rope_decision"] == "credible difference")
-        out.append(row)
-    summary = pd.DataFrame(out)
-    if summary.empty:
-        return pd.DataFrame(columns=["level", "estimand", "group", "n_tables", "truth",
-                                     "mean_estimate", "coverage", "coverage_se",
-                                     "excludes_zero", "excludes_zero_se",
-                                     "credible_difference", "credible_difference_se",
-                                     "mean_width", "null", "failed_fits"])
-    order = {"connection_mean": 0, "contrast": 1}
-    groups = {g: i for i, g in enumerate([*CONNECTIONS, "associated - none",
-                                          "associated - different", "different - none",
-                                          "human - none"])}
-    summary = summary.sort_values(
-        ["estimand", "group", "level"],
-        key=lambda s: s.map(order) if s.name == "estimand" else (
-            s.map(groups) if s.name == "group" else s.map(
-                {lv: i for i, lv in enumerate(WORD_SAMPLING_LEVELS)}).fillna(9)))
-    return summary.reset_index(drop=True)
+    credible = results["rope_decision"].fillna("").astype(str) == "credible difference"
+    rates = interval_rates(
+        results.assign(credible_difference=credible), unit="table",
+        shares={"coverage": "covered", "excludes_zero": "excludes_zero",
+                "credible_difference": "credible_difference"},
+        sort_by=("estimand", "group", "level"), levels=WORD_SAMPLING_LEVELS,
+        converged_only=converged_only)
+    if rates.empty:
+        return pd.DataFrame(columns=list(SUMMARY_COLUMNS))
+    # a connection mean has no ROPE decision
+    rates.loc[rates["estimand"] != "contrast",
+              ["credible_difference", "credible_difference_se"]] = math.nan
+    rates["null"] = rates["truth"].abs() < 1e-12
+    return rates.rename(columns={"n": "n_tables"})[list(SUMMARY_COLUMNS)]
 
 
 # =========================================================================== published

@@ -27,9 +27,8 @@ from ._validation import (
 from .embeddings import (
     MissingWords,
     MissingWordsError,
-    embedding_name_of,
     is_uncased,
-    load_embeddings,
+    load_named_embeddings,
     lookup_words,
 )
 from .wordlists import BUILTIN_STUDIES, Study, load_study
@@ -162,10 +161,9 @@ def cosine_table(
                              "(e.g. for MAC, which averages every attribute class alike), "
                              "pass unassociated='different' to cosine_table()/study_table()"
                              ) from None
-    kv = load_embeddings(embeddings) if isinstance(embeddings, str) else embeddings
+    kv, source_name = load_named_embeddings(embeddings)
     if embedding_name is None:
-        embedding_name = (embeddings if isinstance(embeddings, str)
-                          else embedding_name_of(kv) or "custom")
+        embedding_name = source_name
     if lowercase is None:
         lowercase = is_uncased(kv)
     protected_lists = {f"protected:{c}": w for c, w in study.protected.items()}
