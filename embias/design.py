@@ -1,4 +1,4 @@
-"""Design analysis: how many words does a claim need?
+"""Design analysis: how many words a claim needs.
 
 Before collecting words for a study — or before adding words to one — a researcher wants
 to know what a study of a given size is likely to conclude. :func:`design_analysis`
@@ -49,6 +49,7 @@ intervals — and so these widths — are wider than the words require.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import time
@@ -121,8 +122,10 @@ def _per_class(value: int | Mapping[str, int]) -> float:
 
 
 def _sizes(name: str, value: Any, *, pilot: Mapping[str, int] | None) -> list[Any]:
-    """The sizes of one role: each an integer ≥ 1, or :data:`PILOT` (the pilot's counts,
-    returned as a mapping); none twice."""
+    """Check the sizes of one role: integers ≥ 1 or :data:`PILOT`, none twice.
+
+    :data:`PILOT` is returned as the pilot study's counts (a mapping class → number).
+    """
     values = [value] if isinstance(value, int | str | np.integer) else value
     try:
         values = list(values)
@@ -182,9 +185,9 @@ def design_table(
     neutral: int = 0,
     human: int = 0,
 ) -> pd.DataFrame:
-    """The rows of a study of a given size, with placeholder words and distances (the
-    design :func:`embias.simulate_word_table` draws a table on).
+    """Build the rows of a study of a given size, with placeholder words and distances.
 
+    The design :func:`embias.simulate_word_table` draws a table on.
     Every protected word is paired with every attribute, neutral and human word, as in
     :func:`embias.cosine_table`: ``associated`` when the attribute class is the one
     associated with the protected word's class, ``different`` for another class's
@@ -207,6 +210,31 @@ def design_table(
     pandas.DataFrame
         Columns of :data:`embias.tables.TABLE_COLUMNS`; ``cosine_distance`` is a
         placeholder 1 (similarity 0) until a table is drawn on the design.
+
+    Raises
+    ------
+    ValueError
+        A number of words that is not an integer (≥ 1 for a class, ≥ 0 for the
+        controls), or a protected class without an entry in ``associations``.
+
+    Examples
+    --------
+    Two protected words of class ``a`` and one of ``b``, one attribute word per class
+    and one neutral word: 3 × 3 rows.
+
+    >>> rows = design_table({"a": 2, "b": 1}, {"a": 1, "b": 1}, {"a": "a", "b": "b"},
+    ...                     neutral=1)
+    >>> rows[["protected_word", "word_to_compare", "connection"]].head(3)
+      protected_word word_to_compare  connection
+    0            a 1     a attribute 1  associated
+    1            a 1     b attribute 1   different
+    2            a 1       neutral 1        none
+    >>> rows["connection"].value_counts().to_dict()
+    {'associated': 3, 'different': 3, 'none': 3}
+    >>> design_table({"a": 0}, {"a": 1}, {"a": "a"})
+    Traceback (most recent call last):
+    ...
+    ValueError: protected['a'] must be an integer ≥ 1, got 0
     """
     from .tables import TABLE_COLUMNS
 
@@ -255,9 +283,11 @@ def design_table(
 # =========================================================================== sources
 @dataclass(frozen=True)
 class _Pilot:
-    """What a fitted pilot study gives the posterior predictive: its classes, associations
-    and word counts, and the posterior draws of the crossed model's population
-    parameters (flattened over chains)."""
+    """What a fitted pilot study gives the posterior predictive.
+
+    Its classes, associations and word counts, and the posterior draws of the crossed
+    model's population parameters (flattened over chains).
+    """
 
     protected: dict[str, int]
     attributes: dict[str, int]
@@ -276,7 +306,7 @@ class _Pilot:
 
 
 def _pilot(fit: BiasFit) -> _Pilot:
-    """The pilot structure and posterior draws of a crossed-level fit (refused otherwise)."""
+    """Read the pilot structure and posterior draws of a crossed-level fit (else refuse it)."""
     if fit.level != "crossed":
         raise ValueError(f"design_analysis() draws new studies from a crossed-level fit's "
                          f"posterior (new protected words coef ~ N(bar, tau), new compared "
@@ -353,12 +383,14 @@ class DesignAnalysis:
     seconds: float
 
     def summary(self, *, converged_only: bool = False) -> pd.DataFrame:
-        """Probability of a credible difference and expected HDI width per design and
-        contrast (:func:`summarize_design_analysis` of :attr:`results`)."""
+        """Return the probability of a credible difference and the expected HDI width.
+
+        Per design and contrast: :func:`summarize_design_analysis` of :attr:`results`.
+        """
         return summarize_design_analysis(self.results, converged_only=converged_only)
 
     def failures(self) -> pd.DataFrame:
-        """The fits that failed a convergence check: ``design``, ``study``, ``problems``."""
+        """Return the fits that failed a convergence check: ``design``, ``study``, ``problems``."""
         fits = self.results.drop_duplicates(["design", "study"])
         return fits.loc[fits["problems"] != "", ["design", "study", "problems"]].reset_index(
             drop=True)
@@ -368,6 +400,7 @@ class DesignAnalysis:
         return plot_design_analysis(self, **kwargs)
 
     def __repr__(self) -> str:
+        """Show the source, the sizes of the run and its seed."""
         s = self.settings
         return (f"DesignAnalysis({s['source']}, designs={len(self.designs)}, "
                 f"n_studies={s['n_studies']}, level={s['level']!r}, ci_prob={s['ci_prob']}, "
@@ -394,6 +427,29 @@ def summarize_design_analysis(results: pd.DataFrame, *, converged_only: bool = F
         (share of studies whose HDI lies outside the ROPE) and ``p_se`` (√(p(1 − p)/n)),
         ``width_mean`` (mean HDI width) and ``width_se`` (sd/√n), ``n_studies`` (studies
         counted) and ``n_failed_fits`` (those with a convergence problem).
+
+    Raises
+    ------
+    ValueError
+        ``results`` lacks a column the summary reads.
+
+    Examples
+    --------
+    Four studies of one design, three of which find a credible difference: p = 0.75 with
+    se √(0.75 · 0.25 / 4) = 0.217; widths 0.1, 0.2, 0.3, 0.2 have mean 0.2 and se
+    sd/√4 = 0.0816/2 = 0.041.
+
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({
+    ...     "design": "protected=5,attributes=4,neutral=100,human=0",
+    ...     "protected_words": 5.0, "attribute_words": 4.0, "neutral_words": 100,
+    ...     "human_words": 0, "study": [0, 1, 2, 3], "contrast": "associated - none",
+    ...     "truth": 0.05, "width": [0.1, 0.2, 0.3, 0.2],
+    ...     "credible": [True, True, False, True], "problems": ""})
+    >>> summary = summarize_design_analysis(results)
+    >>> summary[["contrast", "p_credible", "p_se", "width_mean", "width_se"]]
+                contrast  p_credible      p_se  width_mean  width_se
+    0  associated - none        0.75  0.216506         0.2  0.040825
     """
     from .bayes.summary import CONTRASTS
 
@@ -433,7 +489,7 @@ def summarize_design_analysis(results: pd.DataFrame, *, converged_only: bool = F
 
 # =========================================================================== run
 def _fit_rows(fit: Any, *, ci_prob: float, rope: float) -> tuple[list[dict[str, Any]], str]:
-    """The contrasts of one fit (estimate, HDI, ROPE decision) and its problems."""
+    """Return the contrasts of one fit (estimate, HDI, ROPE decision) and its problems."""
     import xarray as xr
 
     from .bayes.summary import summarize_posterior
@@ -485,8 +541,7 @@ def design_analysis(
     progress: bool = True,
     block: int = DEFAULT_BLOCK,
 ) -> DesignAnalysis:
-    """How likely a study of each size is to find a credible difference, and how wide its
-    intervals will be.
+    """Estimate, per study size, the chance of a credible difference and the HDI width.
 
     For every design — each combination of ``protected_words`` and ``attribute_words``,
     with ``neutral_words`` and ``human_words`` — draws ``n_studies`` new studies from
@@ -561,11 +616,22 @@ def design_analysis(
         pilot fit that is not at the crossed level.
     MissingWordsError
         A population word missing from the embeddings.
-    """
-    from tqdm import tqdm
 
-    from ._progress import progress_wanted
-    from .bayes import FitJob, derived_seed, fit_many
+    Examples
+    --------
+    A run fits ``n_studies`` models per design; the sizes are checked before any of
+    them, against the populations the studies are drawn from:
+
+    >>> design_analysis("sentiment", attribute_words=[4, 300])
+    Traceback (most recent call last):
+    ...
+    ValueError: populations 'sentiment': attributes['negative'] has 200 words, fewer than the
+    design's attributes=300; ...
+    >>> design_analysis("sentiment", attribute_words=[4, 4])
+    Traceback (most recent call last):
+    ...
+    ValueError: attribute_words lists ['4'] more than once; give each size once
+    """
     from .bayes.fit import BiasFit
 
     n_studies = check_int("n_studies", n_studies, minimum=2,
@@ -575,110 +641,200 @@ def design_analysis(
     rope = _check_rope(rope)
     level = check_choice("level", level, LEVELS)
     base = _base_settings(settings, level)
-    fitted = isinstance(source, BiasFit)
-    if fitted:
+    sizes: dict[str, Any] = {"protected_words": protected_words,
+                             "attribute_words": attribute_words,
+                             "neutral_words": neutral_words, "human_words": human_words}
+    if isinstance(source, BiasFit):
         if embeddings is not None:
             raise ValueError("embeddings= is for populations of real words; a fitted pilot "
                              "study's new studies are drawn from its posterior, which needs "
                              "no embeddings")
-        pilot = _pilot(source)
-        protected_sizes = _sizes("protected_words", PILOT if protected_words is None
-                                 else protected_words, pilot=pilot.protected)
-        attribute_sizes = _sizes("attribute_words", attribute_words, pilot=pilot.attributes)
-        neutral = _controls("neutral_words", neutral_words, pilot.neutral)
-        human = _controls("human_words", human_words, pilot.human)
-        for name, n, connection in (("neutral_words", neutral, "none"),
-                                    ("human_words", human, "human")):
-            if n and connection not in pilot.draws["bar"]:
-                raise ValueError(f"{name}={n}: the pilot study has no {connection!r} rows, so "
-                                 f"its posterior says nothing about such words; pass "
-                                 f"{name}=0")
-        designs = [PopulationDesign(protected=p, attributes=a, neutral=neutral, human=human)
-                   for p, a in itertools.product(protected_sizes, attribute_sizes)]
-        for design in designs:
-            _check_protected_total(design, (sum(design.protected.values())
-                                            if isinstance(design.protected, Mapping)
-                                            else design.protected * len(pilot.protected)))
-        populations = None
-        kv = embedding = None
-        record: dict[str, Any] = {"source": "posterior predictive",
-                                  "pilot": pilot.description}
+        drawn: _Source = _fitted_source(source, **sizes)
     else:
-        if not isinstance(source, WordPopulations | str) and not hasattr(source, "__fspath__"):
-            raise ValueError(f"source must be a fitted pilot study (BiasFit) or populations "
-                             f"of words (WordPopulations, a shipped set's name or a folder), "
-                             f"got {type(source).__name__}")
-        populations = load_populations(source)
-        protected_sizes = _sizes("protected_words", DEFAULT_DESIGN.protected
-                                 if protected_words is None else protected_words, pilot=None)
-        attribute_sizes = _sizes("attribute_words", attribute_words, pilot=None)
-        neutral = _controls("neutral_words", neutral_words, DEFAULT_DESIGN.neutral)
-        human = _controls("human_words", human_words, DEFAULT_DESIGN.human)
-        designs = [PopulationDesign(protected=p, attributes=a, neutral=neutral, human=human)
-                   for p, a in itertools.product(protected_sizes, attribute_sizes)]
-        for design in designs:  # a size larger than a population, before any work
-            _check_protected_total(design, sum(design.counts(populations)[0].values()))
-        pilot = None
-        record = {"source": "populations", "populations": populations.name}
+        drawn = _population_source(source, **sizes)
     seed = check_seed(random_seed)
-    if not fitted:
+    if drawn.populations is not None:
+        drawn = drawn.with_embeddings("glove-6b-50d" if embeddings is None else embeddings)
+    start = time.perf_counter()
+    jobs = _study_jobs(drawn, n_studies=n_studies, seed=seed, base=base, level=level)
+    results = _fit_in_blocks(jobs, total=len(drawn.designs) * n_studies, block=block,
+                             ci_prob=ci_prob, rope=rope, progress=progress)
+    fit_record = base.to_dict()
+    fit_record.pop("random_seed")
+    return DesignAnalysis(
+        results=pd.DataFrame(results, columns=list(RESULT_COLUMNS)),
+        designs=tuple(drawn.designs),
+        settings={**drawn.record, "embedding": drawn.embedding, "level": level,
+                  "n_studies": n_studies, "ci_prob": ci_prob, "ci_kind": "hdi", "rope": rope,
+                  "random_seed": seed, "fit": fit_record},
+        seconds=time.perf_counter() - start)
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where the studies of a design analysis come from, resolved and checked.
+
+    A fitted pilot study (``pilot``) or populations of real words (``populations``, with
+    the embeddings ``kv`` their tables are computed on and the population answers
+    ``truths``: design text → contrast → answer).
+    """
+
+    designs: list[PopulationDesign]
+    record: dict[str, Any]
+    embedding: str
+    pilot: _Pilot | None = None
+    populations: WordPopulations | None = None
+    kv: Any = None
+    truths: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def with_embeddings(self, embeddings: KeyedVectors | str) -> _Source:
+        """Return the populations source with its embeddings and population answers."""
+        from .calibration import population_answers
         from .embeddings import load_named_embeddings
 
-        kv, embedding = load_named_embeddings("glove-6b-50d" if embeddings is None
-                                              else embeddings)
-    start = time.perf_counter()
-    truths: dict[str, dict[str, float]] = {}
-    if populations is not None:
-        from .calibration import population_answers
-
-        for design in designs:
-            answers = population_answers(populations, kv, design=design)
+        assert self.populations is not None
+        kv, embedding = load_named_embeddings(embeddings)
+        truths = {}
+        for design in self.designs:
+            answers = population_answers(self.populations, kv, design=design)
             truths[design.as_text()] = {
                 r.group: float(r.truth) for r in answers.itertuples() if r.estimand == "contrast"}
+        return dataclasses.replace(self, kv=kv, embedding=embedding, truths=truths)
 
-    def studies() -> Iterator[tuple[dict[str, Any], FitJob]]:
-        """(row fields, job) of every study, design by design, drawn when needed."""
-        from .tables import cosine_table
 
-        for design in designs:
-            text = design.as_text()
-            info = {"design": text, "protected_words": _per_class(design.protected),
-                    "attribute_words": _per_class(design.attributes),
-                    "neutral_words": design.neutral, "human_words": design.human}
-            if pilot is not None:
-                rows = design_table(
-                    design.protected if isinstance(design.protected, Mapping)
-                    else dict.fromkeys(pilot.protected, design.protected),
-                    design.attributes if isinstance(design.attributes, Mapping)
-                    else dict.fromkeys(pilot.attributes, design.attributes),
-                    pilot.associations, neutral=design.neutral, human=design.human)
-            for i in range(n_studies):
-                if pilot is not None:
-                    from .simulate_words import simulate_word_table
+def _designs(protected: list[Any], attributes: list[Any], neutral: int, human: int
+             ) -> list[PopulationDesign]:
+    """Return every combination of the protected and attribute sizes, as designs."""
+    return [PopulationDesign(protected=p, attributes=a, neutral=neutral, human=human)
+            for p, a in itertools.product(protected, attributes)]
 
-                    k = int(np.random.default_rng([seed, i]).integers(pilot.n_draws))
-                    parameters = pilot.parameters(k)
-                    table = simulate_word_table(
-                        rows, parameters, random_seed=derived_seed(seed, "table", text, str(i)))
-                    truth = {f"{a} - {b}": parameters.bar[a] - parameters.bar[b]
-                             for a in parameters.bar for b in parameters.bar}
-                else:
-                    study = populations.draw_study(
-                        design, rng=np.random.default_rng(derived_seed(seed, "study", text,
-                                                                       str(i))),
-                        name=f"{populations.name} {text} study {i}")
-                    table = cosine_table(kv, study, missing="raise", embedding_name=embedding)
-                    truth = truths[text]
-                job = FitJob(table, FitSettings.build(base, random_seed=derived_seed(
-                    seed, text, str(i), level)), label=f"{text} study {i}")
-                yield {**info, "study": i, "truth": truth}, job
+
+def _fitted_source(fit: BiasFit, *, protected_words: Any, attribute_words: Any,
+                   neutral_words: int | None, human_words: int | None) -> _Source:
+    """Check the sizes against a fitted pilot study; return its designs."""
+    pilot = _pilot(fit)
+    protected_sizes = _sizes("protected_words", PILOT if protected_words is None
+                             else protected_words, pilot=pilot.protected)
+    attribute_sizes = _sizes("attribute_words", attribute_words, pilot=pilot.attributes)
+    neutral = _controls("neutral_words", neutral_words, pilot.neutral)
+    human = _controls("human_words", human_words, pilot.human)
+    for name, n, connection in (("neutral_words", neutral, "none"),
+                                ("human_words", human, "human")):
+        if n and connection not in pilot.draws["bar"]:
+            raise ValueError(f"{name}={n}: the pilot study has no {connection!r} rows, so "
+                             f"its posterior says nothing about such words; pass "
+                             f"{name}=0")
+    designs = _designs(protected_sizes, attribute_sizes, neutral, human)
+    for design in designs:
+        _check_protected_total(design, (sum(design.protected.values())
+                                        if isinstance(design.protected, Mapping)
+                                        else design.protected * len(pilot.protected)))
+    return _Source(designs=designs, pilot=pilot, embedding=pilot.description["embedding"],
+                   record={"source": "posterior predictive", "pilot": pilot.description})
+
+
+def _population_source(source: Any, *, protected_words: Any, attribute_words: Any,
+                       neutral_words: int | None, human_words: int | None) -> _Source:
+    """Check the sizes against populations of words; return their designs."""
+    if not isinstance(source, WordPopulations | str) and not hasattr(source, "__fspath__"):
+        raise ValueError(f"source must be a fitted pilot study (BiasFit) or populations "
+                         f"of words (WordPopulations, a shipped set's name or a folder), "
+                         f"got {type(source).__name__}")
+    populations = load_populations(source)
+    protected_sizes = _sizes("protected_words", DEFAULT_DESIGN.protected
+                             if protected_words is None else protected_words, pilot=None)
+    attribute_sizes = _sizes("attribute_words", attribute_words, pilot=None)
+    neutral = _controls("neutral_words", neutral_words, DEFAULT_DESIGN.neutral)
+    human = _controls("human_words", human_words, DEFAULT_DESIGN.human)
+    designs = _designs(protected_sizes, attribute_sizes, neutral, human)
+    for design in designs:  # a size larger than a population, before any work
+        _check_protected_total(design, sum(design.counts(populations)[0].values()))
+    return _Source(designs=designs, populations=populations, embedding="",
+                   record={"source": "populations", "populations": populations.name})
+
+
+def _study_jobs(drawn: _Source, *, n_studies: int, seed: int, base: FitSettings, level: str
+                ) -> Iterator[tuple[dict[str, Any], Any]]:
+    """Yield (row fields, fit job) of every study, design by design, drawn when needed."""
+    from .bayes import FitJob, derived_seed
+
+    for design in drawn.designs:
+        text = design.as_text()
+        info = {"design": text, "protected_words": _per_class(design.protected),
+                "attribute_words": _per_class(design.attributes),
+                "neutral_words": design.neutral, "human_words": design.human}
+        rows = None if drawn.pilot is None else _pilot_design_table(drawn.pilot, design)
+        for i in range(n_studies):
+            if drawn.pilot is not None:
+                table, truth = _posterior_predictive_table(drawn.pilot, rows, seed=seed,
+                                                           design=text, study=i)
+            else:
+                table, truth = _population_table(drawn, design, seed=seed, study=i)
+            job = FitJob(table, FitSettings.build(base, random_seed=derived_seed(
+                seed, text, str(i), level)), label=f"{text} study {i}")
+            yield {**info, "study": i, "truth": truth}, job
+
+
+def _pilot_design_table(pilot: _Pilot, design: PopulationDesign) -> pd.DataFrame:
+    """Return the rows of a design with the pilot study's classes and associations."""
+    return design_table(
+        design.protected if isinstance(design.protected, Mapping)
+        else dict.fromkeys(pilot.protected, design.protected),
+        design.attributes if isinstance(design.attributes, Mapping)
+        else dict.fromkeys(pilot.attributes, design.attributes),
+        pilot.associations, neutral=design.neutral, human=design.human)
+
+
+def _posterior_predictive_table(pilot: _Pilot, rows: Any, *, seed: int, design: str,
+                                study: int) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Draw study ``study``'s table from the pilot's posterior predictive; with its truth.
+
+    The posterior draw depends on (seed, study) only, so every design uses the same draws.
+    """
+    from .bayes import derived_seed
+    from .simulate_words import simulate_word_table
+
+    k = int(np.random.default_rng([seed, study]).integers(pilot.n_draws))
+    parameters = pilot.parameters(k)
+    table = simulate_word_table(
+        rows, parameters, random_seed=derived_seed(seed, "table", design, str(study)))
+    truth = {f"{a} - {b}": parameters.bar[a] - parameters.bar[b]
+             for a in parameters.bar for b in parameters.bar}
+    return table, truth
+
+
+def _population_table(drawn: _Source, design: PopulationDesign, *, seed: int, study: int
+                      ) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Draw study ``study`` of ``design`` from the populations; its cosine table, truth."""
+    from .bayes import derived_seed
+    from .tables import cosine_table
+
+    assert drawn.populations is not None
+    text = design.as_text()
+    words = drawn.populations.draw_study(
+        design, rng=np.random.default_rng(derived_seed(seed, "study", text, str(study))),
+        name=f"{drawn.populations.name} {text} study {study}")
+    table = cosine_table(drawn.kv, words, missing="raise", embedding_name=drawn.embedding)
+    return table, drawn.truths[text]
+
+
+def _fit_in_blocks(jobs: Iterator[tuple[dict[str, Any], Any]], *, total: int, block: int,
+                   ci_prob: float, rope: float, progress: bool) -> list[dict[str, Any]]:
+    """Fit the studies ``block`` at a time; return one result row per study × contrast.
+
+    Only the rows of a block are kept, not its fits, which bounds the memory of a long
+    analysis.
+    """
+    from tqdm import tqdm
+
+    from ._progress import progress_wanted
+    from .bayes import fit_many
 
     results: list[dict[str, Any]] = []
-    pending = studies()
-    bar = tqdm(total=len(designs) * n_studies, desc="studies", unit="study",
+    bar = tqdm(total=total, desc="studies", unit="study",
                disable=not progress_wanted(progress))
     try:
-        while chunk := list(itertools.islice(pending, block)):
+        while chunk := list(itertools.islice(jobs, block)):
             fits = fit_many([job for _, job in chunk], progress=False, warn=False)
             for (info, _), fit in zip(chunk, fits, strict=True):
                 rows, problems = _fit_rows(fit, ci_prob=ci_prob, rope=rope)
@@ -691,15 +847,7 @@ def design_analysis(
             del fits, chunk
     finally:
         bar.close()
-    fit_record = base.to_dict()
-    fit_record.pop("random_seed")
-    return DesignAnalysis(
-        results=pd.DataFrame(results, columns=list(RESULT_COLUMNS)), designs=tuple(designs),
-        settings={**record, "embedding": embedding if not fitted else
-                  pilot.description["embedding"], "level": level, "n_studies": n_studies,
-                  "ci_prob": ci_prob, "ci_kind": "hdi", "rope": rope, "random_seed": seed,
-                  "fit": fit_record},
-        seconds=time.perf_counter() - start)
+    return results
 
 
 # =========================================================================== plot
@@ -711,9 +859,10 @@ def plot_design_analysis(
     ax: Sequence[Axes] | None = None,
     title: str | None = None,
 ) -> Figure:
-    """Two panels: the probability of a credible difference against list size, per
-    contrast, with ±2 Monte Carlo se bars (the ``target`` dashed), and the expected HDI
-    width with ±2 se.
+    """Plot the probability of a credible difference and the HDI width against list size.
+
+    Two panels: the probability of a credible difference per contrast, with ±2 Monte
+    Carlo se bars (the ``target`` dashed), and the expected HDI width with ±2 se.
 
     The x axis is attribute words per class when the designs vary it, else protected
     words per class; when both vary, each protected size is a line style.
@@ -731,19 +880,40 @@ def plot_design_analysis(
         Two matplotlib Axes to draw on (default a new figure).
     title
         Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure of the two panels.
+
+    Raises
+    ------
+    ValueError
+        A result that is neither a :class:`DesignAnalysis` nor its summary (or a summary
+        without the columns drawn), a contrast not in the result, a ``target`` outside
+        (0, 1), or ``ax`` that is not two Axes.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> summary = pd.DataFrame({
+    ...     "protected_words": 5.0, "attribute_words": [4.0, 8.0],
+    ...     "contrast": "associated - none", "p_credible": [0.4, 0.7],
+    ...     "p_se": [0.05, 0.05], "width_mean": [0.06, 0.04], "width_se": [0.002, 0.001]})
+    >>> fig = plot_design_analysis(summary)
+    >>> fig.axes[0].get_xlabel(), fig.axes[1].get_ylabel()
+    ('attribute words per class', 'expected HDI width')
+    >>> plt.close(fig)
+    >>> plot_design_analysis(summary, contrasts=["associated - different"])
+    Traceback (most recent call last):
+    ...
+    ValueError: contrast(s) ['associated - different'] are not in the result; it has
+    ['associated - none']
     """
     import matplotlib.pyplot as plt
 
-    if isinstance(result, DesignAnalysis):
-        summary = result.summary()
-    elif isinstance(result, pd.DataFrame):
-        check_columns(result, ("protected_words", "attribute_words", "contrast", "p_credible",
-                               "p_se", "width_mean", "width_se"),
-                      name="summary", hint="pass a DesignAnalysis or its summary()")
-        summary = result
-    else:
-        raise ValueError(f"plot_design_analysis() takes a DesignAnalysis or its summary(), "
-                         f"got {type(result).__name__}")
+    summary = _summary_to_plot(result)
     present = list(dict.fromkeys(summary["contrast"]))
     if contrasts is None:
         contrasts = present
@@ -763,25 +933,7 @@ def plot_design_analysis(
         fig = axes[0].figure
     x_name = ("attribute_words" if summary["attribute_words"].nunique() > 1
               or summary["protected_words"].nunique() == 1 else "protected_words")
-    other = "protected_words" if x_name == "attribute_words" else "attribute_words"
-    styles = ["-", "--", ":", "-."]
-    others = sorted(set(summary[other]))
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ci, contrast in enumerate(contrasts):
-        for si, value in enumerate(others):
-            sub = summary[(summary["contrast"] == contrast) & (summary[other] == value)]
-            sub = sub.sort_values(x_name)
-            label = (contrast if len(others) == 1
-                     else f"{contrast}, {other.split('_')[0]} {value:g}")
-            p = sub["p_credible"].to_numpy(float)
-            p_bar = 2 * sub["p_se"].fillna(0).to_numpy(float)
-            panels = ((axes[0], p, [np.minimum(p_bar, p), np.minimum(p_bar, 1 - p)]),
-                      (axes[1], sub["width_mean"].to_numpy(float),
-                       2 * sub["width_se"].fillna(0).to_numpy(float)))
-            for axis, y, yerr in panels:  # a probability's bars kept inside [0, 1]
-                axis.errorbar(sub[x_name], y, yerr=yerr, fmt="o",
-                              linestyle=styles[si % len(styles)], capsize=3,
-                              color=colours[ci % len(colours)], label=label)
+    _draw_design_lines(axes, summary, contrasts, x_name)
     words = ("attribute words per class" if x_name == "attribute_words"
              else "protected words per class")
     for axis in axes:
@@ -801,3 +953,46 @@ def plot_design_analysis(
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def _summary_to_plot(result: DesignAnalysis | pd.DataFrame) -> pd.DataFrame:
+    """Return the summary :func:`plot_design_analysis` draws (checked)."""
+    if isinstance(result, DesignAnalysis):
+        return result.summary()
+    if isinstance(result, pd.DataFrame):
+        check_columns(result, ("protected_words", "attribute_words", "contrast", "p_credible",
+                               "p_se", "width_mean", "width_se"),
+                      name="summary", hint="pass a DesignAnalysis or its summary()")
+        return result
+    raise ValueError(f"plot_design_analysis() takes a DesignAnalysis or its summary(), "
+                     f"got {type(result).__name__}")
+
+
+def _draw_design_lines(axes: Sequence[Axes], summary: pd.DataFrame, contrasts: Sequence[str],
+                       x_name: str) -> None:
+    """Draw one line per contrast (colour) and size of the other role (line style).
+
+    On the first panel the probability with ±2 se bars kept inside [0, 1], on the second
+    the expected width with ±2 se.
+    """
+    import matplotlib.pyplot as plt
+
+    other = "protected_words" if x_name == "attribute_words" else "attribute_words"
+    styles = ["-", "--", ":", "-."]
+    others = sorted(set(summary[other]))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ci, contrast in enumerate(contrasts):
+        for si, value in enumerate(others):
+            sub = summary[(summary["contrast"] == contrast) & (summary[other] == value)]
+            sub = sub.sort_values(x_name)
+            label = (contrast if len(others) == 1
+                     else f"{contrast}, {other.split('_')[0]} {value:g}")
+            p = sub["p_credible"].to_numpy(float)
+            p_bar = 2 * sub["p_se"].fillna(0).to_numpy(float)
+            panels = ((axes[0], p, [np.minimum(p_bar, p), np.minimum(p_bar, 1 - p)]),
+                      (axes[1], sub["width_mean"].to_numpy(float),
+                       2 * sub["width_se"].fillna(0).to_numpy(float)))
+            for axis, y, yerr in panels:
+                axis.errorbar(sub[x_name], y, yerr=yerr, fmt="o",
+                              linestyle=styles[si % len(styles)], capsize=3,
+                              color=colours[ci % len(colours)], label=label)
