@@ -17,7 +17,7 @@ WEAT answers two questions, with two tools:
   ``ci_prob`` (default 0.89) percentile interval. Target *and* attribute words are
   samples; an interval that holds the attribute lists fixed is too narrow (on GloVe's
   weat7 the bootstrap sd of d is 0.62 with attributes resampled, 0.13 without). The
-  percentile interval was kept over the basic and bias-corrected ones because it
+  percentile interval is preferred to the basic and bias-corrected ones because it
   covered best in the simulations of :func:`embias.simulate.simulate_weat_bootstrap_coverage`
   and stays inside WEAT's bounded range; BCa's acceleration needs a jackknife, which has no
   single form for a crossed design. Its known weakness is measured there too: with short

@@ -1,4 +1,4 @@
-"""Pre-averaging simulations: how much WEAT can pure noise produce?
+"""Pre-averaging simulations: how large a WEAT effect size pure noise produces.
 
 Dobrzeniecka & Urbaniak ("Taking uncertainty seriously", slides "The problem with
 pre-averaging") draw every raw cosine similarity of a WEAT design from a normal

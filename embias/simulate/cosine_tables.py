@@ -1,6 +1,7 @@
-"""One simulated data set of :func:`embias.simulate.simulate_weat` as a long-form cosine
-table (:func:`simulated_cosine_table`), e.g. the one with the largest |WEAT|
-(:func:`largest_weat_index`), ready for the Bayesian models.
+"""One simulated data set of :func:`embias.simulate.simulate_weat` as a long-form cosine table.
+
+The table (:func:`simulated_cosine_table`) of, e.g., the data set with the largest |WEAT|
+(:func:`largest_weat_index`) is ready for the Bayesian models.
 """
 
 from __future__ import annotations
@@ -15,9 +16,29 @@ __all__ = ["largest_weat_index", "simulated_cosine_table"]
 
 
 def largest_weat_index(simulation: WeatSimulation) -> int:
-    """Index of the simulated data set with the largest |WEAT| (for a null simulation:
-    the most convincing-looking pure-noise data set); pass it to
-    :func:`simulated_cosine_table`."""
+    """Return the index of the simulated data set with the largest |WEAT|.
+
+    For a null simulation this is the most convincing-looking pure-noise data set; pass
+    it to :func:`simulated_cosine_table`.
+
+    Parameters
+    ----------
+    simulation
+        Result of :func:`simulate_weat`.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import embias
+    >>> sim = embias.simulate_weat(n_sims=200, random_seed=0)
+    >>> i = embias.largest_weat_index(sim)
+    >>> bool(abs(sim.scores[i]) == np.abs(sim.scores).max())
+    True
+    """
     return int(np.argmax(np.abs(simulation.scores)))
 
 
@@ -45,6 +66,26 @@ def simulated_cosine_table(simulation: WeatSimulation, *, sim_index: int) -> pd.
         Columns :data:`embias.tables.TABLE_COLUMNS`, 4·n·m rows; ``attrs`` holds
         ``study``, ``sim_index``, ``weat`` (= ``simulation.scores[sim_index]``),
         ``numerator`` and the design.
+
+    Raises
+    ------
+    ValueError
+        ``sim_index`` not in ``0 … n_sims − 1``.
+
+    Examples
+    --------
+    Two protected words per group and three attribute words per set give 4·2·3 = 24 rows:
+
+    >>> import embias
+    >>> sim = embias.simulate_weat(n_protected_per_group=2, n_attributes=3, n_sims=100,
+    ...                            random_seed=0)
+    >>> table = embias.simulated_cosine_table(sim, sim_index=embias.largest_weat_index(sim))
+    >>> table.shape, table.attrs["weat"] == float(sim.scores[table.attrs["sim_index"]])
+    ((24, 8), True)
+    >>> table[["protected_word", "word_to_compare", "connection"]].iloc[[0, 3]]
+      protected_word word_to_compare  connection
+    0             x1              a1  associated
+    3             x1              b1   different
     """
     raw = simulation.raw_similarities(sim_index)  # (2, n, 2, m)
     n, m = simulation.n_protected_per_group, simulation.n_attributes

@@ -1,7 +1,9 @@
-"""Coverage of WEAT's item-bootstrap interval over studies drawn from populations of
-word vectors (:func:`simulate_weat_bootstrap_coverage`), and the population effect size
-of that word-vector model (:func:`vector_model_effect_size`), against the naive interval
-that holds the attribute lists fixed.
+"""Coverage of WEAT's item-bootstrap interval over studies drawn from populations of words.
+
+The studies are drawn from populations of word vectors
+(:func:`simulate_weat_bootstrap_coverage`), whose population effect size is
+:func:`vector_model_effect_size`; the two-way interval is compared with the naive one that
+holds the attribute lists fixed.
 """
 
 from __future__ import annotations
@@ -57,8 +59,10 @@ def _check_vector_model(dim: Any, common: Any, association: Any, attribute_separ
 
 
 class SeededEstimate(tuple):
-    """A Monte Carlo estimate and its standard error, ``(estimate, se)``, with the seed of
-    the draws (:func:`vector_model_effect_size`); unpacks and compares as a pair.
+    """A Monte Carlo estimate and its standard error, ``(estimate, se)``, with its seed.
+
+    The seed is that of the draws (:func:`vector_model_effect_size`); the estimate unpacks
+    and compares as a pair.
 
     Attributes
     ----------
@@ -71,11 +75,13 @@ class SeededEstimate(tuple):
 
     def __new__(cls, values: Sequence[float] = (), random_seed: int | None = None
                 ) -> SeededEstimate:
+        """Return the pair ``values`` with its ``random_seed``."""
         pair = super().__new__(cls, values)
         pair.random_seed = random_seed
         return pair
 
     def __repr__(self) -> str:
+        """Show the pair and its seed."""
         return f"SeededEstimate({tuple(self)!r}, random_seed={self.random_seed!r})"
 
 
@@ -88,9 +94,11 @@ def vector_model_effect_size(
     n_draws: int = 4_000_000,
     random_seed: int | np.random.Generator | None = None,
 ) -> SeededEstimate:
-    """The population WEAT effect size of the word-vector model of
-    :func:`simulate_weat_bootstrap_coverage`: the value the WEAT effect size tends to when
-    all four word lists grow (equal X and Y sizes).
+    """Estimate the population WEAT effect size of the coverage simulations' word-vector model.
+
+    The model is that of :func:`simulate_weat_bootstrap_coverage`; the population effect
+    size is the value the WEAT effect size tends to when all four word lists grow (equal X
+    and Y sizes).
 
     In the model every word is its class mean plus Normal(0, I) noise in ``dim``
     dimensions, then normalised; with e₀, e₁, e₂ the first three axes the class means are
@@ -105,15 +113,38 @@ def vector_model_effect_size(
     computed from ``n_draws`` draws of those four scalars, each used twice, with z₁ and
     with −z₁ (antithetic draws: with ``association=0`` the effect size is exactly 0).
 
-    ``random_seed`` is a seed or Generator; ``None`` (the default) draws a seed from the OS
-    entropy. The seed used is the result's ``random_seed``: passing it back repeats the
-    estimate exactly.
+    Parameters
+    ----------
+    dim, common, association, target_separation
+        The model: dimension (≥ 3), c, a and t.
+    n_draws
+        Draws of the four scalars (≥ 20,000), in 20 batches.
+    random_seed
+        A seed or Generator; ``None`` (the default) draws a seed from the OS entropy. The
+        seed used is the result's ``random_seed``: passing it back repeats the estimate
+        exactly.
 
     Returns
     -------
     SeededEstimate
         The pair (effect size, its Monte Carlo standard error from 20 batches), with the
         seed as ``random_seed``.
+
+    Raises
+    ------
+    ValueError
+        A bad model value, ``n_draws`` < 20,000 or a bad seed.
+
+    Examples
+    --------
+    Without association the antithetic draws cancel exactly:
+
+    >>> from embias.simulate import vector_model_effect_size
+    >>> vector_model_effect_size(association=0.0, n_draws=20_000, random_seed=0)
+    SeededEstimate((0.0, 0.0), random_seed=0)
+    >>> effect, se = vector_model_effect_size(n_draws=200_000, random_seed=0)
+    >>> round(effect, 2), se < 0.01
+    (1.2, True)
     """
     dim, common, association, _, target_separation = _check_vector_model(
         dim, common, association, 1.0, target_separation)
@@ -142,10 +173,31 @@ def vector_model_study(rng: np.random.Generator, n_targets: int, n_attributes: i
                        dim: int, common: float, association: float,
                        attribute_separation: float, target_separation: float
                        ) -> tuple[np.ndarray, np.ndarray]:
-    """Cosine similarities (X then Y rows) with A and with B of one study drawn from the
-    word-vector model of :func:`simulate_weat_bootstrap_coverage` (``n_targets`` words
-    per target list, ``n_attributes`` per attribute list; the model's parameters as
-    there).
+    """Draw one study from the coverage simulations' word-vector model.
+
+    Parameters
+    ----------
+    rng
+        The Generator drawn from.
+    n_targets, n_attributes
+        Words per target list and per attribute list.
+    dim, common, association, attribute_separation, target_separation
+        The model, as for :func:`simulate_weat_bootstrap_coverage`.
+
+    Returns
+    -------
+    sim_a, sim_b : numpy.ndarray
+        Cosine similarities of the target words (rows: X, then Y) with the words of A and
+        of B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embias.simulate.coverage import vector_model_study
+    >>> sim_a, sim_b = vector_model_study(np.random.default_rng(0), 3, 4, 50, 3.0, 0.75,
+    ...                                   3.0, 3.0)
+    >>> sim_a.shape, sim_b.shape, bool(np.abs(sim_a).max() <= 1)
+    ((6, 4), (6, 4), True)
     """
     def words(n: int, mean: dict[int, float]) -> np.ndarray:
         v = rng.standard_normal((n, dim))
@@ -220,6 +272,26 @@ def simulate_weat_bootstrap_coverage(
         intervals wholly below/above the population value), ``mean_width``,
         ``boot_redrawn`` (replicates redrawn for zero spread, all studies), ``n_sims``,
         ``n_boot``, ``ci_prob``, ``random_seed``, ``seconds``.
+
+    Raises
+    ------
+    ValueError
+        A bad model value or option, a design that is not a pair, target lists of fewer
+        than two words, attribute lists of none, or no designs.
+
+    Examples
+    --------
+    Five studies of 3 + 3 target and 2 + 2 attribute words. The population effect size is
+    that of :func:`vector_model_effect_size` (about 1.2); the two-way interval is wider
+    than the naive one that holds the attribute words fixed:
+
+    >>> import embias
+    >>> table = embias.simulate_weat_bootstrap_coverage([(3, 2)], n_sims=5, n_boot=50,
+    ...                                                 random_seed=0)
+    >>> table["resample"].tolist(), round(float(table["effect_size"].iloc[0]), 2)
+    (['targets and attributes', 'targets'], 1.2)
+    >>> bool(table["mean_width"].iloc[0] > table["mean_width"].iloc[1])
+    True
     """
     dim, common, association, attribute_separation, target_separation = _check_vector_model(
         dim, common, association, attribute_separation, target_separation)
@@ -257,9 +329,12 @@ def simulate_weat_bootstrap_coverage(
 def _design_intervals(n_t: int, n_a: int, model: tuple[int, float, float, float, float], *,
                       n_sims: int, n_boot: int, ci_prob: float, options: Sequence[str],
                       seed: int) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, int]]:
-    """The observed effect size of ``n_sims`` studies of one design, the bootstrap interval
+    """Return the effect sizes, bootstrap intervals and redrawn counts of one design.
+
+    The observed effect size of ``n_sims`` studies of one design, the bootstrap interval
     of each study for every ``resample`` option, and the replicates each option redrew.
-    Study i is seeded by (seed, n_t, n_a, i)."""
+    Study i is seeded by (seed, n_t, n_a, i).
+    """
     estimates = np.empty(n_sims)
     bounds = {r: np.empty((n_sims, 2)) for r in options}
     redrawn = dict.fromkeys(options, 0)
@@ -278,8 +353,11 @@ def _design_intervals(n_t: int, n_a: int, model: tuple[int, float, float, float,
 
 def _coverage(effect: SeededEstimate, estimates: np.ndarray,
               bounds: np.ndarray) -> dict[str, float]:
-    """The coverage columns of one design and option: how often the (study, 2) intervals
-    ``bounds`` hold the population ``effect``."""
+    """Return the coverage columns of one design and option.
+
+    Coverage is how often the (study, 2) intervals ``bounds`` hold the population
+    ``effect``.
+    """
     value, value_se = effect
     lo, hi = bounds[:, 0], bounds[:, 1]
     cov = float(np.mean((lo <= value) & (value <= hi)))

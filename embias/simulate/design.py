@@ -1,5 +1,7 @@
-"""The WEAT designs simulated: the two numerators, the checks of a design's values, and
-the ceiling of |WEAT| any data of a design can reach (:func:`max_abs_weat`).
+"""The WEAT designs simulated: numerators, checks of a design's values, the ceiling of |WEAT|.
+
+The two numerators, the checks of a design's values, and the ceiling of |WEAT| any data
+of a design can reach (:func:`max_abs_weat`).
 """
 
 from __future__ import annotations
@@ -31,8 +33,35 @@ CALISKAN_LARGEST_EFFECT = 1.81
 # --------------------------------------------------------------------------- validation
 def check_design(n_protected_per_group: Any, n_attributes: Any, sd: Any, association: Any,
                  numerator: Any, ddof: Any) -> tuple[int, int, float, float]:
-    """The checked design values ``(n, m, sd, association)`` (ValueError naming a bad
-    one), with ``numerator`` and ``ddof`` checked too."""
+    """Return the checked design values ``(n, m, sd, association)``.
+
+    ``numerator`` and ``ddof`` are checked too.
+
+    Parameters
+    ----------
+    n_protected_per_group, n_attributes, sd, association, numerator, ddof
+        As for :func:`embias.simulate.simulate_weat`.
+
+    Returns
+    -------
+    tuple of (int, int, float, float)
+        ``n_protected_per_group``, ``n_attributes``, ``sd`` and ``association``.
+
+    Raises
+    ------
+    ValueError
+        A bad value; the message names it.
+
+    Examples
+    --------
+    >>> from embias.simulate.design import check_design
+    >>> check_design(8, 8, 0.08, 0.0, "mean", 1)
+    (8, 8, 0.08, 0.0)
+    >>> check_design(8, 8, 0.0, 0.0, "mean", 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: sd must be a positive finite number, got 0.0
+    """
     n = check_int("n_protected_per_group", n_protected_per_group, minimum=1)
     m = check_int("n_attributes", n_attributes, minimum=1)
     sd = check_number("sd", sd, low=0.0, low_open=True)
@@ -45,11 +74,37 @@ def check_design(n_protected_per_group: Any, n_attributes: Any, sd: Any, associa
 
 def max_abs_weat(n_protected_per_group: int, *, numerator: Numerator = "mean",
                  ddof: int = 1) -> float:
-    """The largest |WEAT| any data can give: ‖v‖·√(2n − ddof), with v the numerator's
-    contrast over the 2n s values (‖v‖ = √(2/n) for ``"mean"``, √2 for ``"first-word"``).
+    """Return the largest |WEAT| any data can give, ‖v‖·√(2n − ddof).
 
-    With the sample sd (``ddof=1``) and the correct numerator: √2 for one word per group,
-    √3 ≈ 1.732 for two, ≈ 1.936 for eight, → 2 as n grows.
+    v is the numerator's contrast over the 2n s values (‖v‖ = √(2/n) for ``"mean"``, √2
+    for ``"first-word"``). With the sample sd (``ddof=1``) and the correct numerator: √2
+    for one word per group, √3 ≈ 1.732 for two, ≈ 1.936 for eight, → 2 as n grows.
+
+    Parameters
+    ----------
+    n_protected_per_group
+        Protected words per group, n ≥ 1.
+    numerator
+        ``"mean"`` or ``"first-word"`` (see :func:`embias.simulate.simulate_weat`).
+    ddof
+        Delta degrees of freedom of the sd, 0 or 1.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        n < 1, an unknown ``numerator`` or ``ddof`` not 0/1.
+
+    Examples
+    --------
+    >>> from embias.simulate import max_abs_weat
+    >>> max_abs_weat(2), max_abs_weat(8)
+    (1.7320508075688772, 1.9364916731037085)
+    >>> max_abs_weat(8, numerator="first-word")  # √2·√15
+    5.477225575051662
     """
     n = check_int("n_protected_per_group", n_protected_per_group, minimum=1)
     if numerator not in NUMERATORS:
@@ -61,7 +116,23 @@ def max_abs_weat(n_protected_per_group: int, *, numerator: Numerator = "mean",
 
 
 def as_tuple(value: Any) -> tuple:
-    """A design value, or a sequence of them, as a tuple (a string is one value)."""
+    """Return a design value, or a sequence of them, as a tuple (a string is one value).
+
+    Parameters
+    ----------
+    value
+        One value or a sequence (list, tuple, array) of values.
+
+    Returns
+    -------
+    tuple
+
+    Examples
+    --------
+    >>> from embias.simulate.design import as_tuple
+    >>> as_tuple(3), as_tuple("mean"), as_tuple([1, 2])
+    ((3,), ('mean',), (1, 2))
+    """
     if isinstance(value, str) or not isinstance(value, Sequence | np.ndarray):
         return (value,)
     return tuple(value)

@@ -1,6 +1,7 @@
-"""The exact sampling distribution of the WEAT effect size in the pure-noise model of
-:func:`embias.simulate.simulate_weat` (:func:`exact_weat_distribution`,
-:class:`WeatDistribution`).
+"""The exact sampling distribution of the WEAT effect size in the simulations' model.
+
+The model is the pure-noise one of :func:`embias.simulate.simulate_weat`
+(:func:`exact_weat_distribution`, :class:`WeatDistribution`).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ _QUADRATURE_NODES = 1024
 
 @dataclass(frozen=True)
 class WeatDistribution:
-    """Exact sampling distribution of the WEAT effect size under :func:`simulate_weat`'s
-    model; build it with :func:`exact_weat_distribution`.
+    """Exact sampling distribution of the WEAT effect size under :func:`simulate_weat`'s model.
+
+    Build it with :func:`exact_weat_distribution`.
 
     The 2n s values are i.i.d. normal around ±``association`` with sd τ = sd·√(2/m).
     Write the numerator as v·s (v: the contrast of ``numerator``), e = v/‖v‖, Z = e·s/τ
@@ -39,13 +41,18 @@ class WeatDistribution:
     T = Z/√(Q/(2n − 2)), WEAT = c·T/√(2n − 2 + T²). Otherwise (``"first-word"`` with an
     association) the expectation is a one-dimensional integral over R = √Q, done by
     Gauss–Legendre quadrature over R's central 1 − 2·10⁻¹⁵ range.
+
+    Attributes
+    ----------
+    n_protected_per_group, n_attributes, sd, association, numerator, ddof
+        The design (see :func:`simulate_weat`).
     """
 
     n_protected_per_group: int
     n_attributes: int
     sd: float
     association: float
-    numerator: str
+    numerator: Numerator
     ddof: int
 
     @property
@@ -56,7 +63,7 @@ class WeatDistribution:
     @property
     def bound(self) -> float:
         """The ceiling c of |WEAT|."""
-        return max_abs_weat(self.n_protected_per_group, numerator=self.numerator,  # type: ignore[arg-type]
+        return max_abs_weat(self.n_protected_per_group, numerator=self.numerator,
                             ddof=self.ddof)
 
     @property
@@ -72,16 +79,21 @@ class WeatDistribution:
 
     @property
     def residual_noncentrality(self) -> float:
-        """Non-centrality λ of Q: 0 for ``"mean"``; (2n − 2)·a²/τ² for ``"first-word"``
-        (the group difference carried by the words the numerator ignores)."""
+        """Non-centrality λ of Q: 0 for ``"mean"``, (2n − 2)·a²/τ² for ``"first-word"``.
+
+        For ``"first-word"`` it is the group difference carried by the words the numerator
+        ignores.
+        """
         if self.numerator == "mean":
             return 0.0
         return self.df * (self.association / self._tau) ** 2
 
     @cached_property
     def _quadrature(self) -> tuple[np.ndarray, np.ndarray]:
-        """Gauss–Legendre nodes r and weights × density of R = √Q (used when λ > 0),
-        over R's central 1 − 2·10⁻¹⁵ range."""
+        """Return Gauss–Legendre nodes r and weights × density of R = √Q (used when λ > 0).
+
+        The nodes cover R's central 1 − 2·10⁻¹⁵ range.
+        """
         k, lam = self.df, self.residual_noncentrality
         r_lo = math.sqrt(float(stats.ncx2.ppf(1e-15, k, lam)))
         r_hi = math.sqrt(float(stats.ncx2.isf(1e-15, k, lam)))
@@ -108,7 +120,7 @@ class WeatDistribution:
         return min(1.0, max(0.0, value))
 
     def cdf(self, w: float | np.ndarray) -> float | np.ndarray:
-        """P(WEAT ≤ w)."""
+        """Return P(WEAT ≤ w)."""
         out = np.vectorize(self._cdf_one, otypes=[float])(np.asarray(w, dtype=float))
         return float(out) if out.ndim == 0 else out
 
@@ -124,17 +136,17 @@ class WeatDistribution:
                                      xtol=1e-10, rtol=1e-12))
 
     def ppf(self, q: float | np.ndarray) -> float | np.ndarray:
-        """Quantile function (inverse of :meth:`cdf`)."""
+        """Return the quantiles of ``q`` (the inverse of :meth:`cdf`)."""
         out = np.vectorize(self._ppf_one, otypes=[float])(np.asarray(q, dtype=float))
         return float(out) if out.ndim == 0 else out
 
     def interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
-        """Central ``ci_prob`` range."""
+        """Return the central ``ci_prob`` range."""
         a = (1 - ci_prob) / 2
         return float(self.ppf(a)), float(self.ppf(1 - a))
 
     def share_above(self, threshold: float = CALISKAN_LARGEST_EFFECT) -> float:
-        """P(|WEAT| ≥ threshold)."""
+        """Return P(|WEAT| ≥ threshold)."""
         if threshold <= 0:
             raise ValueError(f"threshold must be positive, got {threshold!r}")
         if threshold >= self.bound:
@@ -151,11 +163,16 @@ def exact_weat_distribution(
     numerator: Numerator = "mean",
     ddof: int = 1,
 ) -> WeatDistribution:
-    """The exact distribution of the WEAT effect size in :func:`simulate_weat`'s model.
+    """Return the exact distribution of the WEAT effect size in :func:`simulate_weat`'s model.
 
     Under the null (``association=0``) it depends only on ``n_protected_per_group`` and
     the numerator — not on ``sd`` or ``n_attributes`` — because the s values are i.i.d.
-    normal and WEAT is scale-free. Parameters as for :func:`simulate_weat`.
+    normal and WEAT is scale-free.
+
+    Parameters
+    ----------
+    n_protected_per_group, n_attributes, sd, association, numerator, ddof
+        The design, as for :func:`simulate_weat`.
 
     Returns
     -------
@@ -168,6 +185,25 @@ def exact_weat_distribution(
         Invalid design values, or fewer than 2 words per group: the distribution is
         built on the within-group sd of the s values (2n − 2 degrees of freedom). With one
         word per group WEAT is ±√2 whatever the data (Ethayarajh et al. 2019).
+
+    Examples
+    --------
+    With two words per group, WEAT = √3·T/√(2 + T²) for T Student's t with 2 degrees of
+    freedom, and P(|WEAT| ≥ 1.5) = P(|T| ≥ √6) = 1 − √3/2 ≈ 0.134:
+
+    >>> from embias.simulate import exact_weat_distribution
+    >>> dist = exact_weat_distribution(n_protected_per_group=2)
+    >>> round(dist.share_above(1.5), 4), round(1 - 3 ** 0.5 / 2, 4)
+    (0.134, 0.134)
+
+    The null's central 95% range for 8 + 8 words, and the refusal of one word per group:
+
+    >>> exact_weat_distribution(n_protected_per_group=8).interval(0.95)
+    (-0.963, 0.963)
+    >>> exact_weat_distribution(n_protected_per_group=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: the exact WEAT distribution needs at least 2 protected words per group ...
     """
     n, m, sd, association = check_design(n_protected_per_group, n_attributes, sd,
                                           association, numerator, ddof)

@@ -1,8 +1,9 @@
-"""Pre-averaging simulations: WEAT effect sizes of simulated raw cosine similarities
-(:func:`simulate_weat`, :class:`WeatSimulation`), over a grid of designs
-(:func:`simulate_weat_grid`), summarised as an interval table with the exact values next
-to them (:func:`summarize_simulations`). The numerators, the published figures and what
-survives their correction: :mod:`embias.simulate`.
+"""Pre-averaging simulations: WEAT effect sizes of simulated raw cosine similarities.
+
+One design (:func:`simulate_weat`, :class:`WeatSimulation`), a grid of designs
+(:func:`simulate_weat_grid`), and their summary as an interval table with the exact values
+next to them (:func:`summarize_simulations`). The numerators, the published figures and
+what survives their correction: :mod:`embias.simulate`.
 """
 
 from __future__ import annotations
@@ -64,8 +65,11 @@ def _block_size(n: int, m: int) -> int:
 
 def _draw_block(seed: int, block: int, k: int, n: int, m: int, sd: float,
                 association: float) -> np.ndarray:
-    """Raw similarities of ``k`` simulated data sets, shape (k, group, word, set, attr):
-    group 0 = X, 1 = Y; set 0 = A (X's own), 1 = B (Y's own)."""
+    """Return the raw similarities of ``k`` simulated data sets.
+
+    Shape (k, group, word, set, attr): group 0 = X, 1 = Y; set 0 = A (X's own), 1 = B
+    (Y's own).
+    """
     rng = np.random.default_rng([seed, block])
     sim = rng.standard_normal((k, 2, n, 2, m))
     sim *= sd
@@ -87,9 +91,11 @@ def _scores(sim: np.ndarray, numerator: str, ddof: int) -> np.ndarray:
 
 
 def _quantile_se(sorted_values: np.ndarray, q: float) -> float:
-    """Monte Carlo standard error of the q-quantile from order statistics: half the
-    distance between the order statistics at n·q ± √(n·q·(1 − q)) (±1 binomial sd of
-    the count below the quantile); distribution-free."""
+    """Return the Monte Carlo standard error of the q-quantile from order statistics.
+
+    It is half the distance between the order statistics at n·q ± √(n·q·(1 − q)) (±1
+    binomial sd of the count below the quantile); distribution-free.
+    """
     n = sorted_values.size
     if n < 2:
         return math.nan
@@ -132,7 +138,7 @@ class WeatSimulation:
     n_attributes: int
     sd: float
     association: float
-    numerator: str
+    numerator: Numerator
     ddof: int
     threshold: float
     ci_prob: float
@@ -147,21 +153,25 @@ class WeatSimulation:
     @property
     def max_abs_weat(self) -> float:
         """The largest |WEAT| possible in this design (see :func:`max_abs_weat`)."""
-        return max_abs_weat(self.n_protected_per_group, numerator=self.numerator,  # type: ignore[arg-type]
+        return max_abs_weat(self.n_protected_per_group, numerator=self.numerator,
                             ddof=self.ddof)
 
     @property
     def interval(self) -> tuple[float, float]:
-        """Central ``ci_prob`` range of the simulated effect sizes (numpy's default
-        linear quantiles, R's type 7)."""
+        """Central ``ci_prob`` range of the simulated effect sizes.
+
+        The ends are numpy's default linear quantiles (R's type 7).
+        """
         a = (1 - self.ci_prob) / 2
         lo, hi = np.quantile(self.scores, [a, 1 - a])
         return float(lo), float(hi)
 
     @property
     def interval_se(self) -> tuple[float, float]:
-        """Monte Carlo standard errors of the two ends of :attr:`interval`
-        (order-statistic estimate, see ``_quantile_se``)."""
+        """Monte Carlo standard errors of the two ends of :attr:`interval`.
+
+        Order-statistic estimates, see ``_quantile_se``.
+        """
         a = (1 - self.ci_prob) / 2
         ordered = np.sort(self.scores)
         return _quantile_se(ordered, a), _quantile_se(ordered, 1 - a)
@@ -202,16 +212,18 @@ class WeatSimulation:
         return sim[offset]
 
     def exact(self) -> WeatDistribution:
-        """The exact distribution of the effect size for this design (needs at least
-        two words per group; see :func:`exact_weat_distribution`)."""
+        """Return the exact distribution of the effect size for this design.
+
+        It needs at least two words per group; see :func:`exact_weat_distribution`.
+        """
         return exact_weat_distribution(
             n_protected_per_group=self.n_protected_per_group, n_attributes=self.n_attributes,
             sd=self.sd, association=self.association,
-            numerator=self.numerator, ddof=self.ddof,  # type: ignore[arg-type]
+            numerator=self.numerator, ddof=self.ddof,
         )
 
     def to_interval_table(self, *, exact: bool = False) -> pd.DataFrame:
-        """One-row interval table; see :func:`summarize_simulations`."""
+        """Return a one-row interval table; see :func:`summarize_simulations`."""
         return summarize_simulations([self], exact=exact)
 
     #: :meth:`to_interval_table` under its usual name.
@@ -254,8 +266,7 @@ def simulate_weat(
     association
         Mean similarity of each group's words with its own attribute set.
     n_sims
-        Number of simulated data sets (≥ 1). 10,000 of the 16-word design take well
-        under a second.
+        Number of simulated data sets (≥ 1).
     numerator
         ``"mean"`` (default): the WEAT of Caliskan et al., mean_X s − mean_Y s.
         ``"first-word"``: s(x₁) − s(y₁), the numerator the authors' R code actually
@@ -291,6 +302,33 @@ def simulate_weat(
         ``sd`` ≤ 0, ``n_protected_per_group`` < 1, ``n_attributes`` < 1, ``n_sims`` < 1,
         an unknown ``numerator``, ``ddof`` not 0/1, ``threshold`` ≤ 0 or ``ci_prob``
         outside (0, 1); the message names the value.
+
+    Examples
+    --------
+    With one word per group WEAT is ±√2 whatever the data:
+
+    >>> import numpy as np
+    >>> import embias
+    >>> sim = embias.simulate_weat(n_protected_per_group=1, n_sims=1000, random_seed=0)
+    >>> bool(np.allclose(np.abs(sim.scores), np.sqrt(2)))
+    True
+
+    With 8 + 8 words pure noise never gives |WEAT| ≥ 1.81, and the simulated 95% range
+    agrees with the exact one, (−0.963, 0.963), within 4 Monte Carlo standard errors:
+
+    >>> sim = embias.simulate_weat(n_sims=2000, ci_prob=0.95, random_seed=0)
+    >>> sim.share_above
+    0.0
+    >>> exact = sim.exact().interval(0.95)
+    >>> all(abs(s - e) < 4 * se for s, e, se in zip(sim.interval, exact, sim.interval_se))
+    True
+
+    The published first-word numerator on the same data: about a fifth of pure-noise data
+    sets reach |WEAT| ≥ 1.81 (the slides' 21.4%):
+
+    >>> first = embias.simulate_weat(n_sims=2000, numerator="first-word", random_seed=0)
+    >>> round(first.share_above, 2)
+    0.21
     """
     n, m, sd, association = check_design(n_protected_per_group, n_attributes, sd,
                                           association, numerator, ddof)
@@ -299,6 +337,24 @@ def simulate_weat(
     rng, seed = resolve_rng(random_seed)
     if seed is None:  # a Generator was passed: draw the seed from it, and record it
         seed = int(rng.integers(2**63))
+    scores, raw_sd, means_sd = _simulate_blocks(seed, n_sims, n, m, sd, association,
+                                                numerator, ddof)
+    if label is None:
+        label = f"n={n} m={m} sd={sd:g} assoc={association:g} {numerator}"
+    return WeatSimulation(
+        scores=scores, raw_sd=raw_sd, means_sd=means_sd, n_protected_per_group=n,
+        n_attributes=m, sd=sd, association=association, numerator=numerator, ddof=ddof,
+        threshold=threshold, ci_prob=ci_prob, seed=seed, label=str(label),
+    )
+
+
+def _simulate_blocks(seed: int, n_sims: int, n: int, m: int, sd: float, association: float,
+                     numerator: str, ddof: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the effect sizes, raw sds and pre-averaged means' sds of ``n_sims`` data sets.
+
+    The data sets are drawn block by block (:func:`_draw_block`, seeded by (seed, block));
+    the arrays are read-only.
+    """
     size = _block_size(n, m)
     scores = np.empty(n_sims)
     raw_sd = np.empty(n_sims)
@@ -309,21 +365,15 @@ def simulate_weat(
         scores[start:start + k] = _scores(sim, numerator, ddof)
         raw_sd[start:start + k] = sim.reshape(k, -1).std(axis=-1, ddof=1)
         means_sd[start:start + k] = sim.mean(axis=-1).reshape(k, -1).std(axis=-1, ddof=1)
-    if label is None:
-        label = f"n={n} m={m} sd={sd:g} assoc={association:g} {numerator}"
     for array in (scores, raw_sd, means_sd):
         array.flags.writeable = False  # the result is immutable, arrays included
-    return WeatSimulation(
-        scores=scores, raw_sd=raw_sd, means_sd=means_sd, n_protected_per_group=n,
-        n_attributes=m, sd=sd, association=association, numerator=numerator, ddof=ddof,
-        threshold=threshold, ci_prob=ci_prob, seed=seed, label=str(label),
-    )
-
+    return scores, raw_sd, means_sd
 
 
 class WeatSimulationGrid(tuple):
-    """Result of :func:`simulate_weat_grid`: a tuple of :class:`WeatSimulation`, one per
-    cell, with the seed of the whole grid.
+    """Result of :func:`simulate_weat_grid`: a tuple of :class:`WeatSimulation` with its seed.
+
+    One simulation per cell, with the seed of the whole grid.
 
     Attributes
     ----------
@@ -337,11 +387,13 @@ class WeatSimulationGrid(tuple):
 
     def __new__(cls, simulations: Sequence[WeatSimulation] = (),
                 random_seed: int | None = None) -> WeatSimulationGrid:
+        """Return a grid of ``simulations`` with the grid's ``random_seed``."""
         grid = super().__new__(cls, simulations)
         grid.random_seed = random_seed
         return grid
 
     def __repr__(self) -> str:
+        """Show the grid's seed and the label of every cell."""
         cells = ", ".join(s.label for s in self)
         return (f"WeatSimulationGrid(random_seed={self.random_seed!r}, "
                 f"{len(self)} simulations: {cells})")
@@ -360,7 +412,7 @@ def simulate_weat_grid(
     ci_prob: float = DEFAULT_CI_PROB,
     random_seed: int | np.random.Generator | None = None,
 ) -> WeatSimulationGrid:
-    """:func:`simulate_weat` over every combination of the given design values.
+    """Run :func:`simulate_weat` over every combination of the given design values.
 
     Parameters
     ----------
@@ -381,6 +433,28 @@ def simulate_weat_grid(
         A tuple of :class:`WeatSimulation` (one per cell) with the grid's ``random_seed``.
         Summarise with :func:`summarize_simulations`, plot with
         :func:`embias.plot_weat_simulations`.
+
+    Raises
+    ------
+    ValueError
+        A bad design value or option, as for :func:`simulate_weat`.
+
+    Examples
+    --------
+    Two designs times two numerators; the cells of one design share their raw data:
+
+    >>> import numpy as np
+    >>> import embias
+    >>> grid = embias.simulate_weat_grid(n_protected_per_group=(2, 8),
+    ...                                  numerator=("mean", "first-word"), n_sims=200,
+    ...                                  random_seed=0)
+    >>> [cell.label for cell in grid]  # doctest: +NORMALIZE_WHITESPACE
+    ['n=2 m=8 sd=0.08 assoc=0 mean', 'n=2 m=8 sd=0.08 assoc=0 first-word',
+     'n=8 m=8 sd=0.08 assoc=0 mean', 'n=8 m=8 sd=0.08 assoc=0 first-word']
+    >>> grid.random_seed, grid[0].seed == grid[1].seed
+    (0, True)
+    >>> bool(np.array_equal(grid[0].raw_similarities(5), grid[1].raw_similarities(5)))
+    True
     """
     rng, grid_seed = resolve_rng(random_seed)
     designs = list(itertools.product(as_tuple(n_protected_per_group),
@@ -418,7 +492,8 @@ def summarize_simulations(
     pandas.DataFrame
         Interval table (``estimand="weat_effect_size"``, ``group`` = label,
         ``estimate`` = median, ``lower``/``upper`` = the central ``ci_prob`` range,
-        ``ci_kind="eti"``: a percentile interval of the simulated distribution), plus
+        ``ci_kind="simulation"``: a percentile interval of the simulated distribution),
+        plus
         ``lower_se``/``upper_se`` (Monte Carlo se of the range ends), ``threshold``,
         ``share_above`` (share of |WEAT| ≥ threshold) and its binomial ``share_above_se``,
         ``max_abs_weat`` (the ceiling of |WEAT| in the design), ``raw_sd`` and
@@ -426,6 +501,28 @@ def summarize_simulations(
         ``random_seed`` (the simulation's :attr:`WeatSimulation.seed`: passing it to
         :func:`simulate_weat` with the same design repeats the row). For a
         :class:`WeatSimulationGrid`, ``attrs["random_seed"]`` is the grid's seed.
+
+    Raises
+    ------
+    ValueError
+        No simulations, or simulations with different ``ci_prob``.
+
+    Examples
+    --------
+    One word per group gives WEAT = ±√2 every time (a zero-width range with no exact
+    distribution); with two words the exact 89% range is about ±1.54 and |WEAT| is at
+    most √3:
+
+    >>> import embias
+    >>> grid = embias.simulate_weat_grid(n_protected_per_group=(1, 2), n_sims=500,
+    ...                                  random_seed=0)
+    >>> table = embias.summarize_simulations(grid)
+    >>> table[["group", "upper", "max_abs_weat", "exact_upper"]].round(3)
+                              group  upper  max_abs_weat  exact_upper
+    0  n=1 m=8 sd=0.08 assoc=0 mean  1.414         1.414          NaN
+    1  n=2 m=8 sd=0.08 assoc=0 mean  1.560         1.732        1.542
+    >>> table.attrs["random_seed"]
+    0
     """
     sims = list(simulations)
     if not sims:
