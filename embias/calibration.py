@@ -1,5 +1,4 @@
-"""Calibration on real words: would other words from the same categories land inside the
-interval?
+"""Calibration on real words: do other words of the same categories land in the interval.
 
 An interval of embias says what the evidence supports about the *categories* a study's
 words stand for, not only about the few words listed. Simulations from a model cannot test
@@ -20,6 +19,11 @@ answer**:
 Coverage is reported with its binomial Monte Carlo standard error √(p(1 − p)/n) and the
 mean interval width (:meth:`PopulationCalibration.summary`);
 :func:`plot_calibration` draws coverage per quantity against the nominal line.
+
+Two helpers here serve :mod:`embias.simulate_words` too, which asks the same questions of
+simulated tables: :func:`interval_rates` (shares of intervals with their Monte Carlo
+standard errors, per level and quantity) and :func:`fit_intervals` (one fit's intervals and
+convergence record). They are the package's, not part of the public API.
 """
 
 from __future__ import annotations
@@ -89,9 +93,9 @@ def population_answers(
     design: PopulationDesign | Mapping[str, Any] | str | None = None,
     lowercase: bool | None = None,
 ) -> pd.DataFrame:
-    """The population answer of every connection mean and contrast a design's studies
-    report.
+    """Compute the population answer of every connection mean and contrast of a design.
 
+    The quantities a design's studies report.
     Connection ``associated``: Σ_c w_c · D(P_c, A_assoc(c)), where D(X, Y) is the mean
     cosine distance over all pairs of X × Y, P_c the protected population of class c,
     A_k the attribute population of class k, and w_c the design's share of protected
@@ -130,6 +134,30 @@ def population_answers(
     ValueError
         A design the populations cannot supply, or two lists that share a word after the
         case handling.
+
+    Examples
+    --------
+    Two classes of two protected words and one attribute word each, in two dimensions.
+    The mean unit vectors of the protected classes are (0.8, 0.4) and (0.4, 0.8), so a
+    class is at distance 1 − 0.8 = 0.2 from its own attribute word, 1 − 0.4 = 0.6 from the
+    other's, and 1.4 and 1.8 from the neutral word (0, −1):
+
+    >>> import numpy as np
+    >>> from embias.embeddings import keyed_vectors
+    >>> from embias.populations import WordPopulations
+    >>> kv = keyed_vectors(["p1", "p2", "q1", "q2", "a", "b", "n"], np.array(
+    ...     [[1, 0], [0.6, 0.8], [0, 1], [0.8, 0.6], [1, 0], [0, 1], [0, -1]], np.float32))
+    >>> populations = WordPopulations.from_dicts(
+    ...     "toy", protected={"p": ["p1", "p2"], "q": ["q1", "q2"]},
+    ...     attributes={"p": ["a"], "q": ["b"]}, neutral=["n"])
+    >>> population_answers(populations, kv, design="protected=1,attributes=1,neutral=1")
+              estimand                   group  truth
+    0  connection_mean              associated    0.2
+    1  connection_mean               different    0.6
+    2  connection_mean                    none    1.6
+    3         contrast       associated - none   -1.4
+    4         contrast  associated - different   -0.4
+    5         contrast        different - none   -1.0
     """
     from .bayes.summary import CONTRASTS
     from .embeddings import is_uncased, lookup_words
@@ -198,10 +226,49 @@ def draw_population_studies(
     first_study: int = 0,
     random_seed: int,
 ) -> list[Study]:
-    """The studies :func:`calibrate_on_populations` draws: study ``i`` is
-    :meth:`WordPopulations.draw_study` with ``numpy.random.default_rng([random_seed, i])``,
-    for i = ``first_study`` … ``first_study + n_studies − 1``, named ``"<populations>
-    study <i>"``."""
+    """Draw the studies :func:`calibrate_on_populations` fits.
+
+    Study ``i`` is :meth:`WordPopulations.draw_study` with
+    ``numpy.random.default_rng([random_seed, i])``, for i = ``first_study`` …
+    ``first_study + n_studies − 1``, named ``"<populations> study <i>"``.
+
+    Parameters
+    ----------
+    populations
+        :class:`~embias.populations.WordPopulations` or a name/folder for
+        :func:`~embias.populations.load_populations`.
+    design
+        Words per role of every study (default
+        :data:`~embias.populations.DEFAULT_DESIGN`).
+    n_studies
+        Studies drawn (≥ 1).
+    first_study
+        Index of the first study (≥ 0).
+    random_seed
+        Non-negative integer seed (required: the studies are a function of it).
+
+    Returns
+    -------
+    list of Study
+        The studies, in order.
+
+    Raises
+    ------
+    ValueError
+        A design the populations cannot supply (naming the class), a bad ``n_studies``
+        or ``first_study``, or a missing or bad seed.
+
+    Examples
+    --------
+    >>> studies = draw_population_studies(
+    ...     "sentiment", design="protected=2,attributes=3,neutral=10", n_studies=3,
+    ...     random_seed=1)
+    >>> [study.name for study in studies]
+    ['sentiment study 0', 'sentiment study 1', 'sentiment study 2']
+    >>> studies[0]
+    Study('sentiment study 0', protected={positive: 2, negative: 2},
+          attributes={negative: 3, positive: 3}, neutral=10, human=0)
+    """
     populations = load_populations(populations)
     design = as_design(design)
     design.counts(populations)  # refuse a design the populations cannot supply, once
@@ -257,21 +324,24 @@ class PopulationCalibration:
     seconds: float
 
     def summary(self, *, converged_only: bool = False) -> pd.DataFrame:
-        """Coverage per level and quantity (:func:`summarize_calibration` of
-        :attr:`results`)."""
+        """Return the coverage per level and quantity.
+
+        :func:`summarize_calibration` of :attr:`results`.
+        """
         return summarize_calibration(self.results, converged_only=converged_only)
 
     def failures(self) -> pd.DataFrame:
-        """The fits that failed a convergence check: ``study``, ``level``, ``problems``."""
+        """Return the fits that failed a convergence check: ``study``, ``level``, ``problems``."""
         fits = self.results.drop_duplicates(["study", "level"])
         return fits.loc[fits["problems"] != "", ["study", "level", "problems"]].reset_index(
             drop=True)
 
     def plot(self, **kwargs: Any) -> Figure:
-        """:func:`plot_calibration` of this result."""
+        """Draw :func:`plot_calibration` of this result."""
         return plot_calibration(self, **kwargs)
 
     def __repr__(self) -> str:
+        """Show the populations, the design, the run's settings and its seed."""
         s = self.settings
         return (f"PopulationCalibration({self.populations.name!r}, design={self.design!r}, "
                 f"levels={list(s['levels'])}, n_studies={s['n_studies']}, "
@@ -281,7 +351,7 @@ class PopulationCalibration:
 
 def summarize_calibration(results: pd.DataFrame, *, converged_only: bool = False
                           ) -> pd.DataFrame:
-    """Coverage of the population answers over the studies, per level and quantity.
+    """Summarize how often the intervals cover the population answers, per level and quantity.
 
     Parameters
     ----------
@@ -299,6 +369,28 @@ def summarize_calibration(results: pd.DataFrame, *, converged_only: bool = False
         ``mc_se`` (its binomial Monte Carlo standard error √(p(1 − p)/n)), ``mean_width``,
         ``n_studies``, ``ci_prob`` (nominal coverage) and ``failed_fits`` (fits with a
         convergence problem among those counted).
+
+    Raises
+    ------
+    ValueError
+        ``results`` lacks a column the summary reads.
+
+    Examples
+    --------
+    Four studies, three of whose intervals cover the answer 0.05: coverage 0.75 with
+    se √(0.75 · 0.25 / 4) = 0.217.
+
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({
+    ...     "study": [0, 1, 2, 3], "level": "crossed", "estimand": "contrast",
+    ...     "group": "associated - none", "estimate": [0.04, 0.06, 0.05, 0.12],
+    ...     "lower": [0.0, 0.02, 0.01, 0.08], "upper": [0.08, 0.1, 0.09, 0.16],
+    ...     "truth": 0.05, "covered": [True, True, True, False], "ci_prob": 0.89,
+    ...     "problems": ""})
+    >>> summarize_calibration(results)[["quantity", "bias", "coverage", "mc_se",
+    ...                                 "mean_width"]]
+                quantity    bias  coverage     mc_se  mean_width
+    0  associated - none  0.0175      0.75  0.216506        0.08
     """
     check_columns(results, ("study", "level", "estimand", "group", "estimate", "lower",
                             "upper", "truth", "covered", "ci_prob", "problems"),
@@ -514,8 +606,7 @@ def calibrate_on_populations(
     random_seed: int | None = None,
     progress: bool = True,
 ) -> PopulationCalibration:
-    """How often the intervals of studies drawn from real word populations cover the
-    populations' answer.
+    """Count how often the intervals of studies of real words cover the populations' answer.
 
     Draws ``n_studies`` studies from ``populations`` with ``design``
     (:func:`draw_population_studies`), builds each study's cosine table
@@ -573,12 +664,23 @@ def calibrate_on_populations(
         ``ci_prob`` or seed, ``settings`` with a seed.
     MissingWordsError
         A population word missing from the embeddings.
+
+    Examples
+    --------
+    A run fits ``n_studies`` × ``levels`` models; what it is asked is checked before any
+    of them:
+
+    >>> calibrate_on_populations("sentiment", design="protected=300")
+    Traceback (most recent call last):
+    ...
+    ValueError: populations 'sentiment': protected['positive'] has 200 words, fewer than the
+    design's protected=300; ...
+    >>> calibrate_on_populations("sentiment", levels="pooled")
+    Traceback (most recent call last):
+    ...
+    embias._validation.UnknownNameError: levels='pooled' is not one of ['dataset', 'word',
+    'hierarchical', 'crossed']
     """
-    from tqdm import tqdm
-
-    from .bayes import FitJob, derived_seed, fit_many
-    from .tables import cosine_table
-
     populations = load_populations(populations)
     design = as_design(design)
     n_studies = check_int("n_studies", n_studies, minimum=1)
@@ -596,16 +698,42 @@ def calibrate_on_populations(
     kv, embedding = load_named_embeddings(embeddings)
     start = time.perf_counter()
     truths_frame = population_answers(populations, kv, design=design)
-    truths = {(r.estimand, r.group): float(r.truth) for r in truths_frame.itertuples()}
     studies = draw_population_studies(populations, design=design, n_studies=n_studies,
                                       first_study=first_study, random_seed=seed)
+    rows = _fit_studies(
+        list(enumerate(studies, start=first_study)), kv, embedding=embedding, levels=levels,
+        base=base, seed=seed, ci_prob=ci_prob, progress=progress,
+        truths={(r.estimand, r.group): float(r.truth) for r in truths_frame.itertuples()})
+    fit_record = base.to_dict()
+    fit_record.pop("level")
+    fit_record.pop("random_seed")
+    return PopulationCalibration(
+        results=pd.DataFrame(rows, columns=list(RESULT_COLUMNS)), truths=truths_frame,
+        studies=tuple(studies), populations=populations, design=design,
+        settings={"levels": list(levels), "n_studies": n_studies, "first_study": first_study,
+                  "ci_prob": ci_prob, "ci_kind": "hdi", "random_seed": seed,
+                  "embedding": embedding, "fit": fit_record},
+        seconds=time.perf_counter() - start)
+
+
+def _fit_studies(numbered: list[tuple[int, Study]], kv: KeyedVectors, *, embedding: str,
+                 levels: tuple[str, ...], base: FitSettings, seed: int, ci_prob: float,
+                 truths: Mapping[tuple[str, str], float],
+                 progress: bool) -> list[dict[str, Any]]:
+    """Fit every study at every level; return their rows against the population answers.
+
+    Study i at level ``lv`` is fitted with the seed derived from (seed, i, lv). The studies
+    go in blocks of :data:`STUDIES_PER_BATCH`: a block's fits run together (one compiled
+    program per level and shape), and only their rows are kept.
+    """
+    from tqdm import tqdm
+
+    from .bayes import FitJob, derived_seed, fit_many
+    from .tables import cosine_table
+
     rows: list[dict[str, Any]] = []
-    numbered = list(enumerate(studies, start=first_study))
-    bar = tqdm(total=len(numbered), desc="studies", unit="study",
-               disable=not progress_wanted(progress))
-    with bar:
-        # blocks of studies: each block's fits run together (one compiled program per
-        # level and shape), and only their rows are kept
+    with tqdm(total=len(numbered), desc="studies", unit="study",
+              disable=not progress_wanted(progress)) as bar:
         for block in range(0, len(numbered), STUDIES_PER_BATCH):
             part = numbered[block:block + STUDIES_PER_BATCH]
             jobs = [FitJob(cosine_table(kv, study, missing="raise", embedding_name=embedding),
@@ -619,17 +747,7 @@ def calibrate_on_populations(
                                       ci_prob=ci_prob)
             del fits, jobs
             bar.update(len(part))
-    results = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
-    fit_record = base.to_dict()
-    fit_record.pop("level")
-    fit_record.pop("random_seed")
-    return PopulationCalibration(
-        results=results, truths=truths_frame, studies=tuple(studies),
-        populations=populations, design=design,
-        settings={"levels": list(levels), "n_studies": n_studies, "first_study": first_study,
-                  "ci_prob": ci_prob, "ci_kind": "hdi", "random_seed": seed,
-                  "embedding": embedding, "fit": fit_record},
-        seconds=time.perf_counter() - start)
+    return rows
 
 
 # =========================================================================== plot
@@ -639,8 +757,9 @@ def plot_calibration(
     ax: Axes | None = None,
     title: str | None = None,
 ) -> Figure:
-    """Coverage of the population answers per quantity, one marker per level, with ±2
-    Monte Carlo standard errors and the nominal coverage dashed.
+    """Plot the coverage of the population answers per quantity, one marker per level.
+
+    With ±2 Monte Carlo standard errors and the nominal coverage dashed.
 
     Parameters
     ----------
@@ -652,6 +771,29 @@ def plot_calibration(
     title
         Figure title (default: the populations, design and number of studies, for a
         result).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn on.
+
+    Raises
+    ------
+    ValueError
+        A result that is neither a :class:`PopulationCalibration` nor a summary with the
+        columns drawn.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> summary = pd.DataFrame({"level": ["hierarchical", "crossed"],
+    ...                         "quantity": "associated - none", "coverage": [0.6, 0.88],
+    ...                         "mc_se": [0.035, 0.023], "ci_prob": 0.89})
+    >>> fig = plot_calibration(summary)
+    >>> [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
+    ['hierarchical', 'crossed']
+    >>> plt.close(fig)
     """
     import matplotlib.pyplot as plt
 
@@ -671,7 +813,10 @@ def plot_calibration(
     if ax is None:
         fig, ax = plt.subplots(figsize=(max(6.0, 1.1 * summary["quantity"].nunique() + 2), 3.8))
     else:
-        fig = ax.figure
+        figure = ax.get_figure(root=True)
+        if figure is None:
+            raise ValueError("ax must be the Axes of a matplotlib figure, got Axes without one")
+        fig = figure
     quantities = list(dict.fromkeys(summary["quantity"]))
     levels = list(dict.fromkeys(summary["level"]))
     step = 0.6 / max(len(levels), 1)
