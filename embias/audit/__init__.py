@@ -39,13 +39,22 @@ from __future__ import annotations
 import datetime as _datetime
 import os
 import shlex
+import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._deprecation import renamed_keywords
+from .._deprecation import REMOVED_IN, renamed_keywords
 from .._validation import writable
 from ..settings import DEFAULT_MODELS_DIR
+from .options import ENCODER_NAMES as ENCODER_NAMES
+from .options import (
+    FROM_OPTIONS,
+    AuditOptions,
+    CiKind,
+    options_from_keywords,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -53,12 +62,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..pipeline.compare import EmbeddingComparison
     from ..settings import FitSettings
     from ..wordlists import Study
+    from .sources import ComparisonInput, FitEntry
 
-__all__ = ["OPTIONAL_INPUTS", "audit_report", "check_report_path", "keep_figures"]
+__all__ = ["OPTIONAL_INPUTS", "AuditOptions", "audit_html", "audit_report",
+           "check_report_path", "keep_figures"]
 
-#: The optional inputs of :func:`audit_report`: name → (what it is, why it may be absent,
-#: what computes it). The hook points for results built elsewhere: when a function that
-#: computes one exists, call it in :func:`audit_report` where ``OPTIONAL_INPUTS`` is read.
+#: The optional inputs of the page: name → (what it is, why it may be absent, what
+#: computes it). The hook points for results built elsewhere: when a function that
+#: computes one exists, call it in :func:`audit_html` where ``OPTIONAL_INPUTS`` is read.
 OPTIONAL_INPUTS: Mapping[str, tuple[str, str, str]] = {
     "seat": ("SEAT (WEAT on sentence embeddings)",
              "no sentence encoder was given",
@@ -77,19 +88,46 @@ OPTIONAL_INPUTS: Mapping[str, tuple[str, str, str]] = {
                        "--word-influence FILE.csv"),
 }
 
-#: Names ``encoder=`` / ``--encoder`` accept for the offline all-MiniLM-L6-v2
-#: (:func:`embias.encoders.default_encoder`).
-ENCODER_NAMES: frozenset[str] = frozenset({"minilm", "all-minilm-l6-v2"})
-
 #: Suffixes accepted for the page.
 PAGE_SUFFIXES: tuple[str, ...] = (".html", ".htm")
 
+#: The results computed elsewhere that may be given as a file (CSV or parquet).
+FILE_INPUTS: tuple[str, ...] = ("weat", "seat", "model_comparison", "word_influence")
+
 
 def check_report_path(path: str | os.PathLike[str], *, name: str = "out") -> Path:
-    """The page's path, checked before any work: an ``.html`` file name whose folder exists
-    or can be created (the output rule of every embias output,
-    :func:`embias._validation.check_output`: missing folders are created when the page is
-    written)."""
+    """Check the page's path before any work and return it.
+
+    The page is an ``.html`` file whose folder exists or can be created (the output rule
+    of every embias output, :func:`embias._validation.check_output`: missing folders are
+    created when the page is written).
+
+    Parameters
+    ----------
+    path
+        The page's file name.
+    name
+        The option's name in messages.
+
+    Returns
+    -------
+    pathlib.Path
+        The path.
+
+    Raises
+    ------
+    ValueError
+        Not an ``.html``/``.htm`` file name, a folder, or a folder that cannot be made.
+
+    Examples
+    --------
+    >>> check_report_path("religion.html").name
+    'religion.html'
+    >>> check_report_path("religion.pdf")
+    Traceback (most recent call last):
+    ...
+    ValueError: out 'religion.pdf': the report is an HTML page; give a .html file name
+    """
     path = Path(path)
     if path.suffix.lower() not in PAGE_SUFFIXES:
         raise ValueError(f"{name} {str(path)!r}: the report is an HTML page; give a .html "
@@ -99,15 +137,6 @@ def check_report_path(path: str | os.PathLike[str], *, name: str = "out") -> Pat
     from .._validation import check_output
 
     return check_output(name, path)
-
-
-def _optional_table(value: Any, name: str) -> Any:
-    """A path given for an optional input is read (CSV/parquet); other values pass."""
-    if isinstance(value, str | os.PathLike):
-        from .sources import read_table
-
-        return read_table(value, what=name.replace("_", "-"))
-    return value
 
 
 def _rebuild_command(
@@ -124,8 +153,10 @@ def _rebuild_command(
     random_seed: int,
     encoder: str | None = None,
 ) -> str | None:
-    """The ``embias report`` command that rebuilds this page from the saved fits (None
-    when a fit is not saved)."""
+    """Return the ``embias report`` command that rebuilds the page from the saved fits.
+
+    None when a fit is not saved.
+    """
     from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
 
     if any(not e.fit.path for e in entries):
@@ -157,6 +188,7 @@ def _rebuild_command(
 
 
 def _python_call(study: str, entries: Sequence[Any], out: Path | None) -> str:
+    """Return the Python call that rebuilds the page from the saved fits."""
     fits = {e.label: e.fit.path for e in entries if e.fit.path}
     if len(fits) < len(entries) or len(set(fits)) < len(entries):
         listed = ", ".join(repr(e.fit.path) for e in entries if e.fit.path)
@@ -179,22 +211,25 @@ def audit_report(
     models_dir: str | os.PathLike[str] = DEFAULT_MODELS_DIR,
     comparison: EmbeddingComparison | pd.DataFrame | str | os.PathLike[str] | None = None,
     compare: bool = True,
-    ci_prob: float | None = None,
-    ci_kind: str = "hdi",
-    rope: float | None = None,
-    weat: pd.DataFrame | str | os.PathLike[str] | None = None,
-    seat: Any = None,
-    model_comparison: Any = None,
-    word_influence: Any = None,
-    encoder: str | None = None,
-    figures: str = "svg",
-    random_seed: int = 0,
-    title: str | None = None,
-    command: str | None = None,
+    options: AuditOptions | None = None,
+    ci_prob: float | None = FROM_OPTIONS,
+    ci_kind: str = FROM_OPTIONS,
+    rope: float | None = FROM_OPTIONS,
+    weat: pd.DataFrame | str | os.PathLike[str] | None = FROM_OPTIONS,
+    seat: Any = FROM_OPTIONS,
+    model_comparison: Any = FROM_OPTIONS,
+    word_influence: Any = FROM_OPTIONS,
+    encoder: Any = FROM_OPTIONS,
+    figures: str = FROM_OPTIONS,
+    random_seed: int | None = FROM_OPTIONS,
+    title: str | None = FROM_OPTIONS,
+    command: str | None = FROM_OPTIONS,
     progress: bool = False,
     return_html: bool = False,
-) -> Path | tuple[Path | None, str]:
+) -> Path:
     """Write the audit report of a study: one self-contained HTML page.
+
+    :func:`audit_html` gives the same page as a string, writing nothing.
 
     Parameters
     ----------
@@ -202,8 +237,7 @@ def audit_report(
         The study (``"religion"`` …, a folder of word lists or a :class:`~embias.Study`);
         default: the study of the ``fits`` given.
     out
-        The ``.html`` file to write; its folder must exist. Needed unless
-        ``return_html=True``.
+        The ``.html`` file to write (missing folders are created).
     fits
         Build the page from these fits, refitting nothing: a :class:`~embias.BiasFit`, a
         saved-fit folder (``models/religion_glove-6b-50d_hierarchical_summary_<key>``), a
@@ -230,6 +264,11 @@ def audit_report(
         ``compare=False``) and saves its table in ``models_dir``.
     compare
         Run the comparison when several embeddings are fitted here.
+    options
+        The page's content choices (:class:`AuditOptions`): intervals, ROPE, figures,
+        seed, title, command and the results computed elsewhere. Each may also be given
+        as the keyword of the same name below; a keyword that disagrees with ``options``
+        is an error.
     ci_prob, ci_kind, rope
         Intervals and ROPE of the Bayesian tables (defaults 0.89, ``"hdi"``, 0.02).
     weat
@@ -248,7 +287,8 @@ def audit_report(
     figures
         ``"svg"`` (default) or ``"png"``: how figures are inlined.
     random_seed
-        Seed of the posterior predictive draws and of Monte Carlo permutations.
+        Seed of the posterior predictive draws and of Monte Carlo permutations (default
+        0; ``None`` draws a fresh one, recorded on the page).
     title
         Page title (default ``"Audit report: <study>"``).
     command
@@ -258,189 +298,371 @@ def audit_report(
         Show the progress of the fits made here and of the model comparison's PSIS-LOO
         (only on a terminal or in a notebook). ``progressbar`` is the deprecated spelling.
     return_html
-        Also return the page as a string (``out`` may then be None: nothing is written).
+        Deprecated (removed in embias 0.5): return ``(path, html)`` instead of the path
+        (``out`` may then be None). Call :func:`audit_html` for the page as a string.
 
     Returns
     -------
-    pathlib.Path or (pathlib.Path or None, str)
-        The page's path; with ``return_html=True`` the path and the HTML.
+    pathlib.Path
+        The page's path.
 
     Raises
     ------
     ValueError
-        A bad option, an output path in a missing folder, a study with no fitted level
-        among the fits given, two fits of one embedding and level, fits of several
-        studies, an unknown study; each message names it.
+        A bad option, a keyword that disagrees with ``options``, no ``out``, an output
+        path that cannot be written, a study with no fitted level among the fits given,
+        two fits of one embedding and level, fits of several studies, an unknown study;
+        each message names it.
     FileNotFoundError
         A saved-fit folder or an input file that is not there (:func:`embias.load_fit`'s
         own error for a fit).
 
     Examples
     --------
-    >>> embias.audit_report("religion", fits="models/", out="religion.html")
-    >>> path, html = embias.audit_report(fits=fit, return_html=True)
+    A page of a small fit (the dataset level: one mean per connection; 20 of the neutral
+    words), written to a temporary folder:
+
+    >>> import tempfile, warnings
+    >>> from pathlib import Path
+    >>> import embias
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> neutral = table.loc[table["connection"] == "none", "word_to_compare"].unique()[:20]
+    >>> table = table[(table["connection"] != "none") | table["word_to_compare"].isin(neutral)]
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # 100 draws: too few for the convergence checks
+    ...     fit = embias.fit_bias_model(table, level="dataset", draws=100, tune=100,
+    ...                                 chains=1, sampler="pymc", random_seed=1,
+    ...                                 progress=False)
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> options = AuditOptions(title="Religion on Reddit", rope=0.05)
+    >>> path = audit_report(fits={"reddit": fit}, out=folder / "religion.html",
+    ...                     options=options)
+    >>> path.name
+    'religion.html'
+    >>> "<title>Religion on Reddit</title>" in path.read_text(encoding="utf-8")
+    True
+
+    A keyword that disagrees with the options object:
+
+    >>> audit_report(fits=fit, out=folder / "r.html", options=options, rope=0.02)
+    Traceback (most recent call last):
+    ...
+    ValueError: audit_report() got options= and rope=0.02, which disagrees with options.rope=0.05...
+    """
+    options = options_from_keywords(options, {
+        "ci_prob": ci_prob, "ci_kind": ci_kind, "rope": rope, "weat": weat, "seat": seat,
+        "model_comparison": model_comparison, "word_influence": word_influence,
+        "encoder": encoder, "figures": figures, "random_seed": random_seed, "title": title,
+        "command": command})
+    if return_html:
+        warnings.warn("audit_report(return_html=True) is deprecated: audit_report() returns "
+                      "the page's path; call embias.audit.audit_html() (the same arguments "
+                      "but out=, content choices in options=) for the page as a string. "
+                      f"return_html will be removed in embias {REMOVED_IN}", FutureWarning,
+                      stacklevel=3)
+    elif out is None:
+        raise ValueError("audit_report() needs out= (the .html file to write); for the page "
+                         "as a string call embias.audit.audit_html()")
+    out_path = check_report_path(out) if out is not None else None
+    html = _page(study, out_path=out_path, fits=fits, embeddings=embeddings, levels=levels,
+                 settings=settings, models_dir=models_dir, comparison=comparison,
+                 compare=compare, options=options, progress=progress)
+    if out_path is not None:
+        _write_page(out_path, html)
+    if return_html:  # the deprecated (path, html) pair, until embias 0.5
+        return (out_path, html)  # type: ignore[return-value]  # deprecated return_html=True
+    assert out_path is not None  # out is required without return_html
+    return out_path
+
+
+@renamed_keywords(progressbar="progress")
+def audit_html(
+    study: str | Study | None = None,
+    *,
+    fits: Any = None,
+    embeddings: str | Mapping[str, str] | None = None,
+    levels: str | Sequence[str] | None = None,
+    settings: FitSettings | None = None,
+    models_dir: str | os.PathLike[str] = DEFAULT_MODELS_DIR,
+    comparison: EmbeddingComparison | pd.DataFrame | str | os.PathLike[str] | None = None,
+    compare: bool = True,
+    options: AuditOptions | None = None,
+    progress: bool = False,
+) -> str:
+    """Return the audit report of a study as one self-contained HTML page, writing nothing.
+
+    The page of :func:`audit_report` (which writes it to a file), built from the same
+    inputs; its rebuild command names ``report.html`` as the page to write.
+
+    Parameters
+    ----------
+    study, fits, embeddings, levels, settings, models_dir, comparison, compare, progress
+        As in :func:`audit_report`.
+    options
+        The page's content choices (:class:`AuditOptions`; default: its defaults).
+
+    Returns
+    -------
+    str
+        The page's HTML.
+
+    Raises
+    ------
+    ValueError
+        As :func:`audit_report` (a bad input, a study with no fitted level among the fits
+        given …); the message names it.
+    FileNotFoundError
+        A saved-fit folder or an input file that is not there.
+
+    Examples
+    --------
+    The page of a small fit (the dataset level: one mean per connection; 20 of the neutral
+    words), with the Bayesian intervals as 95% equal-tailed intervals:
+
+    >>> import re, warnings
+    >>> import embias
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> neutral = table.loc[table["connection"] == "none", "word_to_compare"].unique()[:20]
+    >>> table = table[(table["connection"] != "none") | table["word_to_compare"].isin(neutral)]
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # 100 draws: too few for the convergence checks
+    ...     fit = embias.fit_bias_model(table, level="dataset", draws=100, tune=100,
+    ...                                 chains=1, sampler="pymc", random_seed=1,
+    ...                                 progress=False)
+    >>> html = audit_html(fits={"reddit": fit}, options=AuditOptions(ci_prob=0.95,
+    ...                                                              ci_kind="eti"))
+    >>> re.findall(r'<section id="([a-z]+)"', html)
+    ['glance', 'measured', 'classic', 'bayes', 'trust', 'words', 'across', 'reproduce']
+    >>> "95% ETI" in html, html.count("<img ")
+    (True, 2)
+    """
+    return _page(study, out_path=None, fits=fits, embeddings=embeddings, levels=levels,
+                 settings=settings, models_dir=models_dir, comparison=comparison,
+                 compare=compare, options=options or AuditOptions(), progress=progress)
+
+
+def _write_page(out_path: Path, html: str) -> None:
+    """Write the page whole or not at all (one temporary file per process)."""
+    writable(out_path)
+    tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, out_path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _checked_levels(levels: str | Sequence[str] | None) -> list[str] | None:
+    """Check the levels asked for: each one of :data:`embias.settings.LEVELS`."""
+    from .._validation import check_choice
+    from ..settings import LEVELS
+
+    if levels is None:
+        return None
+    checked = [check_choice("levels", level, LEVELS)
+               for level in ([levels] if isinstance(levels, str) else levels)]
+    if not checked:
+        raise ValueError(f"levels is empty; give at least one of {list(LEVELS)}")
+    return checked
+
+
+def _checked_embeddings(embeddings: str | Mapping[str, str] | None) -> dict[str, str] | None:
+    """Label → source of the embeddings asked for (one source is labelled by itself)."""
+    if embeddings is None:
+        return None
+    if isinstance(embeddings, str):
+        embeddings = {embeddings: embeddings}
+    bad = ([k for k, v in embeddings.items() if not k or not isinstance(v, str) or not v]
+           if isinstance(embeddings, Mapping) else [embeddings])
+    if bad or not embeddings:
+        raise ValueError(f"embeddings must map non-empty labels to source strings, got "
+                         f"{dict(embeddings)!r}")
+    return dict(embeddings)
+
+
+def _read_inputs(options: AuditOptions) -> tuple[AuditOptions, dict[str, str]]:
+    """Read every result given as a file (CSV/parquet) into the options.
+
+    Returns the options with the tables read and the files they were read from; the WEAT
+    rows must be an interval table.
     """
     import pandas as pd
 
-    from .._validation import (
-        check_choice,
-        check_output,
-        check_probability,
-        check_rope,
-        check_seed,
-    )
-    from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE, LEVELS
-    from ..wordlists import Study, load_study
+    files = {name: str(getattr(options, name)) for name in FILE_INPUTS
+             if isinstance(getattr(options, name), str | os.PathLike)}
+    if files:
+        from .sources import read_table
 
-    # ------------------------------------------------------------ checks, before any work
-    ci_prob = check_probability("ci_prob", DEFAULT_CI_PROB if ci_prob is None else ci_prob)
-    check_choice("ci_kind", ci_kind, ("hdi", "eti"))
-    rope = check_rope(DEFAULT_ROPE if rope is None else rope)
-    from .render import FIGURE_FORMATS
-
-    check_choice("figures", figures, FIGURE_FORMATS)
-    random_seed = check_seed(random_seed)
-    if out is None and not return_html:
-        raise ValueError("audit_report() needs out= (the .html file to write) or "
-                         "return_html=True")
-    out_path = check_report_path(out) if out is not None else None
-    if fits is None:  # fits (and a comparison's table) are saved there
-        check_output("models_dir", models_dir, folder=True)
-    if isinstance(levels, str):
-        levels = [levels]
-    if levels is not None:
-        levels = [check_choice("levels", level, LEVELS) for level in levels]
-        if not levels:
-            raise ValueError(f"levels is empty; give at least one of {list(LEVELS)}")
-    if isinstance(embeddings, str):
-        embeddings = {embeddings: embeddings}
-    if embeddings is not None:
-        bad = ([k for k, v in embeddings.items() if not k or not isinstance(v, str) or not v]
-               if isinstance(embeddings, Mapping) else [embeddings])
-        if bad or not embeddings:
-            raise ValueError(f"embeddings must map non-empty labels to source strings, got "
-                             f"{dict(embeddings)!r}")
-    if encoder is not None and seat is not None:
-        raise ValueError("give either encoder= (SEAT computed here) or seat= (SEAT results), "
-                         "not both")
-    encoder_name = None
-    if isinstance(encoder, str):
-        encoder_name = encoder
-        if encoder.lower() not in ENCODER_NAMES:
-            raise ValueError(f"encoder={encoder!r} is not a known sentence encoder; known: "
-                             f"{sorted(ENCODER_NAMES)} (or pass an encoder object from Python)")
-    files = {name: str(value) for name, value in (("weat", weat), ("seat", seat),
-                                                  ("model_comparison", model_comparison),
-                                                  ("word_influence", word_influence))
-             if isinstance(value, str | os.PathLike)}
-    weat = _optional_table(weat, "weat")
-    seat = _optional_table(seat, "seat")
-    model_comparison = _optional_table(model_comparison, "model_comparison")
-    word_influence = _optional_table(word_influence, "word_influence")
-    if weat is not None:
+        options = replace(options, **{name: read_table(path, what=name.replace("_", "-"))
+                                      for name, path in files.items()})
+    if options.weat is not None:
         from ..report import validate_interval_table
 
-        if not isinstance(weat, pd.DataFrame):
+        if not isinstance(options.weat, pd.DataFrame):
             raise ValueError(f"weat must be an interval table (DataFrame) or its file, got "
-                             f"{type(weat).__name__}")
-        validate_interval_table(weat)
-    st: Study | None = None
-    if isinstance(study, Study):
-        st, study_name = study, study.name
-    elif study is not None:
-        st = load_study(study)  # an unknown study fails here, before anything is loaded
-        study_name = st.name
-    else:
-        study_name = None
+                             f"{type(options.weat).__name__}")
+        validate_interval_table(options.weat)
+    return options, files
 
-    # ------------------------------------------------------------ the fits
+
+def _study_of(study: str | Study | None) -> tuple[Study | None, str | None]:
+    """Return the study's word lists (when it can be loaded) and its name."""
+    from ..wordlists import Study, load_study
+
+    if isinstance(study, Study):
+        return study, study.name
+    if study is None:
+        return None, None
+    st = load_study(study)  # an unknown study fails here, before anything is loaded
+    return st, st.name
+
+
+def _fit_here(
+    study: Study | str,
+    *,
+    embeddings: Mapping[str, str] | None,
+    levels: Sequence[str] | None,
+    settings: FitSettings | None,
+    models_dir: str | os.PathLike[str],
+    progress: bool,
+) -> tuple[list[FitEntry], FitSettings, dict[str, str]]:
+    """Fit (or reuse the saved fits of) the study on every embedding at every level.
+
+    Returns the entries, the settings they were fitted with and the embeddings.
+    """
+    from ..pipeline.study_fits import fit_study_model
+    from ..settings import FitSettings, sampler_available
+    from .sources import FitEntry
+
+    run = FitSettings.build(settings)
+    sampler_available(run.sampler)
+    sources = embeddings or {"glove-6b-50d": "glove-6b-50d"}
+    entries = []
+    for label, source in sources.items():
+        for level in levels or [run.level]:
+            fit = fit_study_model(study, source, settings=run, level=level,
+                                  models_dir=models_dir, progress=progress)
+            entries.append(FitEntry(label=label, fit=fit))
+    return entries, run, dict(sources)
+
+
+def _compare_here(
+    study: Study | str,
+    study_name: str,
+    sources: Mapping[str, str],
+    *,
+    run: FitSettings,
+    level: str,
+    models_dir: str | os.PathLike[str],
+    options: AuditOptions,
+    progress: bool,
+) -> tuple[EmbeddingComparison, str]:
+    """Compare the embeddings fitted here and save the comparison's interval table.
+
+    Returns the comparison and the CSV it was saved to (in the fits' folder).
+    """
+    from ..pipeline.compare import compare_embeddings
+
+    comparison = compare_embeddings(dict(sources), study, settings=run, level=level,
+                                    progress=progress)
+    stem = "_".join(["compare", *(_slug(x) for x in (study_name, *sources))])
+    saved = writable(Path(models_dir) / f"{stem}.csv")
+    comparison.to_interval_table(ci_prob=options.ci_prob, ci_kind=options.ci_kind,
+                                 rope=options.rope).to_csv(saved, index=False)
+    return comparison, str(saved)
+
+
+def _page(
+    study: str | Study | None,
+    *,
+    out_path: Path | None,
+    fits: Any,
+    embeddings: str | Mapping[str, str] | None,
+    levels: str | Sequence[str] | None,
+    settings: FitSettings | None,
+    models_dir: str | os.PathLike[str],
+    comparison: Any,
+    compare: bool,
+    options: AuditOptions,
+    progress: bool,
+) -> str:
+    """Build the page: check the inputs, collect (or make) the fits, render the sections."""
+    from .._validation import check_output
+    from ..wordlists import load_study
     from .sources import collect_fits, read_comparison
 
+    # ------------------------------------------------------------ checks, before any work
+    if fits is None:  # fits (and a comparison's table) are saved there
+        check_output("models_dir", models_dir, folder=True)
+    wanted_levels = _checked_levels(levels)
+    sources = _checked_embeddings(embeddings)
+    options, files = _read_inputs(options)
+    st, study_name = _study_of(study)
+
+    # ------------------------------------------------------------ the fits
     comparison_path = str(comparison) if isinstance(comparison, str | os.PathLike) else None
     if fits is not None:
-        entries = collect_fits(fits, study=study_name, embeddings=embeddings, levels=levels)
+        entries = collect_fits(fits, study=study_name, embeddings=sources,
+                               levels=wanted_levels)
         study_name = study_name or entries[0].study
     else:
         if study_name is None:
             raise ValueError("audit_report() needs a study to fit (e.g. 'religion') or the "
                              "fits to report (fits=)")
-        from ..pipeline.study_fits import fit_study_model
-        from ..settings import FitSettings, sampler_available
-        from .sources import FitEntry
-
-        run = FitSettings.build(settings)
-        sampler_available(run.sampler)
-        sources = embeddings or {"glove-6b-50d": "glove-6b-50d"}
-        entries = []
-        for label, source in sources.items():
-            for level in levels or [run.level]:
-                fit = fit_study_model(st or study_name, source, settings=run, level=level,
-                                      models_dir=models_dir, progress=progress)
-                entries.append(FitEntry(label=label, fit=fit))
-        if comparison is None and compare and len(sources) > 1:
-            from ..pipeline.compare import compare_embeddings
-
-            level = (levels or [run.level])[0]
-            comparison = compare_embeddings(dict(sources), st or study_name, settings=run,
-                                            level=level, progress=progress)
-            stem = "_".join(["compare", *(_slug(x) for x in (study_name, *sources))])
-            saved = writable(Path(models_dir) / f"{stem}.csv")  # in the fits' folder
-            comparison.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind,
-                                         rope=rope).to_csv(saved, index=False)
-            comparison_path = str(saved)
+        entries, run, fitted = _fit_here(st or study_name, embeddings=sources,
+                                         levels=wanted_levels, settings=settings,
+                                         models_dir=models_dir, progress=progress)
+        if comparison is None and compare and len(fitted) > 1:
+            comparison, comparison_path = _compare_here(
+                st or study_name, study_name, fitted, run=run,
+                level=(wanted_levels or [run.level])[0], models_dir=models_dir,
+                options=options, progress=progress)
     if st is None:
         try:
             st = load_study(study_name)
         except (ValueError, FileNotFoundError):
             st = None  # a study read from a folder elsewhere: its lists come from the tables
-    compared = (read_comparison(comparison, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
+    compared = (read_comparison(comparison, ci_prob=options.ci_prob,
+                                ci_kind=options.ci_kind, rope=options.rope)
                 if comparison is not None else None)
 
     # ------------------------------------------------------------ the sections
+    several_levels = len({e.level for e in entries}) > 1
+    if options.model_comparison is None and several_levels:  # PSIS-LOO of every level: slow
+        from . import content
+
+        options = replace(options, model_comparison=content.level_comparisons(
+            entries, progress=progress))
+    # the figures the saved fits do not keep are drawn (and kept) by the blocks that show them
+    context = _sections(entries, options, st=st, study_name=study_name,
+                        several_levels=several_levels, compared=compared,
+                        comparison_path=comparison_path, files=files, out_path=out_path)
+    return _render(context)
+
+
+def _render(context: dict[str, Any]) -> str:
+    """Render the page's template with the sections, the version and the style sheet."""
     from markupsafe import Markup
 
     from .. import __version__
-    from . import content
     from .render import environment, style_sheet
 
-    several_levels = len({e.level for e in entries}) > 1
-    if model_comparison is None and several_levels:  # PSIS-LOO of every level: slow
-        from . import content
-
-        model_comparison = content.level_comparisons(entries, progress=progress)
-    # the figures the saved fits do not keep are drawn (and kept) by the blocks that show them
-    context = _sections(
-        entries, st=st, title=title, study_name=study_name, ci_prob=ci_prob,
-        ci_kind=ci_kind, rope=rope, figures=figures, random_seed=random_seed,
-        several_levels=several_levels, model_comparison=model_comparison, seat=seat,
-        word_influence=word_influence, encoder=encoder, encoder_name=encoder_name,
-        weat=weat, compared=compared, comparison_path=comparison_path, files=files,
-        command=command, out_path=out_path)
-    context["version"] = __version__
-    context["css"] = Markup(style_sheet())  # trusted package data: not escaped
-    html = environment().get_template("report.html.j2").render(**context)
-    if out_path is not None:  # written whole or not at all (one temporary file per process)
-        writable(out_path)
-        tmp = out_path.with_name(f".{out_path.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(html, encoding="utf-8")
-            os.replace(tmp, out_path)
-        finally:
-            tmp.unlink(missing_ok=True)
-    return (out_path, html) if return_html else out_path  # type: ignore[return-value]
+    context = {**context, "version": __version__,
+               "css": Markup(style_sheet())}  # trusted package data: not escaped
+    return environment().get_template("report.html.j2").render(**context)
 
 
 def keep_figures(
     fit: Any,
     *,
     ci_prob: float | None = None,
-    ci_kind: str = "hdi",
+    ci_kind: CiKind = "hdi",
     rope: float | None = None,
     figures: str = "svg",
     random_seed: int = 0,
     png_dpi: int | None = None,
 ) -> bytes | None:
-    """Draw the figures of a saved fit's audit page now and keep them with the fit.
+    r"""Draw the figures of a saved fit's audit page now and keep them with the fit.
 
     ``embias fit`` does this with every fit it makes, so that ``embias report STUDY --fits
     FIT`` afterwards only reads them back (the page's first build then takes what a
@@ -463,21 +685,55 @@ def keep_figures(
     -------
     bytes or None
         The forest plot's PNG with ``png_dpi`` (and a saved fit), else None.
+
+    Raises
+    ------
+    ValueError
+        A bad option (as :class:`AuditOptions` checks it).
+
+    Examples
+    --------
+    A small fit (the dataset level; 20 of the neutral words), saved, keeps its forest plot
+    and predictive check:
+
+    >>> import tempfile, warnings
+    >>> from pathlib import Path
+    >>> import embias
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> neutral = table.loc[table["connection"] == "none", "word_to_compare"].unique()[:20]
+    >>> table = table[(table["connection"] != "none") | table["word_to_compare"].isin(neutral)]
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")  # 100 draws: too few for the convergence checks
+    ...     fit = embias.fit_bias_model(table, level="dataset", draws=100, tune=100,
+    ...                                 chains=1, sampler="pymc", random_seed=1,
+    ...                                 progress=False)
+    ...     saved = embias.save_fit(fit, tempfile.mkdtemp())
+    >>> png = keep_figures(saved, png_dpi=50)
+    >>> png[:8] == b"\x89PNG\r\n\x1a\n"
+    True
+    >>> sorted(p.name.split("-")[0] for p in (Path(saved.path) / "report-cache").iterdir())
+    ['forest', 'ppc']
+    >>> keep_figures(fit) is None  # not saved: nowhere to keep them
+    True
     """
+    options = options_from_keywords(None, {"ci_prob": ci_prob, "ci_kind": ci_kind,
+                                           "rope": rope, "figures": figures,
+                                           "random_seed": random_seed},
+                                    function="keep_figures")
     if not fit.path:
         return None
-    from ..settings import DEFAULT_CI_PROB, DEFAULT_ROPE
     from . import content
     from .sources import FitEntry
 
-    options = {"ci_prob": DEFAULT_CI_PROB if ci_prob is None else ci_prob,
-               "ci_kind": ci_kind, "rope": DEFAULT_ROPE if rope is None else rope}
     entry = FitEntry.of(fit)  # labelled as `embias report --fits FIT` labels it
-    forest = content.forest_spec(entry, **options, fmt=figures)
-    check = content.check_spec(entry, fmt=figures, random_seed=random_seed)
+    forest = content.forest_spec(entry, ci_prob=options.ci_prob, ci_kind=options.ci_kind,
+                                 rope=options.rope, fmt=options.figures)
+    check = content.check_spec(entry, fmt=options.figures,
+                               random_seed=options.seed)
     png = None
     if png_dpi is not None or not content.is_kept(forest):
-        table = fit.to_interval_table(**options)
+        table = fit.to_interval_table(ci_prob=options.ci_prob, ci_kind=options.ci_kind,
+                                      rope=options.rope)
         if png_dpi is None:
             page = content.draw_forest(table, fit.classic, forest)
         else:
@@ -485,67 +741,96 @@ def keep_figures(
                                                     png_title=fit.title, png_dpi=png_dpi)
         content.keep_picture(forest, page)
     if not content.is_kept(check):
-        predictive = fit.predictive_check(random_seed=random_seed)
+        predictive = fit.predictive_check(random_seed=options.seed)
         content.keep_picture(check, content.draw_check(predictive, check),
                              coverage=predictive.coverage.to_dict(orient="list"))
     return png
 
 
 def _slug(text: str) -> str:
+    """Return ``text`` as a file-name part (letters, digits, dots and hyphens)."""
     import re
 
     return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-").lower()
 
 
-def _sections(entries: list[Any], *, st: Study | None, title: str | None,
-              study_name: str, ci_prob: float, ci_kind: str, rope: float, figures: str,
-              random_seed: int, several_levels: bool, model_comparison: Any, seat: Any,
-              word_influence: Any, encoder: Any, encoder_name: str | None, weat: Any,
-              compared: Any, comparison_path: str | None, files: Any, command: str | None,
-              out_path: Path | None) -> dict[str, Any]:
-    """The page's sections: the template's context without the style sheet and version."""
+def _optional_sections(options: AuditOptions, *, several_levels: bool) -> dict[str, Any]:
+    """Return the parts that take results computed elsewhere: given, or "not computed"."""
     from . import content
 
     optional = {}
-    for name, value in (("seat", seat), ("model_comparison", model_comparison),
-                        ("word_influence", word_influence)):
+    for name in ("seat", "model_comparison", "word_influence"):
         what, why, how = OPTIONAL_INPUTS[name]
+        value = getattr(options, name)
         if name == "model_comparison" and value is None and not several_levels:
             why = "one level was fitted: there is nothing to compare"
         optional[name] = content.optional_section(value, what=what, missing=why, command=how,
-                                                  fmt=figures, id=name.replace("_", "-"))
-    seat_rows = None
-    if encoder is not None:
-        if st is None:
-            raise ValueError(f"encoder={encoder_name or encoder!r}: SEAT needs the study's "
-                             f"word lists, and {study_name!r} cannot be loaded here")
-        from ..encoders import as_encoder, default_encoder
+                                                  fmt=options.figures,
+                                                  id=name.replace("_", "-"))
+    return optional
 
-        try:
-            sentence_encoder = default_encoder() if encoder_name else as_encoder(encoder)
-        except (ImportError, FileNotFoundError) as exc:
-            raise ValueError(f"encoder={encoder_name or encoder!r}: {exc}") from None
-        seat_rows = content.seat_pairs(st, sentence_encoder, random_seed=random_seed,
-                                       ci_prob=ci_prob)
-    classic = content.classic_section(entries, weat=weat, seat=optional["seat"],
-                                      random_seed=random_seed, ci_prob=ci_prob,
-                                      seat_rows=seat_rows)
+
+def _seat_rows(options: AuditOptions, *, st: Study | None, study_name: str,
+               ci_prob: float) -> pd.DataFrame | None:
+    """SEAT of every pair of classes, computed here with ``options.encoder`` (or None)."""
+    if options.encoder is None:
+        return None
+    shown = options.encoder_name or options.encoder
+    if st is None:
+        raise ValueError(f"encoder={shown!r}: SEAT needs the study's word lists, and "
+                         f"{study_name!r} cannot be loaded here")
+    from ..encoders import as_encoder, default_encoder
+    from . import content
+
+    try:
+        encoder = default_encoder() if options.encoder_name else as_encoder(options.encoder)
+    except (ImportError, FileNotFoundError) as exc:
+        raise ValueError(f"encoder={shown!r}: {exc}") from None
+    return content.seat_pairs(st, encoder, random_seed=options.seed,
+                              ci_prob=ci_prob)
+
+
+def _commands(command: str | None, rebuild: str | None) -> list[tuple[str, str]]:
+    """Return the commands the page shows: the one that made it, the one that rebuilds it."""
+    if command and rebuild and shlex.split(command) == shlex.split(rebuild):
+        return [("This page was made from the saved fits (nothing was refitted), and is "
+                 "rebuilt, by", rebuild)]
+    commands = []
+    if command:
+        commands.append(("This page was made by", command))
+    if rebuild:
+        commands.append(("Rebuild it from the saved fits (nothing is refitted)", rebuild))
+    return commands
+
+
+def _sections(entries: list[FitEntry], options: AuditOptions, *, st: Study | None,
+              study_name: str, several_levels: bool, compared: ComparisonInput | None,
+              comparison_path: str | None, files: Mapping[str, str],
+              out_path: Path | None) -> dict[str, Any]:
+    """Return the page's sections: the template's context but style sheet and version.
+
+    ``options`` holds the results computed elsewhere as read (tables, not files; the
+    model comparison computed here when several levels are reported); ``files`` the files
+    they were read from (for the rebuild command).
+    """
+    from . import content
+
+    ci_prob, ci_kind, rope = options.ci_prob, options.ci_kind, options.rope
+    fmt, seed = options.figures, options.seed
+    optional = _optional_sections(options, several_levels=several_levels)
+    seat_rows = _seat_rows(options, st=st, study_name=study_name, ci_prob=ci_prob)
+    classic = content.classic_section(entries, weat=options.weat, seat=optional["seat"],
+                                      random_seed=seed, ci_prob=ci_prob, seat_rows=seat_rows)
     rebuild = _rebuild_command(study_name, entries, out=out_path,
                                comparison_path=comparison_path, files=files,
-                               ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, figures=figures,
-                               random_seed=random_seed, encoder=encoder_name)
-    commands = []
-    if command and rebuild and shlex.split(command) == shlex.split(rebuild):
-        commands.append(("This page was made from the saved fits (nothing was refitted), and "
-                         "is rebuilt, by", rebuild))
-    else:
-        if command:
-            commands.append(("This page was made by", command))
-        if rebuild:
-            commands.append(("Rebuild it from the saved fits (nothing is refitted)", rebuild))
+                               ci_prob=ci_prob, ci_kind=ci_kind, rope=rope, figures=fmt,
+                               random_seed=seed, encoder=options.encoder_name)
     labels = list(dict.fromkeys(e.label for e in entries))
-    context = {
-        "title": title or f"Audit report: {study_name}",
+    absent_ok = {k: v for k, v in optional.items()
+                 if (k != "model_comparison" or several_levels)
+                 and (k != "seat" or seat_rows is None)}
+    return {
+        "title": options.title or f"Audit report: {study_name}",
         "study": study_name,
         "labels": labels,
         "levels": list(dict.fromkeys(e.level for e in entries)),
@@ -555,24 +840,20 @@ def _sections(entries: list[Any], *, st: Study | None, title: str | None,
         "glance": content.glance(entries, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
                                  comparison=compared),
         "caveats": content.caveats(entries, sections={
-            OPTIONAL_INPUTS[k][0]: v for k, v in optional.items()
-            if (k != "model_comparison" or several_levels)
-            and (k != "seat" or seat_rows is None)},
+            OPTIONAL_INPUTS[k][0]: v for k, v in absent_ok.items()},
             comparison=compared, ci_prob=ci_prob),
         "measured": content.measured_section(entries, st),
         "classic": classic,
-        "trust": [content.trust_block(e, fmt=figures, random_seed=random_seed)
-                  for e in entries],
+        "trust": [content.trust_block(e, fmt=fmt, random_seed=seed) for e in entries],
         "bayes": [content.bayes_block(e, ci_prob=ci_prob, ci_kind=ci_kind, rope=rope,
-                                      fmt=figures) for e in entries],
+                                      fmt=fmt) for e in entries],
         "model_comparison": optional["model_comparison"],
         "word_influence": optional["word_influence"],
         "word_effects": content.word_effect_tables(entries, ci_prob=ci_prob, ci_kind=ci_kind,
                                                    rope=rope),
-        "across": content.across_section(compared, labels=labels, fmt=figures),
+        "across": content.across_section(compared, labels=labels, fmt=fmt),
         "reproduce": content.reproduce_section(
-            entries, comparison=compared, commands=commands,
-            python=_python_call(study_name, entries, out_path), random_seed=random_seed,
+            entries, comparison=compared, commands=_commands(options.command, rebuild),
+            python=_python_call(study_name, entries, out_path), random_seed=seed,
             classic_seeds=classic["seeds"]),
     }
-    return context

@@ -1,7 +1,9 @@
-"""The sections of the audit page, computed from fits: every function here takes results
-and returns what the template shows (tables, pictures, sentences). Nothing is refitted:
-the interval tables, diagnostics and classic scores are those kept with the fits
-(:class:`embias.BiasFit`), the figures are drawn by :mod:`embias.plots`.
+"""The sections of the audit page, computed from fits.
+
+Every function here takes results and returns what the template shows (tables,
+pictures, sentences). Nothing is refitted: the interval tables, diagnostics and classic
+scores are those kept with the fits (:class:`embias.BiasFit`), the figures are drawn by
+:mod:`embias.plots`.
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._validation import check_probability
 from ..report import (
     CREDIBLE_DIFFERENCE,
     PRACTICALLY_EQUIVALENT,
     interval_table,
 )
 from ..settings import DEFAULT_CI_PROB, FitSettings
+from .options import CiKind
 from .render import (
     Picture,
     Table,
@@ -130,8 +134,20 @@ def _with_interval_label(table: pd.DataFrame) -> pd.DataFrame:
 # =========================================================================== optional parts
 @dataclass(frozen=True)
 class OptionalSection:
-    """A part of the page that takes results computed elsewhere: shown when given, else
-    "not computed" with what would compute it."""
+    """A part of the page that takes results computed elsewhere.
+
+    It is shown when given, else "not computed" with what would compute it
+    (:func:`optional_section`).
+
+    Attributes
+    ----------
+    computed
+        Whether the results were given.
+    tables, pictures
+        The results as HTML tables and figures.
+    missing, command
+        Why the part is absent and what would compute it (when not computed).
+    """
 
     computed: bool
     tables: list[Table] = field(default_factory=list)
@@ -149,8 +165,49 @@ def optional_section(
     fmt: str,
     id: str,
 ) -> OptionalSection:
-    """An :class:`OptionalSection` of ``value``: a DataFrame, a matplotlib figure, or a
-    sequence of those; ``None`` gives the "not computed" part."""
+    """Return the part of the page that shows ``value``, a result computed elsewhere.
+
+    Parameters
+    ----------
+    value
+        A DataFrame, a matplotlib figure, a list or tuple of those, or ``None`` (the "not
+        computed" part).
+    what
+        What the result is (the caption of its tables and figures).
+    missing, command
+        Why the result may be absent and what computes it (shown when ``value`` is None).
+    fmt
+        ``"svg"`` or ``"png"``: how figures are inlined.
+    id
+        The id of the part on the page (tables get ``<id>-0``, ``<id>-1`` …).
+
+    Returns
+    -------
+    OptionalSection
+        The part: its tables and pictures, or why it is absent.
+
+    Raises
+    ------
+    ValueError
+        An item that is neither a DataFrame nor a figure (the message names its type).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> part = optional_section(pd.DataFrame({"word": ["greedy"], "influence": [0.031]}),
+    ...                         what="word influence", missing="", command="", fmt="svg",
+    ...                         id="word-influence")
+    >>> part.computed, part.tables[0].headers, [c.text for c in part.tables[0].rows[0]]
+    (True, ['word', 'influence'], ['greedy', '0.031'])
+    >>> optional_section(None, what="SEAT", missing="no encoder was given",
+    ...                  command="embias report … --encoder minilm", fmt="svg",
+    ...                  id="seat").missing
+    'no encoder was given'
+    >>> optional_section("seat.csv", what="SEAT", missing="", command="", fmt="svg", id="seat")
+    Traceback (most recent call last):
+    ...
+    ValueError: seat: expected a DataFrame, a matplotlib figure or a list of them, got str
+    """
     if value is None:
         return OptionalSection(computed=False, missing=missing, command=command)
     items = list(value) if isinstance(value, list | tuple) else [value]
@@ -212,8 +269,11 @@ def _missing_of(attrs: Mapping[str, Any], name: str) -> tuple[int | None, str]:
 
 
 def measured_section(entries: Sequence[FitEntry], study: Study | None) -> dict[str, Any]:
-    """Word lists with counts and missing words (per embedding), the words themselves, and
-    every embedding's provenance."""
+    """Return what was measured: the word lists and the embeddings.
+
+    The lists with their counts and missing words (per embedding), the words themselves,
+    and every embedding's provenance.
+    """
     from ..embeddings import BUILTIN_EMBEDDINGS
 
     firsts = list({e.label: e for e in entries}.values())  # one entry per embedding
@@ -231,8 +291,8 @@ def measured_section(entries: Sequence[FitEntry], study: Study | None) -> dict[s
         columns.insert(0, "embedding")
     lists_table = frame_table(frame, columns=columns, caption="Word lists and missing words",
                               id="word-lists")
-    words = [(name, ", ".join(ws)) for name, (_, _, ws)
-             in _lists_of_table(firsts[0].fit.table).items()]
+    word_lists = [(name, ", ".join(ws)) for name, (_, _, ws)
+                  in _lists_of_table(firsts[0].fit.table).items()]
     provenance = []
     for entry in firsts:
         attrs = entry.fit.table.attrs
@@ -255,13 +315,15 @@ def measured_section(entries: Sequence[FitEntry], study: Study | None) -> dict[s
                                    id="embeddings")
     classes = ({c: study.associations.get(c, "") for c in study.protected}
                if study is not None else {})
-    return {"lists": lists_table, "words": words, "provenance": provenance_table,
+    return {"lists": lists_table, "words": word_lists, "provenance": provenance_table,
             "associations": classes, "connections": connections_present(entries)}
 
 
 def connections_present(entries: Sequence[FitEntry]) -> dict[str, str]:
-    """Connection → what it compares protected words with, for the connections present in
-    the fitted tables (in :data:`CONNECTION_MEANING` order): the page's glossary."""
+    """Return the page's glossary: connection → what it compares protected words with.
+
+    Only the connections present in the fitted tables, in :data:`CONNECTION_MEANING` order.
+    """
     present = list(dict.fromkeys(str(c) for e in entries
                                  for c in e.fit.table["connection"].unique()))
     ordered = [c for c in CONNECTION_MEANING if c in present]
@@ -277,37 +339,65 @@ def table_weat_tests(
     ci_prob: float = DEFAULT_CI_PROB,
     null_ci_prob: float = DEFAULT_CI_PROB,
 ) -> pd.DataFrame:
-    """WEAT of every pair of protected classes with its permutation p-value, from a cosine
-    table (no embeddings needed: the test uses only each protected word's association
-    score s(w, A, B), which the table's similarities give).
+    """Return WEAT of every pair of protected classes with its permutation p-value.
 
+    Computed from a cosine table: no embeddings are needed, since the test uses only each
+    protected word's association score s(w, A, B), which the table's similarities give.
     X, Y are the two classes' protected words, A, B their associated attribute classes;
-    the same test as :func:`embias.weat_pairs` (exact enumeration of the equal-size
-    re-partitions of X ∪ Y when there are at most 1,000,000, else 100,000 seeded Monte
-    Carlo partitions), two-sided.
+    the test is :func:`embias.classic.weat_permutation_test`, as in
+    :func:`embias.weat_pairs` (exact enumeration of the equal-size re-partitions of X ∪ Y
+    when there are at most 1,000,000, else 100,000 seeded Monte Carlo partitions),
+    two-sided. Each row also gets the ``ci_prob`` interval of the two-way item bootstrap
+    (:func:`embias.weat_item_bootstrap`: target and attribute words resampled, seeded by
+    ``random_seed``).
 
-    When :mod:`embias.classic` has the two-way item bootstrap (``weat_item_bootstrap``),
-    each row also gets its ``ci_prob`` item-resampling interval for the effect size
-    (target and attribute words resampled, seeded by ``random_seed``).
+    Parameters
+    ----------
+    table
+        A long-form cosine table with ``protected_class`` and ``word_class`` columns
+        (:func:`embias.study_table`); without them the result has no rows.
+    random_seed
+        Seed of the Monte Carlo partitions (when exact enumeration is too large) and of
+        the item bootstrap.
+    ci_prob
+        Probability of the item-bootstrap interval.
+    null_ci_prob
+        Probability of the central range of the permutation null (``null_lower``,
+        ``null_upper``).
 
     Returns
     -------
     pandas.DataFrame
-        Interval table with ``p_value``, ``exact``, ``n_permutations``,
-        ``null_lower``/``null_upper``/``null_ci_prob``, ``n_x``, ``n_y``,
-        ``random_seed`` (None when exact and not bootstrapped); ``ci_kind="none"``
-        without the bootstrap, else the bootstrap's kind with ``resampled`` and ``n_boot``.
+        Interval table (``ci_kind`` of the bootstrap) with ``p_value``, ``exact``,
+        ``n_permutations``, ``null_lower``/``null_upper``/``null_ci_prob``, ``n_x``,
+        ``n_y``, ``resampled``, ``n_boot`` and ``random_seed``.
+
+    Raises
+    ------
+    ValueError
+        A bad seed or probability.
+
+    Examples
+    --------
+    >>> import embias
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> tests = table_weat_tests(table, random_seed=0)
+    >>> tests[["group", "n_x", "n_y", "n_permutations", "exact"]]
+                     group  n_x  n_y  n_permutations  exact
+    0  jewish vs christian    5    5             252   True
+    1     jewish vs muslim    5    5             252   True
+    2  christian vs muslim    5    5             252   True
+
+    Exact p-values count partitions: 150, 2 and 8 of the 252 are as extreme as observed.
+
+    >>> (tests["p_value"] * 252).round(6).tolist()
+    [150.0, 2.0, 8.0]
     """
-    from .. import classic
-    from .._validation import resolve_rng
-    from ..classic import partition_sums, permutation_p_value, weat_effect_size
+    from ..classic import ITEM_BOOTSTRAP_CI_KIND
 
-    # hook: the item bootstrap being added to embias.classic (used when present)
-    bootstrap = getattr(classic, "weat_item_bootstrap", None)
-
-    empty = interval_table([], ci_prob=None, ci_kind="none")
+    check_probability("null_ci_prob", null_ci_prob)
     if not {"protected_class", "word_class"} <= set(table.columns):
-        return empty
+        return interval_table([], ci_prob=None, ci_kind="none")
     assoc = table[table["connection"] == "associated"]
     attr_of = assoc.groupby("protected_class")["word_class"].first().to_dict()
     classes = [c for c in dict.fromkeys(table["protected_class"]) if c in attr_of]
@@ -315,55 +405,64 @@ def table_weat_tests(
            else 1.0 - table["cosine_distance"].astype(float))
     attrs = table.assign(sim=sim)[table["word_class"].isin(set(attr_of.values()))]
     mean_sim = attrs.groupby(["protected_word", "word_class"])["sim"].mean()
-    class_of = table.groupby("protected_word", sort=False)["protected_class"].first()
     wide = attrs.pivot_table(index="protected_word", columns="word_to_compare", values="sim",
-                             aggfunc="mean", sort=False) if bootstrap is not None else None
+                             aggfunc="mean", sort=False)
+    words_of = attrs.groupby("word_class")["word_to_compare"].unique()
+    class_of = table.groupby("protected_word", sort=False)["protected_class"].first()
     rows = []
     for cx, cy in itertools.combinations(classes, 2):
-        a, b = attr_of[cx], attr_of[cy]
         x = [w for w in class_of.index if class_of[w] == cx]
         y = [w for w in class_of.index if class_of[w] == cy]
+        a, b = attr_of[cx], attr_of[cy]
         try:
             s = np.array([mean_sim[(w, a)] - mean_sim[(w, b)] for w in [*x, *y]])
         except KeyError:
             continue
         if len(x) < 2 or len(y) < 2:
             continue
-        n_x = len(x)
-        effect = float(weat_effect_size(s[:n_x], s[n_x:]))
-        rng, seed = resolve_rng(random_seed)
-        sums, exact = partition_sums(s, n_x, "auto", rng)
-        total = float(s.sum())
-        statistic = float(s[:n_x].sum() - s[n_x:].sum())
-        center = (n_x - (s.size - n_x)) * total / s.size
-        p, _ = permutation_p_value(2 * sums - total, statistic, center, "two-sided", exact)
-        null = (sums / n_x - (total - sums) / (s.size - n_x)) / float(np.std(s, ddof=1))
-        lo, hi = np.quantile(null, [(1 - null_ci_prob) / 2, (1 + null_ci_prob) / 2])
+        sim_a = wide.loc[[*x, *y], list(words_of[a])].to_numpy(dtype=float)
+        sim_b = wide.loc[[*x, *y], list(words_of[b])].to_numpy(dtype=float)
         rows.append({"estimand": "weat_effect_size", "group": f"{cx} vs {cy}",
-                     "estimate": effect, "lower": np.nan, "upper": np.nan,
-                     "p_value": float(p), "alternative": "two-sided", "exact": bool(exact),
-                     "n_permutations": int(sums.size), "null_lower": float(lo),
-                     "null_upper": float(hi), "null_ci_prob": null_ci_prob,
-                     "n_x": n_x, "n_y": len(y), "random_seed": None if exact else seed})
-        if bootstrap is not None and wide is not None:
-            words_of = attrs.groupby("word_class")["word_to_compare"].unique()
-            sim_a = wide.loc[[*x, *y], list(words_of[a])].to_numpy(dtype=float)
-            sim_b = wide.loc[[*x, *y], list(words_of[b])].to_numpy(dtype=float)
-            boot = bootstrap(sim_a, sim_b, n_x, random_seed=random_seed)
-            lo_b, hi_b = boot.interval(ci_prob)
-            rows[-1].update(lower=lo_b, upper=hi_b, resampled=boot.resample,
-                            n_boot=boot.n_boot, random_seed=random_seed)
+                     **_pair_weat(s, sim_a, sim_b, len(x), random_seed=random_seed,
+                                  ci_prob=ci_prob, null_ci_prob=null_ci_prob)})
     if not rows:
-        return empty
-    if bootstrap is None:
-        return interval_table(rows, ci_prob=None, ci_kind="none")
-    return interval_table(rows, ci_prob=ci_prob,
-                          ci_kind=getattr(classic, "ITEM_BOOTSTRAP_CI_KIND", "simulation"))
+        return interval_table([], ci_prob=None, ci_kind="none")
+    return interval_table(rows, ci_prob=ci_prob, ci_kind=ITEM_BOOTSTRAP_CI_KIND)
+
+
+def _pair_weat(s: np.ndarray, sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, *,
+               random_seed: int, ci_prob: float, null_ci_prob: float) -> dict[str, Any]:
+    """Return the WEAT row of one pair of classes, without its estimand and group.
+
+    ``s`` are the association scores of the X words, then the Y words (the first
+    ``n_x``); ``sim_a``, ``sim_b`` their similarities with the words of A and of B. The
+    permutation test is :func:`embias.classic.weat_permutation_test` (two-sided), the
+    interval that of :func:`embias.weat_item_bootstrap`.
+    """
+    from .._validation import resolve_rng
+    from ..classic import weat_effect_size, weat_item_bootstrap, weat_permutation_test
+
+    rng, _ = resolve_rng(random_seed)
+    test = weat_permutation_test(s, n_x, permutations="auto", alternative="two-sided",
+                                 rng=rng)
+    lo, hi = np.quantile(test.null_effect_sizes, [(1 - null_ci_prob) / 2,
+                                                  (1 + null_ci_prob) / 2])
+    boot = weat_item_bootstrap(sim_a, sim_b, n_x, random_seed=random_seed)
+    lo_b, hi_b = boot.interval(ci_prob)
+    return {"estimate": float(weat_effect_size(s[:n_x], s[n_x:])), "lower": lo_b,
+            "upper": hi_b, "p_value": test.p_value, "alternative": "two-sided",
+            "exact": test.exact, "n_permutations": test.n_permutations,
+            "null_lower": float(lo), "null_upper": float(hi), "null_ci_prob": null_ci_prob,
+            "n_x": n_x, "n_y": s.size - n_x, "random_seed": random_seed,
+            "resampled": boot.resample, "n_boot": boot.n_boot}
 
 
 def _weat_table(frame: pd.DataFrame, *, several: bool, id: str, caption: str) -> Table:
-    """WEAT-like rows (WEAT, SEAT): effect size, permutation p-value and how it was
-    computed, the null's range, and the item-resampling interval (or "not computed")."""
+    """Return WEAT-like rows (WEAT, SEAT) as a page table.
+
+    Effect size, permutation p-value and how it was computed, the null's range, and the
+    item-resampling interval (or "not computed").
+    """
     frame = frame.copy()
     exact = frame["exact"] if "exact" in frame.columns else [True] * len(frame)
     counts = frame["n_permutations"] if "n_permutations" in frame.columns else [0] * len(frame)
@@ -390,8 +489,11 @@ def seat_pairs(
     random_seed: int,
     ci_prob: float = DEFAULT_CI_PROB,
 ) -> pd.DataFrame:
-    """SEAT (:func:`embias.sentences.seat_test`) of every pair of protected classes of a
-    study, as WEAT rows (the pairs of :func:`embias.weat_pairs`)."""
+    """Return SEAT of every pair of protected classes of a study, as WEAT rows.
+
+    The test is :func:`embias.sentences.seat_test`, the pairs those of
+    :func:`embias.weat_pairs`.
+    """
     from ..sentences import seat_test
 
     parts = []
@@ -419,9 +521,12 @@ def classic_section(
     ci_prob: float = DEFAULT_CI_PROB,
     seat_rows: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
-    """MAC (per embedding, with Student-t intervals), WEAT (per pair of classes, with
+    """Return the classic scores of the page.
+
+    MAC (per embedding, with Student-t intervals), WEAT (per pair of classes, with
     permutation p-values and item-bootstrap intervals) and SEAT (computed here from an
-    encoder, given, or "not computed")."""
+    encoder, given, or "not computed").
+    """
     firsts = list({e.label: e for e in entries}.values())
     several = len(firsts) > 1
     macs, weats = [], []
@@ -475,7 +580,7 @@ def classic_section(
 
 # =========================================================================== Bayesian fit
 def contrast_sentence(row: pd.Series) -> str:
-    """A contrast's ROPE decision in plain words."""
+    """Return a contrast's ROPE decision in plain words."""
     a, _, b = _contrast_name(row).partition(" - ")
     est, lo, hi = float(row["estimate"]), float(row["lower"]), float(row["upper"])
     rope = float(row["rope"])
@@ -498,7 +603,7 @@ def contrast_sentence(row: pd.Series) -> str:
 
 
 def change_sentence(row: pd.Series) -> str:
-    """A change between embeddings (paired model) in plain words."""
+    """Return a change between embeddings (paired model) in plain words."""
     est, lo, hi = float(row["estimate"]), float(row["lower"]), float(row["upper"])
     rope = float(row["rope"]) if "rope" in row and row["rope"] == row["rope"] else 0.0
     label = interval_label(float(row["ci_prob"]), str(row["ci_kind"]))
@@ -542,9 +647,9 @@ class FigureSpec:
     title: str = ""
 
 
-def forest_spec(entry: FitEntry, *, ci_prob: float, ci_kind: str, rope: float,
+def forest_spec(entry: FitEntry, *, ci_prob: float, ci_kind: CiKind, rope: float,
                 fmt: str) -> FigureSpec:
-    """The forest plot of one fit (:func:`embias.plots.plot_bias_fit`)."""
+    """Return what the forest plot of one fit is (:func:`embias.plots.plot_bias_fit`)."""
     title = f"{entry.study} / {entry.label} / {entry.level}"
     alt = (f"Forest plot of the {entry.level} model of {entry.study} on {entry.label}: "
            "connection means with the classic MAC, contrasts with the ROPE, WEAT, and "
@@ -557,7 +662,10 @@ def forest_spec(entry: FitEntry, *, ci_prob: float, ci_kind: str, rope: float,
 
 
 def check_spec(entry: FitEntry, *, fmt: str, random_seed: int) -> FigureSpec:
-    """The posterior predictive check of one fit (:func:`embias.plots.plot_predictive_check`)."""
+    """Return what the posterior predictive check of one fit is.
+
+    The figure is :func:`embias.plots.plot_predictive_check`'s.
+    """
     alt = (f"Posterior predictive check of {entry.label}, {entry.level} model: observed "
            "cosine distances against the model's predictions per connection")
     caption = ("Observed distances (bars) and posterior predictive distances (line), per "
@@ -568,8 +676,10 @@ def check_spec(entry: FitEntry, *, fmt: str, random_seed: int) -> FigureSpec:
 
 
 def kept_picture(spec: FigureSpec, kept: Mapping[str, Any] | None) -> Picture | None:
-    """The figure as the saved fit keeps it (``kept``: :func:`read_cached` of
-    ``spec.where``), or None when it must be drawn."""
+    """Return the figure as the saved fit keeps it, or None when it must be drawn.
+
+    ``kept`` is :func:`read_cached` of ``spec.where``.
+    """
     if kept is None:
         return None
     return Picture(uri=kept["uri"], alt=spec.alt, caption=spec.caption, width=kept["width"],
@@ -577,22 +687,29 @@ def kept_picture(spec: FigureSpec, kept: Mapping[str, Any] | None) -> Picture | 
 
 
 def keep_picture(spec: FigureSpec, picture: Picture, **extra: Any) -> None:
-    """Keep a drawn figure with its saved fit (``extra``: what the page shows next to it,
-    e.g. the predictive check's coverage table), for :func:`kept_picture` to read back."""
+    """Keep a drawn figure with its saved fit, for :func:`kept_picture` to read back.
+
+    ``extra`` is what the page shows next to it, e.g. the predictive check's coverage table.
+    """
     write_cached(spec.where, {"uri": picture.uri, "width": picture.width,
                               "height": picture.height, **extra})
 
 
 def is_kept(spec: FigureSpec) -> bool:
-    """Whether the saved fit keeps this figure (a kept file that cannot be read is drawn
-    when it is collected)."""
+    """Return whether the saved fit keeps this figure.
+
+    A kept file that cannot be read is drawn when it is collected.
+    """
     return spec.where is not None and spec.where.is_file()
 
 
 def kept_or_drawn(spec: FigureSpec, draw: Callable[[], tuple[Picture, dict[str, Any]]]
                   ) -> tuple[Picture, Mapping[str, Any]]:
-    """The figure its saved fit keeps, else ``draw()``'s (picture, what the page shows next
-    to it), kept for the next page; returns the picture and that record."""
+    """Return the figure its saved fit keeps, else draw it and keep it for the next page.
+
+    ``draw()`` returns the picture and what the page shows next to it; the result is the
+    picture and that record.
+    """
     kept = read_cached(spec.where)
     picture = kept_picture(spec, kept)
     if kept is not None and picture is not None:
@@ -612,10 +729,12 @@ def draw_forest(table: pd.DataFrame, classic: pd.DataFrame, spec: FigureSpec) ->
 
 def draw_forest_and_png(table: pd.DataFrame, classic: pd.DataFrame, spec: FigureSpec, *,
                         png_title: str, png_dpi: int) -> tuple[Picture, bytes]:
-    """A fit's forest plot for the page and as the PNG ``embias fit`` writes next to the
-    fit (titled ``png_title``, at ``png_dpi``): one figure when the titles agree, whose
-    PNG keeps the constrained layout solved for the SVG (solving it again costs
-    0.26–0.36 s, measured)."""
+    """Draw a fit's forest plot for the page and as the PNG ``embias fit`` writes.
+
+    The PNG is titled ``png_title`` and drawn at ``png_dpi``. When the titles agree it is
+    one figure, whose PNG keeps the constrained layout solved for the page's picture
+    (solving it again is the slow part of drawing).
+    """
     import matplotlib.pyplot as plt
 
     from ..plots import plot_bias_fit
@@ -647,12 +766,15 @@ def bayes_block(
     entry: FitEntry,
     *,
     ci_prob: float,
-    ci_kind: str,
+    ci_kind: CiKind,
     rope: float,
     fmt: str,
 ) -> dict[str, Any]:
-    """One fit's interval table, decisions in words, forest plot (the one its saved fit
-    keeps, else drawn and kept) and word-level tables."""
+    """Return one fit's Bayesian block.
+
+    Its interval table, decisions in words, forest plot (the one its saved fit keeps, else
+    drawn and kept) and word-level tables.
+    """
     fit = entry.fit
     table = fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
     top = _with_interval_label(table[table["estimand"].isin(["connection_mean", "contrast"])])
@@ -698,13 +820,15 @@ def word_effect_tables(
     entries: Sequence[FitEntry],
     *,
     ci_prob: float,
-    ci_kind: str,
+    ci_kind: CiKind,
     rope: float,
     top: int = 5,
 ) -> list[Table]:
-    """For every fit of the crossed level: the compared words whose own offset u[w] moves
-    their rows the most — every attribute word, and the ``top`` control words of each kind
-    with the largest |u| (largest first within each kind)."""
+    """Return, for every fit of the crossed level, the compared words that move their rows most.
+
+    Every attribute word, and the ``top`` control words of each kind with the largest own
+    offset |u[w]| (largest first within each kind).
+    """
     tables = []
     for e in entries:
         table = e.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
@@ -731,9 +855,12 @@ def word_effect_tables(
 # =========================================================================== model comparison
 def level_comparisons(entries: Sequence[FitEntry], *, progress: bool = False
                       ) -> list[pd.DataFrame] | None:
-    """PSIS-LOO comparison (:func:`embias.compare_models`, leave one row out) of the levels
-    fitted to each embedding's table, for every embedding with two levels or more; None
-    when there is none. ``progress``: a bar per fit (only on a terminal or in a notebook)."""
+    """Return the PSIS-LOO comparison of the levels fitted to each embedding's table.
+
+    :func:`embias.compare_models` (leave one row out) for every embedding with two levels or
+    more; None when there is none. ``progress``: a bar per fit (only on a terminal or in a
+    notebook).
+    """
     from ..bayes.loo import compare_models
 
     tables = []
@@ -745,7 +872,7 @@ def level_comparisons(entries: Sequence[FitEntry], *, progress: bool = False
         # kept with the first fit (keyed on every fit's draws) when all are saved
         where = None
         if all(f.path for f in fits.values()):
-            draws = [[level, f.path, *_draws_stamp(f.path)] for level, f in fits.items()]
+            draws = [[level, f.path, *_draws_stamp(str(f.path))] for level, f in fits.items()]
             where = cache_file(next(iter(fits.values())).path, "loo",
                                {"by": "row", "fits": draws})
         kept = read_cached(where)
@@ -772,9 +899,11 @@ def _draws_stamp(path: str) -> list[int]:
 
 # =========================================================================== trust
 def trust_block(entry: FitEntry, *, fmt: str, random_seed: int) -> dict[str, Any]:
-    """One fit's convergence overview, its problems, the worst parameters and the
-    posterior predictive check (picture and coverage: those its saved fit keeps, else
-    drawn and kept)."""
+    """Return how far to trust one fit.
+
+    Its convergence overview, its problems, the worst parameters and the posterior
+    predictive check (picture and coverage: those its saved fit keeps, else drawn and kept).
+    """
     from ..bayes.diagnostics import ESS_MIN, RHAT_MAX
 
     fit = entry.fit
@@ -822,8 +951,11 @@ def trust_block(entry: FitEntry, *, fmt: str, random_seed: int) -> dict[str, Any
 
 # =========================================================================== across
 def across_section(comparison: Any, *, labels: Sequence[str], fmt: str) -> dict[str, Any]:
-    """The paired change table, its decisions in words and the comparison figure (or why
-    there is none)."""
+    """Return the comparison across embeddings.
+
+    The paired change table, its decisions in words and the comparison figure (or why there
+    is none).
+    """
     if comparison is None:
         return {"computed": False, "several": len(labels) > 1}
     from ..plots import plot_comparison
@@ -883,8 +1015,11 @@ def reproduce_section(
     random_seed: int,
     classic_seeds: Sequence[str],
 ) -> dict[str, Any]:
-    """Versions (now and when each fit was made), settings and seeds of every fit, the
-    saved-fit keys and folders, and the commands that rebuild the page."""
+    """Return how to reproduce the page.
+
+    The installed versions and those recorded with each fit, the settings and seeds of every
+    fit, the saved-fit keys and folders, and the commands that rebuild the page.
+    """
     now = package_versions()
     rows = []
     recorded = {e.anchor: saved_versions(e.fit) for e in entries}
@@ -922,8 +1057,10 @@ def reproduce_section(
 
 @dataclass(frozen=True)
 class GlanceLine:
-    """One line of "At a glance": which contrast (``"associated - different"`` …) and the
-    sentence the page prints."""
+    """One line of "At a glance".
+
+    Which contrast (``"associated - different"`` …) and the sentence the page prints.
+    """
 
     contrast: str
     text: str
@@ -931,8 +1068,11 @@ class GlanceLine:
 
 @dataclass(frozen=True)
 class GlanceGroup:
-    """The lines of one fit (``kind="contrast"``) or of one paired change between
-    embeddings (``kind="change"``), under a heading."""
+    """The lines of "At a glance" under one heading.
+
+    The lines of one fit (``kind="contrast"``) or of one paired change between embeddings
+    (``kind="change"``).
+    """
 
     kind: str
     title: str
@@ -940,8 +1080,11 @@ class GlanceGroup:
 
 
 def _contrast_name(row: pd.Series) -> str:
-    """``"associated - different"`` …: a row's ``contrast``, else its ``group`` (a table
-    read back from CSV has NaN where the column is empty)."""
+    """Return a row's contrast name (``"associated - different"`` …).
+
+    Its ``contrast``, else its ``group`` (a table read back from CSV has NaN where the
+    column is empty).
+    """
     name = row.get("contrast")
     return name if isinstance(name, str) and name else str(row["group"])
 
@@ -957,14 +1100,17 @@ def glance(
     entries: Sequence[FitEntry],
     *,
     ci_prob: float,
-    ci_kind: str,
+    ci_kind: CiKind,
     rope: float,
     comparison: Any = None,
 ) -> list[GlanceGroup]:
-    """The headline: every contrast of every fit in words, the within-attribute contrast
-    (associated − different) first (:data:`GLANCE_ORDER`), each with what it asks; then,
-    when embeddings are compared, the paired change of every contrast (``comparison``: a
-    :class:`~embias.audit.sources.ComparisonInput`, its ``change_contrast`` rows)."""
+    """Return the headline: every contrast of every fit in words.
+
+    The within-attribute contrast (associated − different) first (:data:`GLANCE_ORDER`),
+    each with what it asks; then, when embeddings are compared, the paired change of every
+    contrast (``comparison``: a :class:`~embias.audit.sources.ComparisonInput`, its
+    ``change_contrast`` rows).
+    """
     groups = []
     for e in entries:
         table = e.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
@@ -987,16 +1133,20 @@ def glance(
 
 
 def contrast_glance(row: pd.Series) -> str:
-    """A contrast of a fit for "At a glance": what it asks, then its numbers and ROPE
-    decision in words (:func:`contrast_sentence`)."""
+    """Return a contrast of a fit for "At a glance".
+
+    What it asks, then its numbers and ROPE decision in words (:func:`contrast_sentence`).
+    """
     question = CONTRAST_QUESTION.get(_contrast_name(row))
     return f"{question} {contrast_sentence(row)}" if question else contrast_sentence(row)
 
 
 def change_glance(row: pd.Series) -> str:
-    """The paired change of a contrast for "At a glance": its numbers and decision
-    (:func:`change_sentence`) and, for a credible change, which way the protected words
-    moved."""
+    """Return the paired change of a contrast for "At a glance".
+
+    Its numbers and decision (:func:`change_sentence`) and, for a credible change, which way
+    the protected words moved.
+    """
     sentence = change_sentence(row)
     a, _, b = _contrast_name(row).partition(" - ")
     if row["rope_decision"] == CREDIBLE_DIFFERENCE and b:
@@ -1010,7 +1160,7 @@ def change_glance(row: pd.Series) -> str:
 
 def caveats(entries: Sequence[FitEntry], *, sections: Mapping[str, OptionalSection],
             comparison: Any, ci_prob: float) -> list[str]:
-    """What a reader must know before trusting the numbers."""
+    """Return what a reader must know before trusting the numbers."""
     notes = []
     for e in entries:
         problems = e.fit.problems()

@@ -1,6 +1,8 @@
-"""Turning results into page parts: HTML tables of DataFrames, figures as data URIs, and
-the Jinja2 environment of the page (templates and style sheet are package data in
-``embias/audit/templates/``).
+"""Turning results into page parts: HTML tables, figures as data URIs, the templates.
+
+HTML tables of DataFrames (:func:`frame_table`), figures as ``data:`` URIs
+(:func:`picture`), and the Jinja2 environment of the page (:func:`environment`; the
+templates and the style sheet are package data in ``embias/audit/templates/``).
 
 Numbers are formatted here, once, with the terminal tables' rule
 (:func:`embias.report.to_markdown`: fixed decimals, scientific notation for tiny values),
@@ -24,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from ..report import format_number, is_scientific_column
+from .options import FIGURE_FORMATS
 
 if TYPE_CHECKING:  # pragma: no cover
     import jinja2
@@ -32,16 +35,38 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["FIGURE_FORMATS", "Cell", "Picture", "Table", "cache_file", "drawing_code_files",
            "environment", "frame_table", "number", "picture", "read_cached", "write_cached"]
 
-#: How figures are inlined: SVG (vector, default) or PNG, both as ``data:`` URIs.
-FIGURE_FORMATS: tuple[str, ...] = ("svg", "png")
 #: Resolution of PNG figures.
 PNG_DPI = 110
 
 
 def number(value: Any, digits: int = 3, *, scientific: bool = False) -> str:
-    """``value`` as the page prints it: :func:`embias.report.format_number` for floats
-    (``digits`` decimals, fixed point, no negative zero; scientific notation for tiny
-    p-values when ``scientific``), integers as integers, missing values as ``""``."""
+    """Return ``value`` as the page prints it.
+
+    Floats as :func:`embias.report.format_number` prints them (``digits`` decimals, fixed
+    point, no negative zero; scientific notation for tiny p-values when ``scientific``),
+    integers as integers, booleans as ``yes``/``no``, missing values as ``""``.
+
+    Parameters
+    ----------
+    value
+        The value.
+    digits
+        Decimals of a float.
+    scientific
+        Scientific notation for a tiny non-zero float (a p-value).
+
+    Returns
+    -------
+    str
+        The text of the cell.
+
+    Examples
+    --------
+    >>> number(-0.0004), number(0.12345), number(7), number(True), number(None)
+    ('0.000', '0.123', '7', 'yes', '')
+    >>> number(0.000155, scientific=True)
+    '1.55e-04'
+    """
     if value is None or value is pd.NA:
         return ""
     if isinstance(value, bool | np.bool_):
@@ -83,7 +108,7 @@ def frame_table(
     css: str = "",
     cell_class: Callable[[str, Any, pd.Series], str] | None = None,
 ) -> Table:
-    """A DataFrame as a :class:`Table`.
+    """Return a DataFrame as a page :class:`Table`.
 
     Parameters
     ----------
@@ -98,6 +123,24 @@ def frame_table(
         The table's caption, ``id`` and CSS class.
     cell_class
         ``(column, value, row) -> css class`` for extra cell classes (e.g. a decision).
+
+    Returns
+    -------
+    Table
+        Headers, rows of cells (numbers formatted by :func:`number`, numeric cells of CSS
+        class ``num``) and which columns are numeric.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"group": ["associated", "none"], "estimate": [0.81234, 0.9],
+    ...                       "n": [10, 40]})
+    >>> table = frame_table(frame, columns={"group": "connection", "estimate": "mean"},
+    ...                     digits=2)
+    >>> table.headers, table.numeric
+    (['connection', 'mean'], [False, True])
+    >>> [[(c.text, c.css) for c in row] for row in table.rows]
+    [[('associated', ''), ('0.81', 'num')], [('none', ''), ('0.90', 'num')]]
     """
     if columns is None:
         columns = {c: str(c) for c in frame.columns}
@@ -133,11 +176,44 @@ class Picture:
 
 def picture(figure: Figure, *, alt: str, caption: str = "", fmt: str = "svg",
             close: bool = True) -> Picture:
-    """Render a matplotlib figure into a :class:`Picture` (and close it, unless ``close``
-    is false: the figure is then saved again elsewhere).
+    """Render a matplotlib figure into a :class:`Picture` (and close it).
 
-    SVG output is made reproducible (no date, fixed element ids); PNG is drawn at
-    :data:`PNG_DPI`.
+    SVG output is reproducible (no date, fixed element ids); PNG is drawn at
+    :data:`PNG_DPI`. The picture is shown at the figure's size (96 CSS pixels per inch).
+
+    Parameters
+    ----------
+    figure
+        The figure.
+    alt, caption
+        Its alt text and caption.
+    fmt
+        ``"svg"`` (default) or ``"png"`` (:data:`FIGURE_FORMATS`).
+    close
+        Close the figure (set ``False`` when it is saved again elsewhere).
+
+    Returns
+    -------
+    Picture
+        The ``data:`` URI, the texts and the size in CSS pixels.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``fmt``.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> figure, ax = plt.subplots(figsize=(4, 3))
+    >>> _ = ax.plot([0, 1], [0, 1])
+    >>> shown = picture(figure, alt="a line")
+    >>> shown.uri[:26], shown.width, shown.height
+    ('data:image/svg+xml;base64,', 384, 288)
+    >>> plt.fignum_exists(figure.number)  # closed
+    False
     """
     import matplotlib
     import matplotlib.pyplot as plt
@@ -170,8 +246,22 @@ CACHE_FOLDER = "report-cache"
 
 
 def drawing_code_files() -> list[Path]:
-    """The source files of the code that draws the page's figures: every module of
-    :mod:`embias.plots` and the audit page's rendering and content modules."""
+    """Return the source files of the code that draws the page's figures.
+
+    Every module of :mod:`embias.plots` and the audit page's rendering and content modules;
+    a change to any of them redraws the figures a saved fit keeps (:func:`cache_file`).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files.
+
+    Examples
+    --------
+    >>> files = drawing_code_files()
+    >>> [f.name for f in files[-2:]], all(f.is_file() for f in files)
+    (['render.py', 'content.py'], True)
+    """
     from .. import plots
 
     package = Path(plots.__file__).parent
@@ -181,7 +271,7 @@ def drawing_code_files() -> list[Path]:
 
 @cache
 def _code_identity() -> str:
-    """A hash of the code that draws the page's figures (a change redraws them)."""
+    """Return a hash of the code that draws the page's figures (a change redraws them)."""
     from .. import __version__
 
     digest = hashlib.sha256(__version__.encode())
@@ -191,9 +281,41 @@ def _code_identity() -> str:
 
 
 def cache_file(fit_path: str | None, name: str, key: Mapping[str, Any]) -> Path | None:
-    """Where a saved fit keeps a page part ``name`` drawn with options ``key`` (None for a
-    fit that is not saved). The file's name hashes the options, the fit's draws (size and
-    time of ``posterior.nc``) and the drawing code."""
+    """Return where a saved fit keeps the page part ``name`` drawn with options ``key``.
+
+    The file's name hashes the options, the fit's draws (size and time of
+    ``posterior.nc``) and the drawing code (:func:`drawing_code_files`), so that a change to
+    any of them draws the part again.
+
+    Parameters
+    ----------
+    fit_path
+        The saved fit's folder (None for a fit that is not saved).
+    name
+        The part (``"forest"``, ``"ppc"`` …).
+    key
+        The options the part was drawn with (JSON-ready values).
+
+    Returns
+    -------
+    pathlib.Path or None
+        ``<fit>/report-cache/<name>-<hash>.json``; None for a fit that is not saved or has
+        no draws file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> fit = Path(tempfile.mkdtemp())
+    >>> cache_file(str(fit), "forest", {"rope": 0.02}) is None  # no posterior.nc
+    True
+    >>> _ = (fit / "posterior.nc").write_bytes(b"draws")
+    >>> where = cache_file(str(fit), "forest", {"rope": 0.02})
+    >>> where.parent.name, where.name.startswith("forest-")
+    ('report-cache', True)
+    >>> where == cache_file(str(fit), "forest", {"rope": 0.05})
+    False
+    """
     if not fit_path:
         return None
     folder = Path(fit_path)
@@ -208,7 +330,29 @@ def cache_file(fit_path: str | None, name: str, key: Mapping[str, Any]) -> Path 
 
 
 def read_cached(file: Path | None) -> dict[str, Any] | None:
-    """A cached page part, or None (absent or unreadable: it is drawn again)."""
+    """Return a page part a saved fit keeps, or None (absent or unreadable: it is drawn again).
+
+    Parameters
+    ----------
+    file
+        Where it is kept (:func:`cache_file`), or None.
+
+    Returns
+    -------
+    dict or None
+        The part as :func:`write_cached` kept it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> where = Path(tempfile.mkdtemp()) / "report-cache" / "forest-0123.json"
+    >>> read_cached(where) is None
+    True
+    >>> write_cached(where, {"uri": "data:,", "width": 10, "height": 5})
+    >>> read_cached(where)
+    {'uri': 'data:,', 'width': 10, 'height': 5}
+    """
     if file is None or not file.is_file():
         return None
     try:
@@ -218,8 +362,29 @@ def read_cached(file: Path | None) -> dict[str, Any] | None:
 
 
 def write_cached(file: Path | None, payload: Mapping[str, Any]) -> None:
-    """Keep a page part (atomically; older versions of the same part are removed). A fit
-    folder that cannot be written to only means the part is drawn again next time."""
+    """Keep a page part with its saved fit.
+
+    The file is written whole (through a temporary file); older versions of the same part
+    are removed. A fit folder that cannot be written to only means that the part is drawn
+    again next time.
+
+    Parameters
+    ----------
+    file
+        Where to keep it (:func:`cache_file`; None: nothing is kept).
+    payload
+        The part (JSON-ready).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp()) / "report-cache"
+    >>> write_cached(folder / "ppc-aaaa.json", {"width": 1})
+    >>> write_cached(folder / "ppc-bbbb.json", {"width": 2})  # replaces the older one
+    >>> sorted(p.name for p in folder.iterdir())
+    ['ppc-bbbb.json']
+    """
     if file is None:
         return
     try:
@@ -236,15 +401,20 @@ def write_cached(file: Path | None, payload: Mapping[str, Any]) -> None:
 
 
 def _template_cache() -> jinja2.BytecodeCache | None:
-    """Compiled templates kept in ``$XDG_CACHE_HOME/embias/templates`` (compiling them is
-    ≈ 0.08 s of every page otherwise); None when that folder cannot be made. A cache that
-    cannot be written to only means templates are compiled again."""
+    """Return the cache of compiled templates, in ``$XDG_CACHE_HOME/embias/templates``.
+
+    Compiling the templates is otherwise part of every page. None when that folder cannot be
+    made; a cache that cannot be written to only means that templates are compiled again.
+    """
     import jinja2
 
     from ..settings import cache_home
 
     class QuietCache(jinja2.FileSystemBytecodeCache):
+        """A bytecode cache that skips a cache file it cannot write."""
+
         def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            """Write the compiled template, or nothing if the folder cannot be written to."""
             try:
                 super().dump_bytecode(bucket)
             except OSError:
@@ -260,8 +430,22 @@ def _template_cache() -> jinja2.BytecodeCache | None:
 
 @cache
 def environment() -> jinja2.Environment:
-    """The page's Jinja2 environment: the package's templates, HTML autoescaping,
-    undefined names are errors."""
+    """Return the page's Jinja2 environment.
+
+    The package's templates, HTML autoescaping, undefined names are errors.
+
+    Returns
+    -------
+    jinja2.Environment
+        The environment (one per process).
+
+    Examples
+    --------
+    >>> sorted(environment().list_templates())
+    ['macros.html.j2', 'report.css', 'report.html.j2']
+    >>> str(environment().from_string("{{ x }}").render(x="<b>"))
+    '&lt;b&gt;'
+    """
     import jinja2
 
     return jinja2.Environment(
@@ -276,7 +460,7 @@ def environment() -> jinja2.Environment:
 
 
 def style_sheet() -> str:
-    """The page's CSS (inlined into the page: no other file or host is needed)."""
+    """Return the page's CSS, inlined into the page (no other file or host is needed)."""
     from importlib import resources
 
     return (resources.files("embias.audit") / "templates" / "report.css").read_text(

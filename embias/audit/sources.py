@@ -1,6 +1,8 @@
-"""Where a report's results come from: fits (in memory, saved-fit folders or a folder of
-saved fits), a comparison of embeddings (in memory, its interval table, or the CSV that
-``embias compare`` writes), and the optional tables computed elsewhere.
+"""Where a report's results come from: fits, a comparison, tables computed elsewhere.
+
+Fits in memory, saved-fit folders or a folder of saved fits; a comparison of embeddings
+(in memory, its interval table, or the CSV that ``embias compare`` writes); and the
+optional tables computed elsewhere.
 
 Everything here is checked before anything is drawn, and a bad input is one error that
 names it: a saved-fit folder that is missing, of an older format or unreadable (the error
@@ -21,6 +23,7 @@ import pandas as pd
 
 from ..report import validate_interval_table
 from ..settings import LEVELS
+from .options import CiKind
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..bayes.fit import BiasFit
@@ -44,20 +47,26 @@ class FitEntry:
 
     @property
     def level(self) -> str:
+        """The fit's model level."""
         return self.fit.level
 
     @property
     def source(self) -> str:
+        """The fit's embedding source (its label when it has none)."""
         return str(self.fit.settings.get("embedding") or self.label)
 
     @property
     def study(self) -> str:
+        """The study the fit is of."""
         return str(self.fit.settings.get("study") or self.fit.table.attrs.get("study", ""))
 
     @classmethod
     def of(cls, fit: BiasFit, label: str | None = None) -> FitEntry:
-        """``fit`` under ``label``; by default under its embedding, as ``embias report
-        --fits`` labels a fit ("custom" when it has none)."""
+        """Return ``fit`` under ``label``.
+
+        By default under its embedding, as ``embias report --fits`` labels a fit (``"custom"``
+        when it has none).
+        """
         return cls(label=label or str(fit.settings.get("embedding") or "") or "custom",
                    fit=fit)
 
@@ -76,15 +85,20 @@ def _is_fit(value: Any) -> bool:
 
 
 def _saved_fits_in(folder: Path) -> list[Path]:
-    """The saved-fit folders directly inside ``folder`` (sorted by name); hidden folders
-    (a save's temporary ``.NAME.tmp`` and swapped-aside ``.NAME.old-…``) are not fits."""
+    """Return the saved-fit folders directly inside ``folder``, sorted by name.
+
+    Hidden folders (a save's temporary ``.NAME.tmp`` and swapped-aside ``.NAME.old-…``) are
+    not fits.
+    """
     return sorted(p for p in folder.iterdir()
                   if p.is_dir() and not p.name.startswith(".") and (p / SETTINGS_FILE).is_file())
 
 
 def _stored_settings(folder: Path) -> dict[str, Any]:
-    """The ``settings`` record of a saved fit, read without loading the draws; a record
-    that cannot be read is left to :func:`embias.load_fit` to report."""
+    """Return the ``settings`` record of a saved fit, read without loading the draws.
+
+    A record that cannot be read is left to :func:`embias.load_fit` to report.
+    """
     from ..pipeline.store import load_fit
 
     try:
@@ -96,6 +110,7 @@ def _stored_settings(folder: Path) -> dict[str, Any]:
 
 
 def _describe(settings: Mapping[str, Any]) -> str:
+    """Return ``study/embedding/level`` of a fit's settings."""
     return (f"{settings.get('study') or '?'}/{settings.get('embedding') or '?'}/"
             f"{settings.get('level') or '?'}")
 
@@ -107,7 +122,7 @@ def collect_fits(
     embeddings: Mapping[str, str] | None,
     levels: Sequence[str] | None,
 ) -> list[FitEntry]:
-    """The fits a report shows, labelled, in page order (embedding, then level).
+    """Return the fits a report shows, labelled, in page order (embedding, then level).
 
     Parameters
     ----------
@@ -122,16 +137,69 @@ def collect_fits(
     levels
         Keep only fits of these levels.
 
+    Returns
+    -------
+    list of FitEntry
+        The fits under their labels (a fit's embedding unless labelled otherwise).
+
     Raises
     ------
     ValueError
-        A fit of another study, no fit left for the study (naming what there was), two
-        fits of one embedding and level, fits of several studies.
+        No fits, a fit of another study, no fit left for the study (naming what there
+        was), two fits of one embedding and level, fits of several studies.
     FileNotFoundError, ValueError, OSError
         A saved-fit folder that cannot be loaded (:func:`embias.load_fit`'s own error).
+
+    Examples
+    --------
+    >>> collect_fits([], study="religion", embeddings=None, levels=None)
+    Traceback (most recent call last):
+    ...
+    ValueError: no fits given for study 'religion': pass saved-fit folders (embias report ...
     """
     from ..pipeline.store import load_fit
 
+    items = _fit_items(fits, study)
+    pending, scanned = _expand_folders(items, study)
+    in_folders = {str(r.get("study")) for _, records in scanned for r in records}
+    if study is None and len(in_folders) > 1:
+        raise ValueError(f"{', '.join(repr(str(f)) for f, _ in scanned)} holds fits of several "
+                         f"studies ({', '.join(sorted(in_folders))}); name the study "
+                         "(embias report STUDY --fits …)")
+    loaded = [(label, item if _is_fit(item) else load_fit(item), where)
+              for label, item, where in pending]
+    studies = {_study_of(fit) for _, fit, _ in loaded}
+    if study is None and len(studies) > 1:
+        raise ValueError(f"the fits given are of several studies ({', '.join(sorted(studies))});"
+                         " a report covers one study: name it (embias report STUDY …)")
+    entries: list[FitEntry] = []
+    for label, fit, where in loaded:
+        if study is not None and _study_of(fit) != study:
+            raise ValueError(f"{where} is a fit of study {_study_of(fit)!r}, not {study!r}")
+        source = str(fit.settings.get("embedding") or "")
+        if embeddings is not None:
+            names = [name for name, src in embeddings.items() if src == source or name == label]
+            if not names:
+                continue
+            label = names[0]
+        if levels is not None and fit.level not in levels:
+            continue
+        entries.append(FitEntry.of(fit, label))
+    if not entries:
+        raise _nothing_left(study, embeddings, levels, scanned)
+    _check_distinct(entries)
+    labels = list(dict.fromkeys(e.label for e in entries))
+    order = {level: i for i, level in enumerate(LEVELS)}
+    return sorted(entries, key=lambda e: (labels.index(e.label), order.get(e.level, 99)))
+
+
+def _study_of(fit: BiasFit) -> str:
+    """Return the study a fit is of (its settings', else its table's)."""
+    return str(fit.settings.get("study") or fit.table.attrs.get("study", ""))
+
+
+def _fit_items(fits: Any, study: str | None) -> list[tuple[str | None, Any]]:
+    """Return (label or None, fit or folder) of every item of ``fits``."""
     if isinstance(fits, Mapping):
         items: list[tuple[str | None, Any]] = list(fits.items())
     elif _is_fit(fits) or isinstance(fits, str | os.PathLike):
@@ -141,8 +209,18 @@ def collect_fits(
     if not items:
         raise ValueError(f"no fits given for study {study or '?'!r}: pass saved-fit folders "
                          "(embias report STUDY --fits models/…) or fit now (--embedding)")
-    # expand folders of saved fits into their members (read lazily: settings only)
-    pending: list[tuple[str | None, Any, str]] = []  # (label, fit or folder, where)
+    return items
+
+
+def _expand_folders(items: Sequence[tuple[str | None, Any]], study: str | None
+                    ) -> tuple[list[tuple[str | None, Any, str]],
+                               list[tuple[Path, list[dict[str, Any]]]]]:
+    """Expand the folders of saved fits into their members (reading their settings only).
+
+    Returns (label, fit or saved-fit folder, where it came from) of every fit to load, and
+    the folders of saved fits scanned with their members' settings.
+    """
+    pending: list[tuple[str | None, Any, str]] = []
     scanned: list[tuple[Path, list[dict[str, Any]]]] = []
     for label, item in items:
         if _is_fit(item):
@@ -162,62 +240,60 @@ def collect_fits(
                         pending.append((None, member, str(member)))
                 continue
         pending.append((label, folder, str(folder)))
-    in_folders = {str(r.get("study")) for _, records in scanned for r in records}
-    if study is None and len(in_folders) > 1:
-        raise ValueError(f"{', '.join(repr(str(f)) for f, _ in scanned)} holds fits of several "
-                         f"studies ({', '.join(sorted(in_folders))}); name the study "
-                         "(embias report STUDY --fits …)")
-    loaded = [(label, item if _is_fit(item) else load_fit(item), where)
-              for label, item, where in pending]
-    studies = {str(fit.settings.get("study") or fit.table.attrs.get("study", ""))
-               for _, fit, _ in loaded}
-    if study is None and len(studies) > 1:
-        raise ValueError(f"the fits given are of several studies ({', '.join(sorted(studies))});"
-                         " a report covers one study: name it (embias report STUDY …)")
-    entries: list[FitEntry] = []
-    for label, fit, where in loaded:
-        fit_study = str(fit.settings.get("study") or fit.table.attrs.get("study", ""))
-        if study is not None and fit_study != study:
-            raise ValueError(f"{where} is a fit of study {fit_study!r}, not {study!r}")
-        source = str(fit.settings.get("embedding") or "")
-        if embeddings is not None:
-            names = [name for name, src in embeddings.items() if src == source or name == label]
-            if not names:
-                continue
-            label = names[0]
-        if levels is not None and fit.level not in levels:
-            continue
-        entries.append(FitEntry.of(fit, label))
-    if not entries:
-        wanted = study or "the study"
-        detail = []
-        if embeddings is not None:
-            detail.append(f"embedding {'/'.join(embeddings.values())}")
-        if levels is not None:
-            detail.append(f"level {'/'.join(levels)}")
-        what = f" ({', '.join(detail)})" if detail else ""
-        found = sorted({_describe(r) for _, records in scanned for r in records})
-        seen = f"; the saved fits there are {', '.join(found)}" if found else ""
-        where = ", ".join(repr(str(f)) for f, _ in scanned) or "the fits given"
-        raise ValueError(f"study {wanted!r} has no fitted level{what} in {where}{seen}; fit "
-                         f"it first: embias fit {wanted}")
-    seen_keys: dict[tuple[str, str], FitEntry] = {}
+    return pending, scanned
+
+
+def _nothing_left(study: str | None, embeddings: Mapping[str, str] | None,
+                  levels: Sequence[str] | None,
+                  scanned: Sequence[tuple[Path, list[dict[str, Any]]]]) -> ValueError:
+    """Return the error for a study with no fitted level left among the fits given."""
+    wanted = study or "the study"
+    detail = []
+    if embeddings is not None:
+        detail.append(f"embedding {'/'.join(embeddings.values())}")
+    if levels is not None:
+        detail.append(f"level {'/'.join(levels)}")
+    what = f" ({', '.join(detail)})" if detail else ""
+    found = sorted({_describe(r) for _, records in scanned for r in records})
+    seen = f"; the saved fits there are {', '.join(found)}" if found else ""
+    where = ", ".join(repr(str(f)) for f, _ in scanned) or "the fits given"
+    return ValueError(f"study {wanted!r} has no fitted level{what} in {where}{seen}; fit "
+                      f"it first: embias fit {wanted}")
+
+
+def _check_distinct(entries: Sequence[FitEntry]) -> None:
+    """Refuse two fits of one embedding at one level."""
+    seen: dict[tuple[str, str], FitEntry] = {}
     for entry in entries:
         key = (entry.label, entry.level)
-        if key in seen_keys:
-            other = seen_keys[key]
+        if key in seen:
+            other = seen[key]
             first, second = (x.fit.path or "a fit in memory" for x in (other, entry))
             raise ValueError(f"two fits of {entry.label} at level {entry.level!r}: {first!r} "
                              f"and {second!r}; give the one to report (embias report --fits "
                              "FOLDER)")
-        seen_keys[key] = entry
-    labels = list(dict.fromkeys(e.label for e in entries))
-    order = {level: i for i, level in enumerate(LEVELS)}
-    return sorted(entries, key=lambda e: (labels.index(e.label), order.get(e.level, 99)))
+        seen[key] = entry
 
 
 def saved_versions(fit: BiasFit) -> dict[str, str]:
-    """The package versions recorded when a saved fit was made (empty when unknown)."""
+    """Return the package versions recorded when a saved fit was made.
+
+    Parameters
+    ----------
+    fit
+        A :class:`~embias.BiasFit`.
+
+    Returns
+    -------
+    dict of str to str
+        Package → version; empty for a fit that is not saved or whose record has none.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> saved_versions(SimpleNamespace(path=None))  # not saved
+    {}
+    """
     if not fit.path:
         return {}
     try:
@@ -229,7 +305,40 @@ def saved_versions(fit: BiasFit) -> dict[str, str]:
 
 
 def read_table(path: str | os.PathLike[str], *, what: str) -> pd.DataFrame:
-    """A table saved as CSV or parquet (text columns: empty cells are ``""``)."""
+    r"""Return a table saved as CSV or parquet (in text columns, empty cells are ``""``).
+
+    Parameters
+    ----------
+    path
+        A ``.csv`` (or ``.csv.gz``) or ``.parquet`` file.
+    what
+        What the table is, for the messages (``"seat"``, ``"comparison table"`` …).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ValueError
+        Another kind of file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> path = Path(tempfile.mkdtemp()) / "influence.csv"
+    >>> _ = path.write_text("word,influence,note\ngreedy,0.031,\nterrorist,-0.012,big\n")
+    >>> read_table(path, what="word-influence").to_dict(orient="list")
+    {'word': ['greedy', 'terrorist'], 'influence': [0.031, -0.012], 'note': ['', 'big']}
+    >>> read_table(path.with_suffix(".xlsx"), what="word-influence")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: word-influence '...influence.xlsx': no such file
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{what} {str(path)!r}: no such file")
@@ -260,12 +369,49 @@ def read_comparison(
     comparison: EmbeddingComparison | pd.DataFrame | str | os.PathLike[str],
     *,
     ci_prob: float,
-    ci_kind: str,
+    ci_kind: CiKind,
     rope: float,
 ) -> ComparisonInput:
-    """The interval table (and, from a live comparison, diagnostics and seeds) of a
-    comparison of embeddings; a table must hold ``change_*`` rows with an ``embedding``
-    column (:meth:`EmbeddingComparison.to_interval_table`, ``embias compare``'s CSV)."""
+    """Return a comparison of embeddings as the page needs it.
+
+    Its interval table and, from a live comparison, diagnostics and seeds. A table must
+    hold ``change_*`` rows with an ``embedding`` column
+    (:meth:`EmbeddingComparison.to_interval_table`, ``embias compare``'s CSV).
+
+    Parameters
+    ----------
+    comparison
+        An :class:`~embias.EmbeddingComparison`, its interval table, or the path of such a
+        table (CSV or parquet).
+    ci_prob, ci_kind, rope
+        Intervals and ROPE of a live comparison's table.
+
+    Returns
+    -------
+    ComparisonInput
+        The table, the diagnostics (None from a table), the settings, the count of word
+        pairs left out (None from a table) and where it came from.
+
+    Raises
+    ------
+    ValueError
+        Not an interval table, a table without changes or without an ``embedding`` column,
+        or something else than a comparison.
+
+    Examples
+    --------
+    >>> import embias
+    >>> rows = [{"estimand": "change_contrast", "group": "associated - none",
+    ...          "estimate": -0.03, "lower": -0.05, "upper": -0.01,
+    ...          "embedding": "debiased", "reference": "biased"}]
+    >>> table = embias.interval_table(rows, ci_prob=0.89, ci_kind="hdi")
+    >>> read_comparison(table, ci_prob=0.89, ci_kind="hdi", rope=0.02).where
+    'the comparison table given'
+    >>> read_comparison(table.drop(columns="embedding"), ci_prob=0.89, ci_kind="hdi", rope=0.02)
+    Traceback (most recent call last):
+    ...
+    ValueError: the comparison table given is not a comparison of embeddings: it needs change_* ...
+    """
     if isinstance(comparison, pd.DataFrame | str | os.PathLike):
         if isinstance(comparison, pd.DataFrame):
             table, where = comparison.copy(), "the comparison table given"

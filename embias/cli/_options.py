@@ -60,6 +60,7 @@ __all__ = [
     "add_seed",
     "check_sampler",
     "checked",
+    "count_type",
     "deprecation_note",
     "draw_to_files",
     "fit_settings",
@@ -68,6 +69,7 @@ __all__ = [
     "probability",
     "refuse_published",
     "writable",
+    "write_simulation_outputs",
 ]
 
 #: The builtin embedding (``embias.embeddings.BUILTIN_EMBEDDINGS``; kept here as a literal
@@ -102,6 +104,15 @@ def checked(convert: Callable[[str], Any], check: Callable[[str, Any], Any],
 
     parse.__name__ = name  # argparse names the type in "invalid <name> value"
     return parse
+
+
+def count_type(option: str, minimum: int) -> Callable[[str], int]:
+    """Return an argparse ``type`` for a count: an integer ≥ ``minimum``.
+
+    Built on :func:`embias._validation.check_int`; a bad value is argparse's usage error
+    (exit 2) naming the option and the value.
+    """
+    return checked(int, lambda name, value: check_int(name, value, minimum=minimum), option)
 
 
 def probability(name: str) -> Callable[[str], float]:
@@ -294,6 +305,29 @@ class DeprecatedAlias(argparse._AppendAction):
         if option_string in self.deprecated:
             deprecation_note(option_string, self.deprecated[option_string])
         super().__call__(parser, namespace, values, option_string)
+
+
+def write_simulation_outputs(result: Any, *, out: Path | None, plot: Path | None,
+                             draw: Callable[[Any], Any]) -> None:
+    """Report the failed fits of a simulation study and write its outputs.
+
+    The one ending of the commands that fit many simulated studies (``embias design``,
+    ``embias calibrate``): the count of fits that failed a convergence check, the
+    per-study rows (``result.results``) to ``out`` and the figure ``draw(result)`` to
+    ``plot`` (each when given; missing folders are created).
+    """
+    failed = result.failures()
+    if len(failed):
+        print(f"{len(failed)} fit(s) failed a convergence check (their rows are counted; "
+              "see the 'problems' column of --out)")
+    if out is not None:
+        result.results.to_csv(writable(out), index=False)
+        print(f"per-study rows: {out}")
+    if plot is not None:
+        draw_to_files()
+        figure = draw(result)
+        figure.savefig(writable(plot), dpi=110)
+        print(f"plot: {plot}")
 
 
 def draw_to_files() -> None:

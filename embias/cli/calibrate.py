@@ -24,10 +24,10 @@ from ._options import (
     add_draw_options,
     add_embedding,
     check_sampler,
-    draw_to_files,
+    count_type,
     output_path,
     refuse_published,
-    writable,
+    write_simulation_outputs,
 )
 
 __all__ = ["DEFAULT_STUDIES", "cmd_calibrate", "register"]
@@ -47,16 +47,6 @@ def _design(text: str) -> PopulationDesign:
 
 
 _design.__name__ = "design"
-
-
-def _studies(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--studies must be an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"--studies must be ≥ 1, got {value}")
-    return value
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -83,18 +73,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
           f"{embedding}, seed {seed}, {result.seconds:.0f} s; mc_se = binomial Monte Carlo "
           "se of the coverage")
     print(embias.to_markdown(summary, columns=SHOWN_COLUMNS))
-    failed = result.failures()
-    if len(failed):
-        print(f"{len(failed)} fit(s) failed a convergence check (their rows are counted; "
-              "see the 'problems' column of --out)")
-    if out is not None:
-        result.results.to_csv(writable(out), index=False)
-        print(f"per-study rows: {out}")
-    if png is not None:
-        draw_to_files()
-        figure = embias.plot_calibration(result)
-        figure.savefig(writable(png), dpi=110)
-        print(f"plot: {png}")
+    write_simulation_outputs(result, out=out, plot=png, draw=embias.plot_calibration)
     return 0
 
 
@@ -115,8 +94,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--design", type=_design, default=DEFAULT_DESIGN, metavar="ROLE=N,…",
                    help="words per study: protected (per class), attributes (per class), "
                         f"neutral, human (default {DEFAULT_DESIGN.as_text()})")
-    p.add_argument("--studies", type=_studies, default=DEFAULT_STUDIES, metavar="N",
-                   help="studies drawn (default %(default)s)")
+    p.add_argument("--studies", type=count_type("--studies", 1), default=DEFAULT_STUDIES,
+                   metavar="N", help="studies drawn (default %(default)s)")
     p.add_argument("--level", nargs="+", choices=LEVELS, default=[DEFAULT_LEVEL],
                    help="model level(s) every study is fitted at (default %(default)s)")
     add_embedding(p, published=False)

@@ -27,8 +27,9 @@ from ._options import (
     add_embedding,
     add_seed,
     checked,
+    count_type,
     output_path,
-    writable,
+    write_simulation_outputs,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,21 +57,6 @@ def _size_type(option: str) -> Callable[[str], int | str]:
         if value < 1:
             raise argparse.ArgumentTypeError(f"{option} takes integers ≥ 1 (a design needs "
                                              f"at least one word per class), got {value}")
-        return value
-
-    parse.__name__ = option
-    return parse
-
-
-def _count_type(option: str, minimum: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{option} must be an integer, got "
-                                             f"{text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{option} must be ≥ {minimum}, got {value}")
         return value
 
     parse.__name__ = option
@@ -129,20 +115,7 @@ def cmd_design(args: argparse.Namespace) -> int:
           f"fitted at the {args.level} level; seed {seed}, {result.seconds:.0f} s; p_se, "
           "width_se = Monte Carlo se")
     print(embias.to_markdown(_shown(result.summary()), columns=SHOWN_COLUMNS))
-    failed = result.failures()
-    if len(failed):
-        print(f"{len(failed)} fit(s) failed a convergence check (counted; see the "
-              "'problems' column of --out)")
-    if out is not None:
-        result.results.to_csv(writable(out), index=False)
-        print(f"per-study rows: {out}")
-    if plot is not None:
-        from ._options import draw_to_files
-
-        draw_to_files()
-        figure = result.plot()
-        figure.savefig(writable(plot), dpi=110)
-        print(f"plot: {plot}")
+    write_simulation_outputs(result, out=out, plot=plot, draw=lambda r: r.plot())
     return 0
 
 
@@ -170,13 +143,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    default=None, metavar="N",
                    help="protected words per class (default: the pilot's; 5 with "
                         "--populations); with several values every pair is a design")
-    p.add_argument("--neutral-words", type=_count_type("--neutral-words", 0), default=None,
+    p.add_argument("--neutral-words", type=count_type("--neutral-words", 0), default=None,
                    metavar="N", help="neutral words per study (default: the pilot's; 100 "
                                      "with --populations)")
-    p.add_argument("--human-words", type=_count_type("--human-words", 0), default=None,
+    p.add_argument("--human-words", type=count_type("--human-words", 0), default=None,
                    metavar="N", help="human words per study (default: the pilot's; 0 with "
                                      "--populations)")
-    p.add_argument("--studies", type=_count_type("--studies", 2), default=DEFAULT_STUDIES,
+    p.add_argument("--studies", type=count_type("--studies", 2), default=DEFAULT_STUDIES,
                    metavar="N", help="studies per design (default %(default)s)")
     p.add_argument("--level", choices=LEVELS, default=DEFAULT_LEVEL,
                    help="level the simulated studies are fitted at (default %(default)s)")
@@ -189,9 +162,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "'credible difference' is an HDI outside [-WIDTH, WIDTH] (default "
                         "%(default)s)")
     group = p.add_argument_group("sampler of the simulated studies' fits")
-    group.add_argument("--draws", type=_count_type("--draws", 1), default=BATCH_DRAWS,
+    group.add_argument("--draws", type=count_type("--draws", 1), default=BATCH_DRAWS,
                        metavar="N", help="posterior draws per chain (default %(default)s)")
-    group.add_argument("--tune", type=_count_type("--tune", 0), default=BATCH_TUNE,
+    group.add_argument("--tune", type=count_type("--tune", 0), default=BATCH_TUNE,
                        metavar="N", help="tuning steps per chain (default %(default)s)")
     add_seed(group, default=None, what="seed of the pilot fit, the draws and the fits")
     p.add_argument("--out", metavar="CSV", default=None,

@@ -129,7 +129,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     import embias.audit
 
-    optional = {keyword: getattr(args, keyword) for keyword in OPTIONAL_FILES.values()}
+    options = embias.audit.AuditOptions(
+        ci_prob=args.ci_prob, ci_kind=args.ci_kind, rope=args.rope, encoder=args.encoder,
+        figures=args.figures, random_seed=args.report_seed, title=args.title,
+        command=_invocation(args),
+        **{keyword: getattr(args, keyword) for keyword in OPTIONAL_FILES.values()})
     with warnings.catch_warnings(), folders_for(out):
         if not args.fits:  # convergence problems are on the page (and in its caveats)
             warnings.simplefilter("ignore", embias.ConvergenceWarning)
@@ -137,10 +141,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             args.study, out=out, fits=args.fits or None,
             embeddings=dict(args.embeddings) if args.embeddings else None, levels=levels,
             settings=None if args.fits else settings, models_dir=args.models,
-            comparison=args.comparison, compare=not args.no_compare, ci_prob=args.ci_prob,
-            ci_kind=args.ci_kind, rope=args.rope, encoder=args.encoder, figures=args.figures,
-            random_seed=args.report_seed, title=args.title, command=_invocation(args),
-            progress=not args.no_progress, **optional)
+            comparison=args.comparison, compare=not args.no_compare, options=options,
+            progress=not args.no_progress)
     print(f"audit report: {path} (report seed {args.report_seed})")
     return 0
 
