@@ -29,7 +29,7 @@ The parts: :mod:`~embias.classifier.metric_terms` (the scores ϕ and comparisons
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
@@ -155,17 +155,22 @@ def _average(results: list[dict[Any, dict[str, Any]]]) -> dict[Any, dict[str, An
     out: dict[Any, dict[str, Any]] = {}
     for c, res in first.items():
 
-        def mean_of(getter: Callable[[dict[str, Any]], Any], c: Any = c) -> float:
-            vals = [getter(r[c]) for r in results]
-            return float(np.mean([v.mean() if isinstance(v, np.ndarray) else v for v in vals]))
+        def mean_of(*path: Any, c: Any = c) -> float:
+            """Mean over the sources of the term at ``path`` (a set: its mean)."""
+            vals: list[float] = []
+            for r in results:
+                value: Any = r[c]
+                for key in path:
+                    value = value[key]
+                vals.append(float(value.mean() if isinstance(value, np.ndarray) else value))
+            return float(np.mean(vals))
 
         out[c] = {
-            "phi": {t: mean_of(lambda r, t=t: r["phi"][t]) for t in res["phi"]},
+            "phi": {t: mean_of("phi", t) for t in res["phi"]},
             "n": {t: int(sum(r[c]["n"][t] for r in results)) for t in res["n"]},
-            "groups": {t: mean_of(lambda r, t=t: r["groups"][t]) for t in res["groups"]},
-            "pairs": {p: mean_of(lambda r, p=p: r["pairs"][p]) for p in res["pairs"]},
-            "aggregate": None if res["aggregate"] is None
-            else mean_of(lambda r: r["aggregate"]),
+            "groups": {t: mean_of("groups", t) for t in res["groups"]},
+            "pairs": {p: mean_of("pairs", p) for p in res["pairs"]},
+            "aggregate": None if res["aggregate"] is None else mean_of("aggregate"),
         }
     return out
 
@@ -211,7 +216,7 @@ class FairnessResult:
     scores: pd.DataFrame
 
     def to_interval_table(self) -> pd.DataFrame:
-        """The metric's interval table (point values, ``ci_kind="none"``): :attr:`table`."""
+        """Return the metric's interval table (point values, ``ci_kind="none"``): :attr:`table`."""
         return self.table
 
     def _class(self, cls: Any) -> Any:
@@ -225,7 +230,10 @@ class FairnessResult:
         return cls
 
     def value(self, cls: Any = None) -> float:
-        """The aggregate value (for ``cls``; optional when a single class was evaluated)."""
+        """Return the aggregate value for class ``cls`` (optional when one class was evaluated).
+
+        ValueError for a VBCM (use :meth:`vector`) or a class not evaluated.
+        """
         if self.kind == "vbcm":
             raise ValueError(f"{self.name} is vector-valued (VBCM); use .vector()")
         c = self._class(cls)
@@ -234,7 +242,10 @@ class FairnessResult:
         return float(sel["estimate"].iloc[0])
 
     def vector(self, cls: Any = None) -> np.ndarray:
-        """Per-group terms in group order (BCM/VBCM), or per-pair terms (PCM)."""
+        """Return the per-group terms in group order (BCM/VBCM), or the per-pair terms (PCM).
+
+        ValueError for an MCM (no such terms) or a class not evaluated.
+        """
         if self.kind == "mcm":
             raise ValueError(f"{self.name} is an MCM: it has no per-group terms; see .scores")
         c = self._class(cls)
@@ -259,7 +270,8 @@ def _build_result(
     background: str | None,
     n_sources: int | None,
 ) -> FairnessResult:
-    version = "group" if n_sources is None else "counterfactual"
+    version: Literal["group", "counterfactual"] = (
+        "group" if n_sources is None else "counterfactual")
     rows: list[dict[str, Any]] = []
     score_rows: list[dict[str, Any]] = []
     nan = float("nan")
@@ -307,6 +319,73 @@ def generalized_metric(
     groups: Sequence[Any] | None,
     name: str,
 ) -> FairnessResult:
+    """Compute a generalized fairness metric of any kind; :func:`pcm` … :func:`mcm` call it.
+
+    Every argument is explicit (no defaults): the metric's functions and the presets
+    (:func:`~embias.classifier.fairness_metric`) fill them in.
+
+    Parameters
+    ----------
+    kind
+        ``"pcm"``, ``"bcm"``, ``"vbcm"`` or ``"mcm"``.
+    y_true, y_pred
+        Gold and predicted labels (``None`` when the score does not use them).
+    group
+        Protected group of each example.
+    score
+        ϕ: one of :data:`SCORES` (``"fpr"``, ``"fnr"``, ``"tpr"``, ``"tnr"``,
+        ``"accuracy"``, ``"f1"``, ``"positive_rate"``, ``"prob"``, ``"prob_positives"``,
+        ``"prob_negatives"``, ``"prob_target"``). Set-valued scores enter scalar
+        comparisons through their mean.
+    comparison
+        d: one of :data:`COMPARISONS`; ``"std"`` or ``"range"`` for MCM, another one for
+        the others.
+    normalization
+        ``"none"``, ``"groups"``, ``"pairs"`` or a positive number (N).
+    background
+        ``"all"`` or ``"rest"`` for BCM and VBCM; ignored by the others.
+    probs
+        Class probabilities, (n, n_classes), or (n,) = P(class 1) for binary tasks.
+    source
+        Source example (template) of each row: gives the counterfactual version, the metric
+        of each source's variants averaged over sources. Every source needs every group.
+    positive
+        Class(es) to evaluate one-vs-rest; default the second class of a binary task,
+        every class of a multiclass one.
+    classes
+        All class labels in order (default: sorted labels; ``range(n_classes)`` with
+        integer labels and ``probs``).
+    groups
+        Groups to compare, in this order (default: sorted labels); other rows are dropped.
+    name
+        Name written in the result.
+
+    Returns
+    -------
+    FairnessResult
+
+    Raises
+    ------
+    ValueError
+        An unknown score or comparison, a comparison that does not fit the metric or the
+        score, arrays that are missing, misaligned or hold missing values, probabilities
+        outside [0, 1], fewer than two groups, or a score or comparison that is undefined
+        on some group (e.g. FPR of a group without negatives); the message names it.
+
+    Examples
+    --------
+    The PCM of false positive rates of :func:`pcm`'s example:
+
+    >>> from embias.classifier.generalized import generalized_metric
+    >>> y_true = [0, 0, 1, 1, 0, 0, 1, 1]
+    >>> y_pred = [1, 0, 1, 1, 0, 0, 1, 0]
+    >>> group = ["a"] * 4 + ["b"] * 4
+    >>> generalized_metric("pcm", y_true, y_pred, group, score="fpr",
+    ...                    comparison="abs_diff", normalization="pairs", background=None,
+    ...                    probs=None, source=None, positive=None, classes=None,
+    ...                    groups=None, name="fpr_gap").value()
+    0.5
+    """
     if comparison not in COMPARISONS:
         raise ValueError(f"comparison={comparison!r} is not one of {sorted(COMPARISONS)}")
     comp = COMPARISONS[comparison]
@@ -349,36 +428,6 @@ def generalized_metric(
                          n_sources=n_sources)
 
 
-_DOC_DATA = """
-    Parameters
-    ----------
-    y_true, y_pred
-        Gold and predicted labels (``None`` when the score does not use them).
-    group
-        Protected group of each example.
-    score
-        ϕ: one of :data:`SCORES` (``"fpr"``, ``"fnr"``, ``"tpr"``, ``"tnr"``,
-        ``"accuracy"``, ``"f1"``, ``"positive_rate"``, ``"prob"``, ``"prob_positives"``,
-        ``"prob_negatives"``, ``"prob_target"``). Set-valued scores enter scalar
-        comparisons through their mean.
-    probs
-        Class probabilities, (n, n_classes), or (n,) = P(class 1) for binary tasks.
-    source
-        Source example (template) of each row: gives the counterfactual version, the metric
-        of each source's variants averaged over sources. Every source needs every group.
-    positive
-        Class(es) to evaluate one-vs-rest; default the second class of a binary task,
-        every class of a multiclass one.
-    classes
-        All class labels in order (default: sorted labels; ``range(n_classes)`` with
-        integer labels and ``probs``).
-    groups
-        Groups to compare, in this order (default: sorted labels); other rows are dropped.
-    name
-        Name written in the result.
-"""
-
-
 def pcm(
     y_true: Any,
     y_pred: Any,
@@ -394,10 +443,69 @@ def pcm(
     groups: Sequence[Any] | None = None,
     name: str = "pcm",
 ) -> FairnessResult:
-    """Pairwise comparison metric: (1/N) Σ_{i<j} d(ϕ(S^{tᵢ}), ϕ(S^{tⱼ})).
+    """Compute the pairwise comparison metric (1/N) Σ_{i<j} d(ϕ(S^{tᵢ}), ϕ(S^{tⱼ})).
 
-    ``normalization``: ``"pairs"`` (N = C(|T|, 2), default), ``"groups"`` (|T|),
-    ``"none"`` (1) or a number.
+    Parameters
+    ----------
+    y_true, y_pred
+        Gold and predicted labels (``None`` when the score does not use them).
+    group
+        Protected group of each example.
+    score
+        ϕ: one of :data:`SCORES` (``"fpr"``, ``"fnr"``, ``"tpr"``, ``"tnr"``,
+        ``"accuracy"``, ``"f1"``, ``"positive_rate"``, ``"prob"``, ``"prob_positives"``,
+        ``"prob_negatives"``, ``"prob_target"``). Set-valued scores enter scalar
+        comparisons through their mean.
+    comparison
+        d: one of :data:`COMPARISONS` that compares two scores (``"abs_diff"``,
+        ``"diff"``, ``"ratio"``, ``"wasserstein"``, ``"aeg"``).
+    normalization
+        ``"pairs"`` (N = C(|T|, 2), default), ``"groups"`` (|T|), ``"none"`` (1) or a
+        positive number.
+    probs
+        Class probabilities, (n, n_classes), or (n,) = P(class 1) for binary tasks.
+    source
+        Source example (template) of each row: gives the counterfactual version, the metric
+        of each source's variants averaged over sources. Every source needs every group.
+    positive
+        Class(es) to evaluate one-vs-rest; default the second class of a binary task,
+        every class of a multiclass one.
+    classes
+        All class labels in order (default: sorted labels; ``range(n_classes)`` with
+        integer labels and ``probs``).
+    groups
+        Groups to compare, in this order (default: sorted labels); other rows are dropped.
+    name
+        Name written in the result.
+
+    Returns
+    -------
+    FairnessResult
+
+    Raises
+    ------
+    ValueError
+        An unknown score or comparison, a comparison that does not fit the metric or the
+        score, arrays that are missing, misaligned or hold missing values, probabilities
+        outside [0, 1], fewer than two groups, or a score or comparison that is undefined
+        on some group (e.g. FPR of a group without negatives); the message names it.
+
+    Examples
+    --------
+    Group "a" has one false positive among its two negatives (FPR 0.5), group "b" none
+    (FPR 0): the PCM of false positive rates is |0.5 − 0| = 0.5:
+
+    >>> from embias.classifier import pcm
+    >>> y_true = [0, 0, 1, 1, 0, 0, 1, 1]
+    >>> y_pred = [1, 0, 1, 1, 0, 0, 1, 0]
+    >>> group = ["a"] * 4 + ["b"] * 4
+    >>> result = pcm(y_true, y_pred, group, score="fpr")
+    >>> result.value()
+    0.5
+    >>> result.scores
+       class group  score  n
+    0      1     a    0.5  4
+    1      1     b    0.0  4
     """
     return generalized_metric("pcm", y_true, y_pred, group, score=score, comparison=comparison,
                    normalization=normalization, background=None, probs=probs, source=source,
@@ -420,11 +528,68 @@ def bcm(
     groups: Sequence[Any] | None = None,
     name: str = "bcm",
 ) -> FairnessResult:
-    """Background comparison metric: (1/N) Σ_t d(ϕ(Sᵗ), ϕ(β_t)).
+    """Compute the background comparison metric (1/N) Σ_t d(ϕ(Sᵗ), ϕ(β_t)).
 
-    ``background``: ``"all"`` (β = S) or ``"rest"`` (β = S ∖ Sᵗ); ``normalization``:
-    ``"groups"`` (N = |T|, default), ``"none"``, ``"pairs"`` or a number. The per-group
-    terms (the VBCM) are in the result's table and ``.vector()``.
+    The per-group terms (the VBCM) are in the result's table and ``.vector()``.
+
+    Parameters
+    ----------
+    y_true, y_pred
+        Gold and predicted labels (``None`` when the score does not use them).
+    group
+        Protected group of each example.
+    score
+        ϕ: one of :data:`SCORES` (``"fpr"``, ``"fnr"``, ``"tpr"``, ``"tnr"``,
+        ``"accuracy"``, ``"f1"``, ``"positive_rate"``, ``"prob"``, ``"prob_positives"``,
+        ``"prob_negatives"``, ``"prob_target"``). Set-valued scores enter scalar
+        comparisons through their mean.
+    comparison
+        d: one of :data:`COMPARISONS` that compares two scores (``"abs_diff"``,
+        ``"diff"``, ``"ratio"``, ``"wasserstein"``, ``"aeg"``).
+    normalization
+        ``"groups"`` (N = |T|, default), ``"none"``, ``"pairs"`` or a positive number.
+    background
+        ``"all"`` (β = S, default) or ``"rest"`` (β = S ∖ Sᵗ).
+    probs
+        Class probabilities, (n, n_classes), or (n,) = P(class 1) for binary tasks.
+    source
+        Source example (template) of each row: gives the counterfactual version, the metric
+        of each source's variants averaged over sources. Every source needs every group.
+    positive
+        Class(es) to evaluate one-vs-rest; default the second class of a binary task,
+        every class of a multiclass one.
+    classes
+        All class labels in order (default: sorted labels; ``range(n_classes)`` with
+        integer labels and ``probs``).
+    groups
+        Groups to compare, in this order (default: sorted labels); other rows are dropped.
+    name
+        Name written in the result.
+
+    Returns
+    -------
+    FairnessResult
+
+    Raises
+    ------
+    ValueError
+        An unknown score or comparison, a comparison that does not fit the metric or the
+        score, arrays that are missing, misaligned or hold missing values, probabilities
+        outside [0, 1], fewer than two groups, or a score or comparison that is undefined
+        on some group (e.g. FPR of a group without negatives); the message names it.
+
+    Examples
+    --------
+    :func:`pcm`'s example: FPR 0.5 in group "a", 0 in "b" and 1/4 over all examples, so
+    the terms are |0.5 − 0.25| and |0 − 0.25| and their mean is 0.25:
+
+    >>> from embias.classifier import bcm
+    >>> y_true = [0, 0, 1, 1, 0, 0, 1, 1]
+    >>> y_pred = [1, 0, 1, 1, 0, 0, 1, 0]
+    >>> group = ["a"] * 4 + ["b"] * 4
+    >>> result = bcm(y_true, y_pred, group, score="fpr")
+    >>> result.value(), result.vector().tolist()
+    (0.25, [0.25, 0.25])
     """
     return generalized_metric("bcm", y_true, y_pred, group, score=score, comparison=comparison,
                    normalization=normalization, background=background, probs=probs,
@@ -446,7 +611,65 @@ def vbcm(
     groups: Sequence[Any] | None = None,
     name: str = "vbcm",
 ) -> FairnessResult:
-    """Vector-valued BCM: the per-group terms d(ϕ(Sᵗ), ϕ(β_t)), not summed (``.vector()``).
+    """Compute the vector-valued BCM: the per-group terms d(ϕ(Sᵗ), ϕ(β_t)), not summed.
+
+    The terms are the result's ``.vector()``.
+
+    Parameters
+    ----------
+    y_true, y_pred
+        Gold and predicted labels (``None`` when the score does not use them).
+    group
+        Protected group of each example.
+    score
+        ϕ: one of :data:`SCORES` (``"fpr"``, ``"fnr"``, ``"tpr"``, ``"tnr"``,
+        ``"accuracy"``, ``"f1"``, ``"positive_rate"``, ``"prob"``, ``"prob_positives"``,
+        ``"prob_negatives"``, ``"prob_target"``). Set-valued scores enter scalar
+        comparisons through their mean.
+    comparison
+        d: one of :data:`COMPARISONS` that compares two scores (``"abs_diff"``,
+        ``"diff"``, ``"ratio"``, ``"wasserstein"``, ``"aeg"``).
+    background
+        ``"all"`` (β = S, default) or ``"rest"`` (β = S ∖ Sᵗ).
+    probs
+        Class probabilities, (n, n_classes), or (n,) = P(class 1) for binary tasks.
+    source
+        Source example (template) of each row: gives the counterfactual version, the metric
+        of each source's variants averaged over sources. Every source needs every group.
+    positive
+        Class(es) to evaluate one-vs-rest; default the second class of a binary task,
+        every class of a multiclass one.
+    classes
+        All class labels in order (default: sorted labels; ``range(n_classes)`` with
+        integer labels and ``probs``).
+    groups
+        Groups to compare, in this order (default: sorted labels); other rows are dropped.
+    name
+        Name written in the result.
+
+    Returns
+    -------
+    FairnessResult
+
+    Raises
+    ------
+    ValueError
+        An unknown score or comparison, a comparison that does not fit the metric or the
+        score, arrays that are missing, misaligned or hold missing values, probabilities
+        outside [0, 1], fewer than two groups, or a score or comparison that is undefined
+        on some group (e.g. FPR of a group without negatives); the message names it.
+
+    Examples
+    --------
+    :func:`pcm`'s example against the rest: FPR 0.5 − 0 for group "a", 0 − 0.5 for "b":
+
+    >>> from embias.classifier import vbcm
+    >>> y_true = [0, 0, 1, 1, 0, 0, 1, 1]
+    >>> y_pred = [1, 0, 1, 1, 0, 0, 1, 0]
+    >>> group = ["a"] * 4 + ["b"] * 4
+    >>> vbcm(y_true, y_pred, group, score="fpr", comparison="diff",
+    ...      background="rest").vector().tolist()
+    [0.5, -0.5]
     """
     return generalized_metric("vbcm", y_true, y_pred, group, score=score, comparison=comparison,
                    normalization="none", background=background, probs=probs, source=source,
@@ -467,21 +690,67 @@ def mcm(
     groups: Sequence[Any] | None = None,
     name: str = "mcm",
 ) -> FairnessResult:
-    """Multi-group comparison metric: d(ϕ(S^{t₁}), …, ϕ(S^{tₖ})), k = |T|, d = ``std``/``range``.
+    """Compute the multi-group comparison metric d(ϕ(S^{t₁}), …, ϕ(S^{tₖ})), k = |T|.
 
-    ``std`` is the population standard deviation (ddof = 0).
+    Parameters
+    ----------
+    y_true, y_pred
+        Gold and predicted labels (``None`` when the score does not use them).
+    group
+        Protected group of each example.
+    score
+        ϕ: one of :data:`SCORES` (``"fpr"``, ``"fnr"``, ``"tpr"``, ``"tnr"``,
+        ``"accuracy"``, ``"f1"``, ``"positive_rate"``, ``"prob"``, ``"prob_positives"``,
+        ``"prob_negatives"``, ``"prob_target"``). Set-valued scores enter scalar
+        comparisons through their mean.
+    comparison
+        d: ``"range"`` (max − min, default) or ``"std"`` (the population standard
+        deviation, ddof = 0).
+    probs
+        Class probabilities, (n, n_classes), or (n,) = P(class 1) for binary tasks.
+    source
+        Source example (template) of each row: gives the counterfactual version, the metric
+        of each source's variants averaged over sources. Every source needs every group.
+    positive
+        Class(es) to evaluate one-vs-rest; default the second class of a binary task,
+        every class of a multiclass one.
+    classes
+        All class labels in order (default: sorted labels; ``range(n_classes)`` with
+        integer labels and ``probs``).
+    groups
+        Groups to compare, in this order (default: sorted labels); other rows are dropped.
+    name
+        Name written in the result.
+
+    Returns
+    -------
+    FairnessResult
+
+    Raises
+    ------
+    ValueError
+        An unknown score or comparison, a comparison that does not fit the metric or the
+        score, arrays that are missing, misaligned or hold missing values, probabilities
+        outside [0, 1], fewer than two groups, or a score or comparison that is undefined
+        on some group (e.g. FPR of a group without negatives); the message names it.
+
+    Examples
+    --------
+    :func:`pcm`'s example: group "a" predicts class 1 for 3 of its 4 examples, group "b"
+    for 1, so the range of the positive rates is 0.5 and their sd 0.25:
+
+    >>> from embias.classifier import mcm
+    >>> y_true = [0, 0, 1, 1, 0, 0, 1, 1]
+    >>> y_pred = [1, 0, 1, 1, 0, 0, 1, 0]
+    >>> group = ["a"] * 4 + ["b"] * 4
+    >>> mcm(y_true, y_pred, group, score="positive_rate").value()
+    0.5
+    >>> mcm(y_true, y_pred, group, score="positive_rate", comparison="std").value()
+    0.25
     """
     return generalized_metric("mcm", y_true, y_pred, group, score=score, comparison=comparison,
                    normalization="none", background=None, probs=probs, source=source,
                    positive=positive, classes=classes, groups=groups, name=name)
-
-
-for _f in (pcm, bcm, vbcm, mcm):
-    _f.__doc__ = (_f.__doc__ or "") + _DOC_DATA + """
-    Returns
-    -------
-    FairnessResult
-    """
 
 
 # The named metrics and the significance tests have modules of their own: still served

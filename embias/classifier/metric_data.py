@@ -1,6 +1,7 @@
-"""The examples a generalized fairness metric (:mod:`embias.classifier.generalized`)
-reads, checked: labels, probabilities, groups and sources as aligned arrays
-(``prepare_data``), the classes evaluated and the normalization.
+"""The examples a generalized fairness metric reads, checked.
+
+The metrics of :mod:`embias.classifier.generalized` read labels, probabilities, groups and
+sources as aligned arrays (``prepare_data``), the classes evaluated and the normalization.
 """
 
 from __future__ import annotations
@@ -21,7 +22,19 @@ __all__ = ["MetricData", "check_normalization", "evaluated_classes", "prepare_da
 
 @dataclass(frozen=True)
 class MetricData:
-    """The checked examples of one metric (only the groups compared)."""
+    """The checked examples of one metric (only the groups compared).
+
+    Attributes
+    ----------
+    y_true, y_pred, probs, source
+        The aligned arrays (None when not given); ``probs`` has one column per class.
+    group
+        The group of each example.
+    classes
+        The classes, in the order of the columns of ``probs``.
+    groups
+        The groups compared, in order.
+    """
 
     y_true: np.ndarray | None
     y_pred: np.ndarray | None
@@ -33,6 +46,26 @@ class MetricData:
 
 
 def sorted_unique(values: np.ndarray) -> list[Any]:
+    """Return the distinct values, sorted when they can be (else in order of appearance).
+
+    Parameters
+    ----------
+    values
+        A one-dimensional array (labels of any type).
+
+    Returns
+    -------
+    list
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embias.classifier.metric_data import sorted_unique
+    >>> sorted_unique(np.array(["b", "a", "b"], dtype=object))
+    ['a', 'b']
+    >>> sorted_unique(np.array([2, "a", 2], dtype=object))  # no order between 2 and "a"
+    [2, 'a']
+    """
     uniq = list(pd.unique(pd.Series(values, dtype=object)))
     try:
         return sorted(uniq)
@@ -52,10 +85,49 @@ def prepare_data(
     needs: Sequence[str],
     score: str,
 ) -> MetricData:
-    """The examples of one metric, checked (ValueError naming what is wrong): one group
-    label per example, the arrays ``needs`` names given and aligned with it, probabilities
-    in [0, 1] with a column per class, labels among the classes, at least two groups.
-    Examples of groups not compared are dropped."""
+    """Return the examples of one metric, checked.
+
+    One group label per example, the arrays ``needs`` names given and aligned with it,
+    probabilities in [0, 1] with a column per class, labels among the classes, at least
+    two groups. Examples of groups not compared are dropped.
+
+    Parameters
+    ----------
+    y_true, y_pred, group
+        Gold labels, predicted labels and the group of each example.
+    probs, source, classes, groups
+        As for :func:`embias.classifier.pcm`.
+    needs
+        The arrays the score needs (``"y_true"``, ``"y_pred"``, ``"probs"``).
+    score
+        Name of the score, for the messages.
+
+    Returns
+    -------
+    MetricData
+
+    Raises
+    ------
+    ValueError
+        A missing or misaligned array, missing values, probabilities outside [0, 1],
+        labels outside ``classes``, or fewer than two groups; the message names it.
+
+    Examples
+    --------
+    The example of group "c" is dropped, as only "a" and "b" are compared:
+
+    >>> from embias.classifier.metric_data import prepare_data
+    >>> data = prepare_data([0, 1, 1, 0, 1], [0, 1, 0, 0, 1], ["a", "a", "b", "b", "c"],
+    ...                     probs=None, source=None, classes=None, groups=["a", "b"],
+    ...                     needs=("y_true", "y_pred"), score="fpr")
+    >>> data.classes, data.groups, data.y_true.tolist()
+    ((0, 1), ('a', 'b'), [0, 1, 1, 0])
+    >>> prepare_data(None, [0, 1], ["a", "b"], probs=None, source=None, classes=None,
+    ...              groups=None, needs=("y_true", "y_pred"), score="fpr")
+    Traceback (most recent call last):
+    ...
+    ValueError: score 'fpr' needs y_true; got y_true=None
+    """
     g = np.asarray(group, dtype=object) if group is not None else None
     if g is None or g.ndim != 1 or g.size == 0:
         raise ValueError("group must be a non-empty one-dimensional array of group labels")
@@ -82,7 +154,7 @@ def prepare_data(
 
 def _checked_vector(name: str, value: Any, n: int, *, needs: Sequence[str],
                     score: str) -> np.ndarray | None:
-    """One value per example (None when not given and not needed)."""
+    """Return one value per example, checked (None when not given and not needed)."""
     if value is None:
         if name in needs:
             raise ValueError(f"score {score!r} needs {name}; got {name}=None")
@@ -98,7 +170,7 @@ def _checked_vector(name: str, value: Any, n: int, *, needs: Sequence[str],
 
 def _checked_probs(probs: Any, n: int, *, needs: Sequence[str],
                    score: str) -> np.ndarray | None:
-    """Class probabilities in [0, 1], (n, n_classes); (n,) is P(class 1) of a binary task."""
+    """Return class probabilities in [0, 1], (n, n_classes); (n,) is P(class 1) of a binary task."""
     if probs is None:
         if "probs" in needs:
             raise ValueError(f"score {score!r} needs probs (class probabilities); got "
@@ -120,8 +192,11 @@ def _checked_probs(probs: Any, n: int, *, needs: Sequence[str],
 
 def _classes(labels: set[Any], classes: Sequence[Any] | None,
              pr: np.ndarray | None) -> tuple[Any, ...]:
-    """The classes in order: those given (holding every label), those of the probability
-    columns, or the sorted labels."""
+    """Return the classes in order.
+
+    Those given (holding every label), those of the probability columns, or the sorted
+    labels.
+    """
     if classes is not None:
         cls = tuple(classes)
         if len(set(cls)) != len(cls):
@@ -146,8 +221,10 @@ def _classes(labels: set[Any], classes: Sequence[Any] | None,
 
 
 def _compared_groups(g: np.ndarray, groups: Sequence[Any] | None) -> tuple[Any, ...]:
-    """The groups compared, in order: those given (each with examples), else the sorted
-    labels; at least two."""
+    """Return the groups compared, in order.
+
+    Those given (each with examples), else the sorted labels; at least two.
+    """
     present = sorted_unique(g)
     if groups is None:
         grp = tuple(present)
@@ -165,6 +242,34 @@ def _compared_groups(g: np.ndarray, groups: Sequence[Any] | None) -> tuple[Any, 
 
 
 def check_normalization(normalization: Any, n_groups: int) -> float:
+    """Return the normalization N of a metric as a number.
+
+    Parameters
+    ----------
+    normalization
+        ``"none"`` (1), ``"groups"`` (|T|), ``"pairs"`` (C(|T|, 2)) or a positive number.
+    n_groups
+        |T|, the number of groups compared.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        Another string, or a number that is not positive.
+
+    Examples
+    --------
+    >>> from embias.classifier.metric_data import check_normalization
+    >>> check_normalization("pairs", 4), check_normalization("groups", 4)
+    (6.0, 4.0)
+    >>> check_normalization("all", 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: normalization must be one of ['groups', 'none', 'pairs'] or a positive ...
+    """
     if isinstance(normalization, str):
         table = {"none": 1.0, "groups": float(n_groups),
                  "pairs": float(n_groups * (n_groups - 1) // 2)}
@@ -180,6 +285,36 @@ def check_normalization(normalization: Any, n_groups: int) -> float:
 
 
 def resolve_score(score: str, data_classes: tuple[Any, ...]) -> Score:
+    """Return the score ϕ named ``score``, bound to the data's classes when it needs them.
+
+    Parameters
+    ----------
+    score
+        A key of :data:`~embias.classifier.SCORES`.
+    data_classes
+        The classes of the data, in order (``"prob_target"`` reads the probability of each
+        example's gold class from its column).
+
+    Returns
+    -------
+    Score
+
+    Raises
+    ------
+    ValueError
+        An unknown score.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embias.classifier.metric_data import resolve_score
+    >>> resolve_score("fpr", (0, 1)).needs
+    ('y_true', 'y_pred')
+    >>> gold_prob = resolve_score("prob_target", ("neg", "pos"))
+    >>> gold_prob.fn(np.array(["pos", "neg"]), None, np.array([[0.2, 0.8], [0.7, 0.3]]),
+    ...              -1, "all").tolist()
+    [0.8, 0.7]
+    """
     if score not in SCORES:
         raise ValueError(f"score={score!r} is not one of {sorted(SCORES)}")
     s = SCORES[score]
@@ -190,6 +325,40 @@ def resolve_score(score: str, data_classes: tuple[Any, ...]) -> Score:
 
 
 def evaluated_classes(data: MetricData, score: Score, positive: Any) -> list[Any]:
+    """Return the classes a metric is evaluated for, one against the rest.
+
+    ``["all"]`` for a score that does not depend on a class; otherwise ``positive``, or by
+    default the second class of a binary task and every class of a multiclass one.
+
+    Parameters
+    ----------
+    data
+        The checked examples (:func:`prepare_data`).
+    score
+        The score ϕ (:func:`resolve_score`).
+    positive
+        A class, a list of classes, or None.
+
+    Returns
+    -------
+    list
+
+    Raises
+    ------
+    ValueError
+        ``positive`` given for a score without classes, or naming an unknown class.
+
+    Examples
+    --------
+    >>> from embias.classifier.metric_data import evaluated_classes, prepare_data, resolve_score
+    >>> data = prepare_data([0, 1, 1, 0], [0, 1, 0, 0], ["a", "a", "b", "b"], probs=None,
+    ...                     source=None, classes=None, groups=None,
+    ...                     needs=("y_true", "y_pred"), score="fpr")
+    >>> evaluated_classes(data, resolve_score("fpr", data.classes), None)
+    [1]
+    >>> evaluated_classes(data, resolve_score("accuracy", data.classes), None)
+    ['all']
+    """
     if not score.per_class:
         if positive is not None:
             raise ValueError(f"score {score.name!r} does not depend on a class; "

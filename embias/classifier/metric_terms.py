@@ -1,8 +1,9 @@
-"""The two ingredients of the generalized fairness metrics
-(:mod:`embias.classifier.generalized`): the scores ϕ computed on a set of examples
-(``SCORES``: error rates, F1, positive rate, and sets of class probabilities) and the
-comparisons d of two or more scores (``COMPARISONS``: differences, ratios, the
-Wasserstein distance, the average equality gap, std and range).
+"""The two ingredients of the generalized fairness metrics: scores ϕ and comparisons d.
+
+The metrics are those of :mod:`embias.classifier.generalized`; the scores ϕ are computed
+on a set of examples (``SCORES``: error rates, F1, positive rate, and sets of class
+probabilities) and the comparisons d compare two or more scores (``COMPARISONS``:
+differences, ratios, the Wasserstein distance, the average equality gap, std and range).
 """
 
 from __future__ import annotations
@@ -96,7 +97,28 @@ def _prob_negatives(yt, yp, pr, k, c):
 
 
 def make_prob_target(classes: Sequence[Any]) -> Callable[..., np.ndarray]:
-    """ϕ = the probability of each example's gold class, for this class order."""
+    """Return the score ϕ = the probability of each example's gold class, for this class order.
+
+    Parameters
+    ----------
+    classes
+        The classes, in the order of the probability columns.
+
+    Returns
+    -------
+    callable
+        ``fn(y_true, y_pred, probs, k, c)`` → the gold class's probability of each
+        example (``y_pred``, ``k`` and ``c`` are unused).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embias.classifier.metric_terms import make_prob_target
+    >>> gold_prob = make_prob_target(["neg", "pos"])
+    >>> gold_prob(np.array(["pos", "neg"]), None, np.array([[0.2, 0.8], [0.7, 0.3]]), 0,
+    ...           "all").tolist()
+    [0.8, 0.7]
+    """
     index = {c: i for i, c in enumerate(classes)}
 
     def fn(yt, yp, pr, k, c):

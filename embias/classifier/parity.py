@@ -1,5 +1,6 @@
-"""Bayesian parity tests for selection rates (after Ambiata, "How to detect algorithmic
-bias in production").
+"""Bayesian parity tests for selection rates.
+
+After Ambiata, "How to detect algorithmic bias in production".
 
 Two groups, ``x_i`` positive outcomes out of ``n_i``; with a Beta(α, β) prior (uniform by
 default) the rates have independent posteriors ``e_i ~ Beta(x_i + α, n_i − x_i + β)`` and
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -76,25 +77,35 @@ def _moments(
 
 
 def _z_for(ci_prob: float) -> float:
-    """z of the simple rule: flagging μ − zσ > T ⇔ (normal approx.) P(d > T) > ci_prob."""
+    """Z of the simple rule: flagging μ − zσ > T ⇔ (normal approx.) P(d > T) > ci_prob."""
     return float(stats.norm.ppf(ci_prob))
 
 
 def _simple_rule(mean: Any, sd: Any, threshold: float, z: float) -> np.ndarray:
-    """The interval + ROPE rule (:func:`embias.report.rope_decision`) applied to the
-    normal-approximation interval μ ± zσ against the ROPE [−T, T]."""
+    """Return the interval + ROPE decisions of the normal-approximation intervals μ ± zσ.
+
+    The rule is :func:`embias.report.rope_decision`, against the ROPE [−T, T].
+    """
     mean = np.asarray(mean, float)
     sd = np.asarray(sd, float)
     return rope_decision(mean - z * sd, mean + z * sd, threshold)
 
 
-def _rope_rule(lower: float, upper: float, threshold: float) -> str:
-    """Kruschke's HDI+ROPE decision against the ROPE [−T, T]."""
-    return str(rope_decision(lower, upper, threshold))
+def _rope_rule(lower: float, upper: float, threshold: float) -> Decision:
+    """Return Kruschke's HDI+ROPE decision against the ROPE [−T, T]."""
+    return _as_decision(rope_decision(lower, upper, threshold))
+
+
+def _as_decision(value: Any) -> Decision:
+    """Return ``value``, one of the three decisions of :func:`embias.report.rope_decision`."""
+    for decision in get_args(Decision):
+        if value == decision:
+            return decision
+    raise ValueError(f"{value!r} is not one of the decisions {list(get_args(Decision))}")
 
 
 def _check_prior(prior: Any) -> tuple[float, float]:
-    """A Beta prior (alpha, beta) of two positive numbers."""
+    """Return the Beta prior (alpha, beta), checked: two positive numbers."""
     try:
         a, b = prior
         return (check_number("alpha", a, low=0.0, low_open=True),
@@ -105,7 +116,7 @@ def _check_prior(prior: Any) -> tuple[float, float]:
 
 
 def _check_threshold(threshold: Any, name: str = "threshold") -> float:
-    """A fairness threshold T in [0, 1)."""
+    """Return the fairness threshold T, checked: in [0, 1)."""
     return check_number(name, threshold, low=0.0, high=1.0, high_open=True)
 
 
@@ -185,6 +196,7 @@ class ParityPosterior:
 
     @property
     def sd(self) -> float:
+        """Exact posterior sd of e₂ − e₁."""
         return math.sqrt(self.variance)
 
     # ---- quadrature -----------------------------------------------------------------
@@ -342,10 +354,11 @@ class ParityPosterior:
     # ---- reporting ------------------------------------------------------------------
     @property
     def contrast(self) -> str:
+        """The contrast's label, ``"<group 2> − <group 1>"``."""
         return f"{self.labels[1]} − {self.labels[0]}"
 
     def hdi(self, ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
-        """HDI of the rate difference as a one-row interval table (``ci_kind="hdi"``).
+        """Return the HDI of the rate difference as a one-row interval table (``ci_kind="hdi"``).
 
         Extra columns: ``sd``, ``prob_gt_0`` (P(e₂ − e₁ > 0)), ``x1``, ``n1``, ``x2``,
         ``n2``.
@@ -363,10 +376,10 @@ class ParityPosterior:
         }
         return interval_table([row], ci_prob=ci_prob, ci_kind="hdi")
 
-
     def to_interval_table(self, *, ci_prob: float = DEFAULT_CI_PROB) -> pd.DataFrame:
-        """The HDI of the rate difference as a one-row interval table (:meth:`hdi`)."""
+        """Return the HDI of the rate difference as a one-row interval table (:meth:`hdi`)."""
         return self.hdi(ci_prob)
+
     def decide(
         self, rope: float, ci_prob: float = DEFAULT_CI_PROB, *, z: float | None = None
     ) -> ParityDecision:
@@ -392,8 +405,8 @@ class ParityPosterior:
         lo, hi = self._hdi_bounds(p)
         return ParityDecision(
             rope=t, ci_prob=p, z=zz, mean=self.mean, sd=self.sd,
-            simple=str(_simple_rule(self.mean, self.sd, t, zz)),  # type: ignore[arg-type]
-            hdi_lower=lo, hdi_upper=hi, hdi_rope=_rope_rule(lo, hi, t),  # type: ignore[arg-type]
+            simple=_as_decision(_simple_rule(self.mean, self.sd, t, zz)),
+            hdi_lower=lo, hdi_upper=hi, hdi_rope=_rope_rule(lo, hi, t),
             prob_outside=self.prob_exceeds(t),
         )
 
@@ -424,16 +437,33 @@ def parity_posterior(
         ``.mean``, ``.variance`` (closed form), ``.prob_exceeds(T, side=)``,
         ``.prob_inside(T)``, ``.pdf``, ``.cdf``, ``.hdi(ci_prob)`` and ``.decide(T, ci_prob)``.
 
+    Raises
+    ------
+    ValueError
+        Counts that are not integers with 0 ≤ x ≤ n and n ≥ 1, a bad prior, or labels
+        that are not two names.
+
     Examples
     --------
-    20/100 vs 30/100: mean 0.0980, P(|d| > 0.1) = 0.488.
+    20 of 100 against 30 of 100, uniform prior: the posterior means are 21/102 and 31/102,
+    so the mean difference is 10/102 ≈ 0.098; P(|d| > 0.1) = 0.488:
+
+    >>> from embias.classifier import parity_posterior
+    >>> posterior = parity_posterior(20, 100, 30, 100)
+    >>> round(posterior.mean, 4), round(posterior.prob_exceeds(0.1), 3)
+    (0.098, 0.488)
+    >>> posterior.hdi(0.95)[["group", "estimate", "lower", "upper"]].round(3)
+                   group  estimate  lower  upper
+    0  group 2 − group 1     0.098 -0.020  0.216
+    >>> posterior.decide(0.05).hdi_rope
+    'undecided'
     """
     x1, n1 = _check_counts(x1, n1, "1")
     x2, n2 = _check_counts(x2, n2, "2")
     names = ("group 1", "group 2") if labels is None else tuple(str(v) for v in labels)
     if len(names) != 2:
         raise ValueError(f"labels must name exactly two groups, got {labels!r}")
-    return ParityPosterior(x1, n1, x2, n2, _check_prior(prior), names)  # type: ignore[arg-type]
+    return ParityPosterior(x1, n1, x2, n2, _check_prior(prior), (names[0], names[1]))
 
 
 # --------------------------------------------------------------------------------------
@@ -477,6 +507,56 @@ def parity_comparisons(
     pandas.DataFrame
         Interval table (``ci_kind="hdi"``); no multiplicity adjustment (each row is its
         own posterior statement).
+
+    Raises
+    ------
+    ValueError
+        Lists of different lengths, fewer than two groups, labels that are not distinct
+        or do not match the groups, bad counts, an unknown comparison, or a bad
+        ``ci_prob``, ``rope`` or ``prior``.
+
+    Examples
+    --------
+    Three groups of 100 with 20, 30 and 25 positive outcomes: the pairwise posterior mean
+    differences are (31 − 21)/102, (26 − 21)/102 and (26 − 31)/102, and group "a" against
+    the other two pooled (55 of 200) is 21/102 − 56/202 ≈ −0.071:
+
+    >>> from embias.classifier import parity_comparisons
+    >>> table = parity_comparisons([20, 30, 25], [100, 100, 100], labels=["a", "b", "c"])
+    >>> table[["estimand", "group", "estimate"]].round(3)
+                  estimand     group  estimate
+    0  pairwise_difference     b − a     0.098
+    1  pairwise_difference     c − a     0.049
+    2  pairwise_difference     c − b    -0.049
+    3   difference_vs_rest  a − rest    -0.071
+    4   difference_vs_rest  b − rest     0.076
+    5   difference_vs_rest  c − rest     0.002
+    """
+    names, checked = _checked_groups(successes, totals, labels)
+    unknown = sorted(set(comparisons) - {"pairwise", "rest"})
+    if unknown or not comparisons:
+        raise ValueError(f"comparisons must be a non-empty subset of ['pairwise', 'rest'], "
+                         f"got {list(comparisons)!r}")
+    p = check_probability("ci_prob", ci_prob)
+    rows = []
+    for estimand, post in _posteriors(checked, names, comparisons, prior):
+        row = post.hdi(p).iloc[0].to_dict()
+        row = {k: v for k, v in row.items() if k not in ("ci_prob", "ci_kind")}
+        row["estimand"] = estimand
+        if rope is not None:
+            dec = post.decide(rope, p)
+            row.update(rope=dec.rope, prob_outside=dec.prob_outside,
+                       hdi_rope=dec.hdi_rope, simple=dec.simple)
+        rows.append(row)
+    return interval_table(rows, ci_prob=p, ci_kind="hdi")
+
+
+def _checked_groups(successes: Sequence[int], totals: Sequence[int],
+                    labels: Sequence[str] | None) -> tuple[list[str], list[tuple[int, int]]]:
+    """Return the groups' names and checked (successes, total) counts.
+
+    ValueError for lists of different lengths, fewer than two groups, labels that do not
+    match the groups or repeat, or bad counts.
     """
     xs = list(successes)
     ns = list(totals)
@@ -492,14 +572,20 @@ def parity_comparisons(
         raise ValueError(f"labels must be distinct, got {names}")
     checked = [_check_counts(x, n, f" ({name})") for x, n, name in zip(xs, ns, names,
                                                                       strict=True)]
-    unknown = sorted(set(comparisons) - {"pairwise", "rest"})
-    if unknown or not comparisons:
-        raise ValueError(f"comparisons must be a non-empty subset of ['pairwise', 'rest'], "
-                         f"got {list(comparisons)!r}")
-    p = check_probability("ci_prob", ci_prob)
+    return names, checked
+
+
+def _posteriors(checked: Sequence[tuple[int, int]], names: Sequence[str],
+                comparisons: Sequence[str], prior: tuple[float, float]
+                ) -> list[tuple[str, ParityPosterior]]:
+    """Return (estimand, posterior) of every pair of groups and of each group vs the rest.
+
+    Pairs come first when ``comparisons`` has ``"pairwise"`` (e_j − e_i, i < j), then
+    each group against the others pooled when it has ``"rest"``.
+    """
     pairs: list[tuple[str, ParityPosterior]] = []
     if "pairwise" in comparisons:
-        for i, j in combinations(range(len(xs)), 2):
+        for i, j in combinations(range(len(checked)), 2):
             (xi, ni), (xj, nj) = checked[i], checked[j]
             pairs.append(("pairwise_difference",
                           parity_posterior(xi, ni, xj, nj, prior=prior,
@@ -511,17 +597,7 @@ def parity_comparisons(
             pairs.append(("difference_vs_rest",
                           parity_posterior(tot_x - xi, tot_n - ni, xi, ni, prior=prior,
                                            labels=("rest", names[i]))))
-    rows = []
-    for estimand, post in pairs:
-        row = post.hdi(p).iloc[0].to_dict()
-        row = {k: v for k, v in row.items() if k not in ("ci_prob", "ci_kind")}
-        row["estimand"] = estimand
-        if rope is not None:
-            dec = post.decide(rope, p)
-            row.update(rope=dec.rope, prob_outside=dec.prob_outside,
-                       hdi_rope=dec.hdi_rope, simple=dec.simple)
-        rows.append(row)
-    return interval_table(rows, ci_prob=p, ci_kind="hdi")
+    return pairs
 
 
 # --------------------------------------------------------------------------------------
@@ -541,7 +617,7 @@ def simulate_detection(
     prior: tuple[float, float] = (1, 1),
     random_seed: int | None = None,
 ) -> pd.DataFrame:
-    """True and false positive rates of the simple rule when monitoring for bias.
+    """Simulate the true and false positive rates of the simple rule when monitoring for bias.
 
     Reproduces the blog's experiment: each simulated system has a true bias b drawn
     uniformly from [0, ``max_bias``]; its two groups have rates ``base_rate ∓ b/2`` and
@@ -550,9 +626,28 @@ def simulate_detection(
     more than ``rope`` bias. TPR = flagged share of systems with b > T, FPR = flagged
     share of systems with b ≤ T.
 
-    ``random_seed`` is a non-negative integer; ``None`` (the default) draws one from the OS
-    entropy. The seed used is in the table's ``random_seed`` column and
-    ``attrs["random_seed"]``: passing it back repeats the table exactly.
+    Parameters
+    ----------
+    n
+        Decisions per system (≥ 2), one value or several.
+    rope
+        T in [0, 1): the fairness threshold.
+    ci_prob
+        Confidence of the simple rule (z = Φ⁻¹(``ci_prob``)).
+    max_bias
+        Largest true bias, in (0, 1).
+    base_rate
+        Mean rate of the two groups, in [max_bias/2, 1 − max_bias/2].
+    share
+        Share of the decisions made for group 1, in (0, 1).
+    n_sims
+        Simulated systems per ``n``.
+    prior
+        Beta prior of both rates.
+    random_seed
+        A non-negative integer; ``None`` (the default) draws one from the OS entropy. The
+        seed used is in the table's ``random_seed`` column and ``attrs["random_seed"]``:
+        passing it back repeats the table exactly.
 
     Returns
     -------
@@ -560,6 +655,23 @@ def simulate_detection(
         One row per ``n``: ``n``, ``n1``, ``n2``, ``tpr``, ``fpr``, ``tpr_se``, ``fpr_se``
         (binomial Monte Carlo errors), ``n_biased``, ``n_unbiased``, ``z``, ``rope``,
         ``ci_prob``, ``random_seed``, ``seconds``.
+
+    Raises
+    ------
+    ValueError
+        A bad option, or a ``share`` that leaves a group empty at some ``n``.
+
+    Examples
+    --------
+    Every simulated system is either biased (b > T) or not, and more decisions make the
+    rule find more of the biased ones:
+
+    >>> from embias.classifier import simulate_detection
+    >>> table = simulate_detection([100, 1000], n_sims=2000, random_seed=0)
+    >>> (table["n_biased"] + table["n_unbiased"]).tolist()
+    [2000, 2000]
+    >>> bool(table["tpr"].iloc[1] > table["tpr"].iloc[0])
+    True
     """
     t = _check_threshold(rope, "rope")
     c = check_probability("ci_prob", ci_prob)
@@ -592,8 +704,8 @@ def simulate_detection(
         fpr = float(flagged[~biased].mean())
         rows.append({
             "n": total, "n1": n1, "n2": n2, "tpr": tpr, "fpr": fpr,
-            "tpr_se": math.sqrt(tpr * (1 - tpr) / max(biased.sum(), 1)),
-            "fpr_se": math.sqrt(fpr * (1 - fpr) / max((~biased).sum(), 1)),
+            "tpr_se": math.sqrt(tpr * (1 - tpr) / max(int(biased.sum()), 1)),
+            "fpr_se": math.sqrt(fpr * (1 - fpr) / max(int((~biased).sum()), 1)),
             "n_biased": int(biased.sum()), "n_unbiased": int((~biased).sum()),
             "z": z, "rope": t, "ci_prob": c, "random_seed": seed,
             "seconds": time.perf_counter() - start,
@@ -621,9 +733,22 @@ def parity_hdi_coverage(
     ``ci_prob`` HDI by quadrature; coverage is the share of HDIs containing
     ``rate2 − rate1``. Identical (x1, x2) pairs are computed once.
 
-    ``random_seed`` is a non-negative integer; ``None`` (the default) draws one from the OS
-    entropy. The seed used is in the table's ``random_seed`` column and
-    ``attrs["random_seed"]``: passing it back repeats the table exactly.
+    Parameters
+    ----------
+    rate1, n1
+        Rate and size of group 1 (rate in [0, 1], n ≥ 1).
+    rate2, n2
+        Rate and size of group 2 (default: those of group 1).
+    ci_prob
+        Probability of the HDIs.
+    n_sims
+        Simulated data sets.
+    prior
+        Beta prior of both rates.
+    random_seed
+        A non-negative integer; ``None`` (the default) draws one from the OS entropy. The
+        seed used is in the table's ``random_seed`` column and ``attrs["random_seed"]``:
+        passing it back repeats the table exactly.
 
     Returns
     -------
@@ -631,6 +756,23 @@ def parity_hdi_coverage(
         One row: ``true_difference``, ``coverage``, ``coverage_se``, ``mean_width``,
         ``n_sims``, ``n_distinct``, ``n1``, ``n2``, ``ci_prob``, ``random_seed``,
         ``seconds``.
+
+    Raises
+    ------
+    ValueError
+        A rate outside [0, 1], or a bad size, ``ci_prob``, ``n_sims``, prior or seed.
+
+    Examples
+    --------
+    Under the null of equal rates (0.3, 30 per group) the true difference is 0; with 30
+    per group there are at most 31² distinct (x1, x2) pairs to compute:
+
+    >>> from embias.classifier import parity_hdi_coverage
+    >>> table = parity_hdi_coverage(0.3, 30, n_sims=200, random_seed=0)
+    >>> float(table["true_difference"].iloc[0]), int(table["n_distinct"].iloc[0]) <= 200
+    (0.0, True)
+    >>> bool(0 <= table["coverage"].iloc[0] <= 1)
+    True
     """
     r1 = float(rate1)
     r2 = r1 if rate2 is None else float(rate2)

@@ -1,7 +1,9 @@
-"""The named metrics of Czarnowska et al. (2021, Table 2) as parametrisations of the
-generalized metrics (``PRESETS``, :func:`~embias.classifier.fairness_metric`): FPED, FNED,
-FPR Ratio, the average equality gaps, the disparity score, TPR/TNR and parity gaps, and
-the counterfactual metrics of templated data.
+"""The named metrics of Czarnowska et al. (2021, Table 2) as generalized metrics.
+
+Each is a parametrisation of a generalized metric (``PRESETS``,
+:func:`~embias.classifier.fairness_metric`): FPED, FNED, FPR Ratio, the average equality
+gaps, the disparity score, TPR/TNR and parity gaps, and the counterfactual metrics of
+templated data.
 """
 
 from __future__ import annotations
@@ -20,7 +22,21 @@ __all__ = ["PRESETS", "MetricSpec", "fairness_metric"]
 
 @dataclass(frozen=True)
 class MetricSpec:
-    """A named parametrisation of a generalized metric."""
+    """A named parametrisation of a generalized metric.
+
+    Attributes
+    ----------
+    kind
+        ``"pcm"``, ``"bcm"``, ``"vbcm"`` or ``"mcm"``.
+    score, comparison, normalization, background
+        The arguments of the metric (:func:`~embias.classifier.pcm` …).
+    counterfactual
+        Whether the metric needs ``source`` (templated data).
+    two_groups
+        Whether it compares exactly two groups.
+    description
+        What the metric is, and where it was published.
+    """
 
     kind: MetricKind
     score: str
@@ -107,8 +123,49 @@ def fairness_metric(
     """Compute a named metric of Czarnowska et al. (2021, Table 2); see :data:`PRESETS`.
 
     Counterfactual metrics (``cf_gap``, ``pert_score_*``, ``avg_individual_fairness``,
-    ``avg_score_difference``) need ``source``; group metrics refuse it. Other arguments as
-    in :func:`pcm`.
+    ``avg_score_difference``) need ``source``; group metrics refuse it.
+
+    Parameters
+    ----------
+    name
+        A key of :data:`PRESETS` (``"fped"``, ``"fned"``, ``"fpr_ratio"``, ``"cf_gap"`` …).
+    y_true, y_pred, group, probs, source, positive, classes, groups
+        As for :func:`~embias.classifier.pcm`.
+
+    Returns
+    -------
+    FairnessResult
+
+    Raises
+    ------
+    ValueError
+        An unknown name, ``source`` missing for a counterfactual metric or given to a
+        group metric, a two-group metric on another number of groups, or what
+        :func:`~embias.classifier.pcm` refuses.
+
+    Examples
+    --------
+    FPED sums |FPR_t − FPR| over the groups: FPR is 0.5 in group "a", 0 in "b" and 0.25
+    over all, so FPED = 0.25 + 0.25 = 0.5:
+
+    >>> from embias.classifier import fairness_metric
+    >>> y_true = [0, 0, 1, 1, 0, 0, 1, 1]
+    >>> y_pred = [1, 0, 1, 1, 0, 0, 1, 0]
+    >>> group = ["a"] * 4 + ["b"] * 4
+    >>> fairness_metric("fped", y_true, y_pred, group).value()
+    0.5
+
+    The counterfactual token fairness gap averages |P(a) − P(b)| over the templates:
+    (|0.9 − 0.7| + |0.6 − 0.6|)/2 = 0.1:
+
+    >>> result = fairness_metric("cf_gap", None, None, ["a", "b", "a", "b"],
+    ...                          probs=[0.9, 0.7, 0.6, 0.6], source=["s1", "s1", "s2", "s2"])
+    >>> round(result.value(), 3), result.n_sources
+    (0.1, 2)
+    >>> fairness_metric("cf_gap", y_true, y_pred, group)
+    Traceback (most recent call last):
+    ...
+    ValueError: 'cf_gap' is a counterfactual metric: pass source= (the source example or ...
     """
     if name not in PRESETS:
         raise ValueError(f"unknown metric {name!r}; presets: {sorted(PRESETS)}")
