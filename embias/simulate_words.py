@@ -117,7 +117,7 @@ _DESIGN_COLUMNS = ("protected_word", "protected_class", "word_to_compare", "word
 
 # =========================================================================== measures
 def word_effect_shares(table: pd.DataFrame) -> pd.Series:
-    """Share of the residual variance that is the compared words' own effect, per connection.
+    """Measure the share of the residual variance that is the compared words' own effect.
 
     Residuals are the cosine distances minus their (protected word, connection) cell mean;
     the share is the variance (ddof=1) of the compared words' mean residuals over the
@@ -126,10 +126,27 @@ def word_effect_shares(table: pd.DataFrame) -> pd.Series:
     word itself. On the religion table (GloVe 6B 50d): associated .88, different .67,
     human .50, none .65.
 
+    Parameters
+    ----------
+    table
+        Long-form cosine table.
+
     Returns
     -------
     pandas.Series
-        Indexed by connection (in :data:`embias.tables.CONNECTIONS` order).
+        The share per connection (in :data:`embias.tables.CONNECTIONS` order).
+
+    Raises
+    ------
+    ValueError
+        ``table`` is not a valid cosine table (:func:`embias.tables.validate_table`).
+
+    Examples
+    --------
+    >>> import embias
+    >>> table = embias.study_table("religion", "glove-6b-50d")
+    >>> word_effect_shares(table).round(2).to_dict()
+    {'associated': 0.88, 'different': 0.67, 'human': 0.5, 'none': 0.65}
     """
     validate_table(table)
     distance = table["cosine_distance"].astype(float)
@@ -170,6 +187,7 @@ class WordSamplingParameters:
     tau_word: Mapping[str, float]
 
     def __post_init__(self) -> None:
+        """Check every value and the names of the connections and word kinds."""
         for name in ("bar", "tau", "sigma", "tau_word"):
             values = getattr(self, name)
             if not isinstance(values, Mapping) or not values:
@@ -198,10 +216,13 @@ class WordSamplingParameters:
                              f"{sorted(kinds)}, got {sorted(self.tau_word)}")
 
     def without_association(self) -> WordSamplingParameters:
-        """The null of :func:`simulate_word_sampling`: ``bar[associated]`` and
-        ``bar[different]`` set to ``bar[none]`` (an attribute word is, on average over the
-        populations of attribute and protected words, as far from a protected word as a
-        neutral word is, whichever class it belongs to); everything else unchanged."""
+        """Return the null of :func:`simulate_word_sampling`: no association difference.
+
+        ``bar[associated]`` and ``bar[different]`` set to ``bar[none]`` (an attribute word
+        is, on average over the populations of attribute and protected words, as far from
+        a protected word as a neutral word is, whichever class it belongs to); everything
+        else unchanged.
+        """
         if "none" not in self.bar:
             raise ValueError("without_association() needs a 'none' connection to equal, got "
                              f"{sorted(self.bar)}")
@@ -213,8 +234,10 @@ class WordSamplingParameters:
                                       tau_word=self.tau_word)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per connection: ``bar``, ``tau``, ``sigma``, its word kind and that
-        kind's ``tau_word``."""
+        """Return one row per connection: ``bar``, ``tau``, ``sigma``, kind, ``tau_word``.
+
+        ``word_kind`` is the connection's kind of compared word, ``tau_word`` that kind's sd.
+        """
         rows = [{"connection": c, "bar": self.bar[c], "tau": self.tau[c],
                  "sigma": self.sigma[c], "word_kind": WORD_KIND_OF_CONNECTION[c],
                  "tau_word": self.tau_word[WORD_KIND_OF_CONNECTION[c]]}
@@ -222,7 +245,7 @@ class WordSamplingParameters:
         return pd.DataFrame(rows)
 
     def contrast_truth(self, contrast: str) -> float:
-        """The true value of a contrast named ``"a - b"``: bar[a] − bar[b]."""
+        """Return the true value of a contrast named ``"a - b"``: bar[a] − bar[b]."""
         a, _, b = contrast.partition(" - ")
         return self.bar[a] - self.bar[b]
 
@@ -279,59 +302,132 @@ def calibrate_word_sampling(table: pd.DataFrame) -> WordSamplingParameters:
     Returns
     -------
     WordSamplingParameters
+        The estimates.
+
+    Raises
+    ------
+    ValueError
+        A table that is not a valid cosine table, a compared word in rows of two kinds or
+        in a single row, too few residual degrees of freedom per connection to estimate σ,
+        or fewer than 2 protected words per connection or compared words per kind.
+
+    Examples
+    --------
+    >>> import embias
+    >>> table = embias.study_table("religion", "glove-6b-50d")
+    >>> calibrate_word_sampling(table).to_frame().round(2)
+       connection   bar   tau  sigma  word_kind  tau_word
+    0  associated  0.78  0.09   0.09  attribute      0.12
+    1   different  0.85  0.08   0.09  attribute      0.12
+    2       human  0.80  0.07   0.09      human      0.08
+    3        none  0.94  0.04   0.10    neutral      0.13
     """
     ix = _design_indices(table)
     y = table["cosine_distance"].to_numpy(float)
-    n_rows, n_cells, n_words = len(y), len(ix["cells"]), len(ix["words"])
     kinds = [k for k in WORD_KINDS if k in set(ix["word_kind"])]
-    # columns: one per cell, then one per compared word but the last of each kind (its
-    # effect is the kind's reference, 0); every row has a 1 in its cell's column and one in
-    # its word's column (none for a reference word), so every product below is a gather
-    word_column = np.full(n_words, -1)
-    n_params = n_cells
+    design = _LeastSquaresDesign(ix, kinds)
+    gram = design.weighted_gram(np.ones(len(y)))
+    try:
+        gram_inv = np.linalg.inv(gram)
+    except np.linalg.LinAlgError:  # words or cells not connected: least-norm solution
+        gram_inv = np.linalg.pinv(gram, hermitian=True)
+    theta = gram_inv @ design.transpose_times(y)
+    residual = y - theta[design.cell_col] - design.has_word * theta[design.word_col_safe]
+    cons = [c for c in CONNECTIONS if c in set(ix["connection"])]
+    sigma2 = _residual_variances(design, gram_inv, residual, ix["connection"], cons)
+    row_var = np.array([sigma2[c] for c in ix["connection"]])
+    cov = gram_inv @ design.weighted_gram(row_var) @ gram_inv
+    n_cells = len(ix["cells"])
+    cell_coef, cell_cov = theta[:n_cells], cov[:n_cells, :n_cells]
+    # word effects relative to each kind's reference word (a shift per kind, which neither
+    # their spread nor the cells' spread sees); the cells hold that shift back
+    to_words = design.word_effects_of_parameters()
+    word_effect = to_words @ theta
+    word_cov = to_words @ cov @ to_words.T
+    kind_shift = {k: float(word_effect[ix["word_kind"] == k].mean()) for k in kinds}
+    cell_con = np.asarray(ix["cells"].get_level_values(1), dtype=str)
+    bar, tau = {}, {}
+    for con in cons:
+        members = np.flatnonzero(cell_con == con)
+        bar[con] = float(cell_coef[members].mean()) + kind_shift[WORD_KIND_OF_CONNECTION[con]]
+        tau[con] = _spread(cell_coef[members], cell_cov[np.ix_(members, members)])
+    tau_word = {}
     for kind in kinds:
         members = np.flatnonzero(ix["word_kind"] == kind)
-        word_column[members[:-1]] = n_params + np.arange(len(members) - 1)
-        n_params += len(members) - 1
-    cell_col = np.asarray(ix["cell_codes"], dtype=np.int64)
-    word_col = word_column[ix["word_codes"]]
-    has_word = word_col >= 0
-    word_col_safe = np.where(has_word, word_col, 0)
+        tau_word[kind] = _spread(word_effect[members], word_cov[np.ix_(members, members)])
+    return WordSamplingParameters(bar=bar, tau=tau, sigma={c: math.sqrt(v)
+                                                           for c, v in sigma2.items()},
+                                  tau_word=tau_word)
 
-    def weighted_gram(weights: np.ndarray) -> np.ndarray:
-        """Σ_r weights_r x_r x_rᵀ."""
-        gram = np.zeros((n_params, n_params))
-        np.add.at(gram, (cell_col, cell_col), weights)
-        w, c, k = weights[has_word], cell_col[has_word], word_col[has_word]
+
+class _LeastSquaresDesign:
+    """The design matrix X of the calibration's least squares, held as column indices.
+
+    Columns: one per (protected word, connection) cell, then one per compared word but the
+    last of each kind (its effect is the kind's reference, 0). Every row has a 1 in its
+    cell's column and one in its word's column (none for a reference word), so every
+    product with X is a gather.
+    """
+
+    def __init__(self, ix: Mapping[str, Any], kinds: Sequence[str]) -> None:
+        n_params = len(ix["cells"])
+        self.word_column = np.full(len(ix["words"]), -1)
+        for kind in kinds:
+            members = np.flatnonzero(ix["word_kind"] == kind)
+            self.word_column[members[:-1]] = n_params + np.arange(len(members) - 1)
+            n_params += len(members) - 1
+        self.n_params = n_params
+        self.cell_col = np.asarray(ix["cell_codes"], dtype=np.int64)
+        self.word_col = self.word_column[ix["word_codes"]]
+        self.has_word = self.word_col >= 0
+        self.word_col_safe = np.where(self.has_word, self.word_col, 0)
+
+    def weighted_gram(self, weights: np.ndarray) -> np.ndarray:
+        """Return Σ_r weights_r x_r x_rᵀ."""
+        gram = np.zeros((self.n_params, self.n_params))
+        np.add.at(gram, (self.cell_col, self.cell_col), weights)
+        w, c, k = (weights[self.has_word], self.cell_col[self.has_word],
+                   self.word_col[self.has_word])
         np.add.at(gram, (c, k), w)
         np.add.at(gram, (k, c), w)
         np.add.at(gram, (k, k), w)
         return gram
 
-    def quadratic(matrix: np.ndarray) -> np.ndarray:
-        """x_rᵀ M x_r of every row."""
-        return (matrix[cell_col, cell_col] + has_word * (
-            2 * matrix[cell_col, word_col_safe] + matrix[word_col_safe, word_col_safe]))
+    def quadratic(self, matrix: np.ndarray) -> np.ndarray:
+        """Return x_rᵀ M x_r of every row."""
+        cell, word = self.cell_col, self.word_col_safe
+        return (matrix[cell, cell] + self.has_word * (
+            2 * matrix[cell, word] + matrix[word, word]))
 
-    gram = weighted_gram(np.ones(n_rows))
-    try:
-        gram_inv = np.linalg.inv(gram)
-    except np.linalg.LinAlgError:  # words or cells not connected: least-norm solution
-        gram_inv = np.linalg.pinv(gram, hermitian=True)
-    xty = np.bincount(cell_col, weights=y, minlength=n_params) + np.bincount(
-        word_col[has_word], weights=y[has_word], minlength=n_params)
-    theta = gram_inv @ xty
-    residual = y - theta[cell_col] - has_word * theta[word_col_safe]
-    cons = [c for c in CONNECTIONS if c in set(ix["connection"])]
-    member = np.array([ix["connection"] == c for c in cons])          # (connection, row)
-    # E[SS_e of connection c] = Σ_c' A[c, c'] σ²[c'] with A[c, c'] = Σ_{r ∈ c} Σ_{s ∈ c'}
-    # (I − H)²_rs = Σ_{r ∈ c} (1{c = c'}(1 − 2 h_rr) + x_rᵀ G X_c'ᵀ X_c' G x_r), H the hat
-    # matrix and G = (XᵀX)⁺: unbiased σ² per connection (heteroscedastic), without the
-    # rows × rows hat matrix
-    leverage = quadratic(gram_inv)
+    def transpose_times(self, y: np.ndarray) -> np.ndarray:
+        """Return Xᵀ y."""
+        return np.bincount(self.cell_col, weights=y, minlength=self.n_params) + np.bincount(
+            self.word_col[self.has_word], weights=y[self.has_word], minlength=self.n_params)
+
+    def word_effects_of_parameters(self) -> np.ndarray:
+        """Return the (words × parameters) map from the parameters to the word effects."""
+        to_words = np.zeros((len(self.word_column), self.n_params))
+        estimated = self.word_column >= 0
+        to_words[np.flatnonzero(estimated), self.word_column[estimated]] = 1.0
+        return to_words
+
+
+def _residual_variances(design: _LeastSquaresDesign, gram_inv: np.ndarray,
+                        residual: np.ndarray, connection: np.ndarray, cons: list[str]
+                        ) -> dict[str, float]:
+    """Estimate σ² per connection, unbiased, from the residual sums of squares.
+
+    E[SS_e of connection c] = Σ_c' A[c, c'] σ²[c'] with A[c, c'] = Σ_{r ∈ c} Σ_{s ∈ c'}
+    (I − H)²_rs = Σ_{r ∈ c} (1{c = c'}(1 − 2 h_rr) + x_rᵀ G X_c'ᵀ X_c' G x_r), H the hat
+    matrix and G = (XᵀX)⁺: solved for the σ² (heteroscedastic), without the rows × rows
+    hat matrix.
+    """
+    member = np.array([connection == c for c in cons])          # (connection, row)
+    leverage = design.quadratic(gram_inv)
     moments = np.empty((len(cons), len(cons)))
     for j, rows_j in enumerate(member):
-        quad = quadratic(gram_inv @ weighted_gram(rows_j.astype(float)) @ gram_inv)
+        quad = design.quadratic(gram_inv @ design.weighted_gram(rows_j.astype(float))
+                                @ gram_inv)
         for i, rows_i in enumerate(member):
             moments[i, j] = quad[rows_i].sum() + (i == j) * (1 - 2 * leverage[rows_i]).sum()
     ss = np.array([np.sum(residual[rows] ** 2) for rows in member])
@@ -342,40 +438,22 @@ def calibrate_word_sampling(table: pd.DataFrame) -> WordSamplingParameters:
     if not np.all(np.isfinite(solved) & (solved > 0)):
         raise ValueError("the table has too few residual degrees of freedom per connection "
                          "to estimate σ from")
-    sigma2 = dict(zip(cons, solved.tolist(), strict=True))
-    row_var = np.array([sigma2[c] for c in ix["connection"]])
-    cov = gram_inv @ weighted_gram(row_var) @ gram_inv
-    cell_coef, cell_cov = theta[:n_cells], cov[:n_cells, :n_cells]
-    # word effects relative to each kind's reference word (a shift per kind, which neither
-    # their spread nor the cells' spread sees); the cells hold that shift back
-    to_words = np.zeros((n_words, n_params))
-    to_words[np.flatnonzero(word_column >= 0), word_column[word_column >= 0]] = 1.0
-    word_effect = to_words @ theta
-    word_cov = to_words @ cov @ to_words.T
-    kind_shift = {k: float(word_effect[ix["word_kind"] == k].mean()) for k in kinds}
+    return dict(zip(cons, solved.tolist(), strict=True))
 
-    def spread(values: np.ndarray, covariance: np.ndarray) -> float:
-        n = len(values)
-        if n < 2:
-            raise ValueError("calibration needs at least 2 protected words per connection and "
-                             "2 compared words per kind")
-        centre = np.eye(n) - 1.0 / n
-        noise = float(np.trace(centre @ covariance @ centre)) / (n - 1)
-        return math.sqrt(max(0.0, float(np.var(values, ddof=1)) - noise))
 
-    cell_con = np.asarray(ix["cells"].get_level_values(1), dtype=str)
-    bar, tau = {}, {}
-    for con in cons:
-        members = np.flatnonzero(cell_con == con)
-        bar[con] = float(cell_coef[members].mean()) + kind_shift[WORD_KIND_OF_CONNECTION[con]]
-        tau[con] = spread(cell_coef[members], cell_cov[np.ix_(members, members)])
-    tau_word = {}
-    for kind in kinds:
-        members = np.flatnonzero(ix["word_kind"] == kind)
-        tau_word[kind] = spread(word_effect[members], word_cov[np.ix_(members, members)])
-    return WordSamplingParameters(bar=bar, tau=tau, sigma={c: math.sqrt(v)
-                                                           for c, v in sigma2.items()},
-                                  tau_word=tau_word)
+def _spread(values: np.ndarray, covariance: np.ndarray) -> float:
+    """Estimate the sd of the true values behind estimates with the given covariance.
+
+    The variance (ddof=1) of the estimates minus the mean sampling variance of their
+    deviations from their mean, floored at 0.
+    """
+    n = len(values)
+    if n < 2:
+        raise ValueError("calibration needs at least 2 protected words per connection and "
+                         "2 compared words per kind")
+    centre = np.eye(n) - 1.0 / n
+    noise = float(np.trace(centre @ covariance @ centre)) / (n - 1)
+    return math.sqrt(max(0.0, float(np.var(values, ddof=1)) - noise))
 
 
 # =========================================================================== one table
@@ -412,6 +490,36 @@ def simulate_word_table(
         Columns of :data:`embias.tables.TABLE_COLUMNS` (``embedding="simulated"``);
         ``attrs["truth"]`` holds the drawn ``coef`` (protected word × connection frame) and
         ``word_effect`` (Series by compared word), ``attrs["random_seed"]`` the seed.
+
+    Raises
+    ------
+    ValueError
+        A design that is not a valid cosine table or has a compared word in rows of two
+        kinds or in a single row, parameters without a connection of the design, or
+        parameters that put rows far outside [0, 2].
+
+    Examples
+    --------
+    Four protected words in two classes, two attribute words per class and two neutral
+    words: 4 × 6 rows. Each row is coef + u + noise; with the word effects and the noise
+    set to 0 a row's distance is its protected word's coefficient, whose mean over the
+    words is near ``bar`` (sd τ = 0.05, 4 words):
+
+    >>> from embias.design import design_table
+    >>> rows = design_table({"a": 2, "b": 2}, {"a": 2, "b": 2}, {"a": "a", "b": "b"},
+    ...                     neutral=2)
+    >>> parameters = WordSamplingParameters(
+    ...     bar={"associated": 0.6, "different": 0.8, "none": 0.9},
+    ...     tau={"associated": 0.05, "different": 0.05, "none": 0.05},
+    ...     sigma={"associated": 0.0, "different": 0.0, "none": 0.0},
+    ...     tau_word={"attribute": 0.0, "neutral": 0.0})
+    >>> table = simulate_word_table(rows, parameters, random_seed=1)
+    >>> table.shape, table.attrs["truth"]["coef"].shape
+    ((24, 8), (4, 3))
+    >>> coef = table.attrs["truth"]["coef"]
+    >>> bool((table.groupby(["protected_word", "connection"])["cosine_distance"].mean()
+    ...       == coef.stack()).all())
+    True
     """
     from ._validation import resolve_rng
 
@@ -497,18 +605,21 @@ class WordSamplingSimulation:
     seconds: float
 
     def summary(self) -> pd.DataFrame:
-        """:func:`summarize_word_sampling` of :attr:`results`."""
+        """Return :func:`summarize_word_sampling` of :attr:`results`."""
         return summarize_word_sampling(self.results)
 
     def failures(self) -> pd.DataFrame:
-        """The fits that failed a convergence check: ``table``, ``level``, ``problems``."""
+        """Return the fits that failed a convergence check: ``table``, ``level``, ``problems``."""
         fits = self.results.drop_duplicates(["table", "level"])
         return fits.loc[fits["problems"] != "", ["table", "level", "problems"]].reset_index(
             drop=True)
 
     def share_check(self) -> pd.DataFrame:
-        """Word-effect shares of the design table next to their mean (and its Monte Carlo
-        se) over the simulated tables, per connection."""
+        """Compare the design table's word-effect shares with the simulated tables'.
+
+        Per connection: the design's share next to the mean over the simulated tables and
+        its Monte Carlo se.
+        """
         rows = []
         for con, share in self.design_shares.items():
             sim = self.tables[f"share_{con}"]
@@ -545,9 +656,11 @@ def _fit_rows(fit: Any, *, index: int, level: str, parameters: WordSamplingParam
 
 
 def _table_row(table: pd.DataFrame, index: int, seed: int) -> dict[str, Any]:
-    """What one simulated table's truth was: each connection's share of the residual
-    variance carried by word effects, the mean word effect per kind and the mean
-    coefficient per connection."""
+    """Describe one simulated table's truth.
+
+    Each connection's share of the residual variance carried by word effects, the mean
+    word effect per kind and the mean coefficient per connection.
+    """
     shares = word_effect_shares(table)
     effects = table.attrs["truth"]["word_effect"]
     kind_of = (table.drop_duplicates("word_to_compare").set_index("word_to_compare")
@@ -581,7 +694,7 @@ def simulate_word_sampling(
     random_seed: int | None = None,
     progress: bool = True,
 ) -> WordSamplingSimulation:
-    """False claims of bias and interval coverage when the compared words are a sample.
+    """Measure false claims of bias and coverage when the compared words are a sample.
 
     Draws ``n_tables`` tables from the crossed model with the design's rows
     (:func:`simulate_word_table`), fits every model of ``levels`` to each, and records
@@ -638,10 +751,23 @@ def simulate_word_sampling(
         Per-table rows (:attr:`~WordSamplingSimulation.results`), with
         :meth:`~WordSamplingSimulation.summary` for the rates and their Monte Carlo
         standard errors.
-    """
-    from tqdm import tqdm
 
-    from .bayes import FitJob, derived_seed, fit_many
+    Raises
+    ------
+    ValueError
+        A bad ``n_tables``, ``first_table``, seed, ``ci_prob`` or ``rope``, an unknown
+        sampler or level, no level, parameters that are not
+        :class:`WordSamplingParameters`, or a design the calibration refuses.
+
+    Examples
+    --------
+    A run fits ``n_tables`` × ``levels`` models; its options are checked before any:
+
+    >>> simulate_word_sampling(n_tables=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_tables must be an integer ≥ 1, got 0
+    """
     from .settings import FitSettings
 
     n_tables = check_int("n_tables", n_tables, minimum=1)
@@ -668,28 +794,9 @@ def simulate_word_sampling(
     settings = {lv: FitSettings.for_batch(level=lv, sampler=sampler, draws=draws, tune=tune,
                                           chains=chains, random_seed=0) for lv in levels}
     start = time.perf_counter()
-    rows: list[dict[str, Any]] = []
-    table_rows: list[dict[str, Any]] = []
-    indices = list(range(first_table, first_table + n_tables))
-    bar = tqdm(total=len(indices), desc="tables", unit="table",
-               disable=not progress_wanted(progress))
-    # blocks of tables: a block's fits run together (one compiled program per level)
-    blocks = [indices[k:k + TABLES_PER_BATCH] for k in range(0, len(indices),
-                                                              TABLES_PER_BATCH)]
-    for block in blocks:
-        tables = {i: simulate_word_table(design, parameters,
-                                         random_seed=np.random.default_rng([seed, i]))
-                  for i in block}
-        jobs = [FitJob(tables[i], FitSettings.build(settings[lv], random_seed=derived_seed(
-                    seed, str(i), lv)), label=f"table {i} {lv}") for i in block for lv in levels]
-        fits = iter(fit_many(jobs, progress=False, warn=False))
-        for i in block:
-            for lv in levels:
-                rows += _fit_rows(next(fits), index=i, level=lv, parameters=parameters,
-                                  ci_prob=ci_prob, rope=rope)
-            table_rows.append(_table_row(tables[i], i, seed))
-        bar.update(len(block))
-    bar.close()
+    rows, table_rows = _fit_tables(design, parameters, levels, settings,
+                                   list(range(first_table, first_table + n_tables)),
+                                   seed=seed, ci_prob=ci_prob, rope=rope, progress=progress)
     return WordSamplingSimulation(
         results=pd.DataFrame(rows), tables=pd.DataFrame(table_rows), parameters=parameters,
         design_shares=word_effect_shares(design),
@@ -697,6 +804,45 @@ def simulate_word_sampling(
                   "sampler": sampler, "ci_prob": ci_prob, "ci_kind": "hdi", "rope": rope,
                   "random_seed": seed, "first_table": first_table, "n_tables": n_tables},
         seconds=time.perf_counter() - start)
+
+
+def _fit_tables(design: pd.DataFrame, parameters: WordSamplingParameters,
+                levels: Sequence[str], settings: Mapping[str, Any], indices: list[int], *,
+                seed: int, ci_prob: float,
+                rope: float, progress: bool
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Draw and fit the tables ``indices``; return the fits' rows and the tables' rows.
+
+    Table i is drawn from seed (seed, i) and fitted at each of ``levels`` (with
+    ``settings[level]``) with the seed derived from (seed, i, level). The tables go in blocks of
+    :data:`TABLES_PER_BATCH`: a block's fits run together (one compiled program per
+    level).
+    """
+    from tqdm import tqdm
+
+    from .bayes import FitJob, derived_seed, fit_many
+    from .settings import FitSettings
+
+    rows: list[dict[str, Any]] = []
+    table_rows: list[dict[str, Any]] = []
+    with tqdm(total=len(indices), desc="tables", unit="table",
+              disable=not progress_wanted(progress)) as bar:
+        for k in range(0, len(indices), TABLES_PER_BATCH):
+            block = indices[k:k + TABLES_PER_BATCH]
+            tables = {i: simulate_word_table(design, parameters,
+                                             random_seed=np.random.default_rng([seed, i]))
+                      for i in block}
+            jobs = [FitJob(tables[i], FitSettings.build(settings[lv], random_seed=derived_seed(
+                        seed, str(i), lv)), label=f"table {i} {lv}")
+                    for i in block for lv in levels]
+            fits = iter(fit_many(jobs, progress=False, warn=False))
+            for i in block:
+                for lv in levels:
+                    rows += _fit_rows(next(fits), index=i, level=lv, parameters=parameters,
+                                      ci_prob=ci_prob, rope=rope)
+                table_rows.append(_table_row(tables[i], i, seed))
+            bar.update(len(block))
+    return rows, table_rows
 
 
 # =========================================================================== summary
@@ -721,6 +867,30 @@ def summarize_word_sampling(results: pd.DataFrame, *, converged_only: bool = Fal
         ``credible_difference`` and its se (contrasts: the ROPE decision), ``mean_width``,
         ``null`` (the truth is 0) and ``failed_fits`` (fits with a convergence problem
         among those counted).
+
+    Raises
+    ------
+    ValueError
+        ``results`` lacks a column the summary reads.
+
+    Examples
+    --------
+    Four null tables: the interval of associated − none excludes 0 in one of them, a
+    false-claim rate of 0.25 with se √(0.25 · 0.75 / 4) = 0.217:
+
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({
+    ...     "table": [0, 1, 2, 3], "level": "crossed", "estimand": "contrast",
+    ...     "group": "associated - none", "truth": 0.0,
+    ...     "estimate": [0.01, -0.02, 0.05, 0.0], "lower": [-0.03, -0.06, 0.01, -0.04],
+    ...     "upper": [0.05, 0.02, 0.09, 0.04], "covered": [True, True, False, True],
+    ...     "excludes_zero": [False, False, True, False],
+    ...     "rope_decision": ["undecided", "undecided", "credible difference", "undecided"],
+    ...     "problems": ""})
+    >>> summary = summarize_word_sampling(results)
+    >>> summary[["group", "excludes_zero", "excludes_zero_se", "coverage", "null"]]
+                   group  excludes_zero  excludes_zero_se  coverage  null
+    0  associated - none           0.25          0.216506      0.75  True
     """
     from .calibration import interval_rates
 
@@ -760,8 +930,9 @@ def refit_published_tables(
     rope: float = DEFAULT_ROPE,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Fit the authors' published tables with each model and report their connection means
-    and contrasts side by side.
+    """Fit the authors' published tables with each model; report their intervals side by side.
+
+    The connection means and contrasts of every model, one row each.
 
     Parameters
     ----------
@@ -791,6 +962,22 @@ def refit_published_tables(
         ``min_ess_tail``, ``divergences`` and ``problems`` (:meth:`embias.BiasFit.problems`),
         the table's ``rows``, ``duplicate_rows`` and ``missing_rows``, and the
         sampler settings (``random_seed`` included).
+
+    Raises
+    ------
+    ValueError
+        A bad ``ci_prob``, ``rope`` or settings, an unknown level, or no table.
+
+    Examples
+    --------
+    Every pair of study and embedding is fitted with every model (nine tables and two
+    models by default); the options are checked first:
+
+    >>> refit_published_tables(levels=["pooled"])
+    Traceback (most recent call last):
+    ...
+    embias._validation.UnknownNameError: levels='pooled' is not one of ['hierarchical',
+    'crossed', 'word', 'dataset']
     """
     import warnings
 
@@ -827,48 +1014,90 @@ def refit_published_tables(
     rows = []
     for (study, embedding), table in tables.items():
         missing = sum(v["coded_missing"] for v in table.attrs.get("missing", {}).values())
+        about = {"rows": len(table), "duplicate_rows": int(table.attrs.get("duplicates", 0)),
+                 "missing_rows": int(missing), "sampler": settings.sampler,
+                 "draws": settings.draws, "tune": settings.tune, "chains": settings.chains}
         for level in levels:
-            fit = next(fits)
-            summary = fit.to_interval_table(ci_prob=ci_prob, ci_kind="hdi", rope=rope)
-            summary = summary[summary["estimand"].isin(["connection_mean", "contrast"])]
-            overview = fit.diagnostics_overview().iloc[0]
-            problems = "; ".join(fit.problems())
-            for r in summary.itertuples(index=False):
-                contrast = r.estimand == "contrast"
-                rows.append({
-                    "study": study, "embedding": embedding, "level": level,
-                    "estimand": str(r.estimand), "group": str(r.group),
-                    "estimate": float(r.estimate), "lower": float(r.lower),
-                    "upper": float(r.upper),
-                    "prob_gt_0": float(r.prob_gt_0) if contrast else math.nan,
-                    "rope_decision": str(r.rope_decision) if contrast else "",
-                    "excludes_zero": bool(r.lower > 0 or r.upper < 0),
-                    "max_r_hat": float(overview["max_r_hat"]),
-                    "min_ess_bulk": float(overview["min_ess_bulk"]),
-                    "min_ess_tail": float(overview["min_ess_tail"]),
-                    "divergences": int(overview["divergences"]), "problems": problems,
-                    "rows": len(table), "duplicate_rows": int(table.attrs.get("duplicates", 0)),
-                    "missing_rows": int(missing), "sampler": settings.sampler,
-                    "draws": settings.draws, "tune": settings.tune, "chains": settings.chains,
-                    "random_seed": fit.settings["random_seed"], "ci_prob": ci_prob,
-                    "rope": rope,
-                })
+            rows += _refit_rows(next(fits), study=study, embedding=embedding, level=level,
+                                about=about, ci_prob=ci_prob, rope=rope)
     result = pd.DataFrame(rows)
     result.attrs["random_seed"] = settings.random_seed
     return result
 
 
+def _refit_rows(fit: Any, *, study: str, embedding: str, level: str, about: Mapping[str, Any],
+                ci_prob: float, rope: float) -> list[dict[str, Any]]:
+    """Return one refit's connection means and contrasts, with its diagnostics and ``about``.
+
+    ``about`` describes the table and the sampler settings (the same for every row).
+    """
+    summary = fit.to_interval_table(ci_prob=ci_prob, ci_kind="hdi", rope=rope)
+    summary = summary[summary["estimand"].isin(["connection_mean", "contrast"])]
+    overview = fit.diagnostics_overview().iloc[0]
+    problems = "; ".join(fit.problems())
+    rows = []
+    for r in summary.itertuples(index=False):
+        contrast = r.estimand == "contrast"
+        rows.append({
+            "study": study, "embedding": embedding, "level": level,
+            "estimand": str(r.estimand), "group": str(r.group),
+            "estimate": float(r.estimate), "lower": float(r.lower), "upper": float(r.upper),
+            "prob_gt_0": float(r.prob_gt_0) if contrast else math.nan,
+            "rope_decision": str(r.rope_decision) if contrast else "",
+            "excludes_zero": bool(r.lower > 0 or r.upper < 0),
+            "max_r_hat": float(overview["max_r_hat"]),
+            "min_ess_bulk": float(overview["min_ess_bulk"]),
+            "min_ess_tail": float(overview["min_ess_tail"]),
+            "divergences": int(overview["divergences"]), "problems": problems, **about,
+            "random_seed": fit.settings["random_seed"], "ci_prob": ci_prob, "rope": rope,
+        })
+    return rows
+
+
 def published_conclusions(refits: pd.DataFrame, *, reference: str = "hierarchical",
                           other: str = "crossed") -> pd.DataFrame:
-    """Which conclusions of the published model survive the other model: one row per
-    study × embedding × contrast of :func:`refit_published_tables`.
+    """Tell which conclusions of the published model survive the other model.
 
-    Columns: ``study``, ``embedding``, ``contrast``; per model ``<level>`` (posterior mean
-    and HDI as text), ``<level>_excludes_zero`` and ``<level>_decision`` (ROPE decision);
-    ``same_decision`` (the two ROPE decisions agree); and ``verdict``: ``"survives"`` (the
-    reference model's HDI excludes 0 and the other's excludes it on the same side),
-    ``"lost"`` (the reference claims a difference, the other does not), ``"no claim"``
-    (neither claims one) or ``"new claim"`` (only the other).
+    One row per study × embedding × contrast of :func:`refit_published_tables`.
+
+    Parameters
+    ----------
+    refits
+        :func:`refit_published_tables`'s result (or the same rows read back from a CSV).
+    reference, other
+        The two models compared (levels of ``refits``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``study``, ``embedding``, ``contrast``; per model ``<level>`` (posterior
+        mean and HDI as text), ``<level>_excludes_zero`` and ``<level>_decision`` (ROPE
+        decision); ``same_decision`` (the two ROPE decisions agree); and ``verdict``:
+        ``"survives"`` (the reference model's HDI excludes 0 and the other's excludes it
+        on the same side), ``"lost"`` (the reference claims a difference, the other does
+        not), ``"no claim"`` (neither claims one) or ``"new claim"`` (only the other).
+
+    Raises
+    ------
+    ValueError
+        ``refits`` lacks a column read, or ``reference`` or ``other`` is not one of its
+        models.
+
+    Examples
+    --------
+    Both intervals lie below 0, so the claim survives, though only the published model's
+    lies outside the ROPE:
+
+    >>> import pandas as pd
+    >>> refits = pd.DataFrame({
+    ...     "study": "religion", "embedding": "glove", "level": ["hierarchical", "crossed"],
+    ...     "estimand": "contrast", "group": "associated - none", "estimate": -0.16,
+    ...     "lower": [-0.2, -0.26], "upper": [-0.12, -0.06],
+    ...     "rope_decision": ["credible difference", "undecided"], "excludes_zero": True})
+    >>> conclusions = published_conclusions(refits)
+    >>> conclusions[["crossed", "same_decision", "verdict"]]
+                       crossed  same_decision   verdict
+    0  -0.160 [-0.260, -0.060]          False  survives
     """
     check_columns(refits, ("study", "embedding", "level", "estimand", "group", "estimate",
                            "lower", "upper", "rope_decision", "excludes_zero"),
@@ -908,9 +1137,51 @@ def plot_word_sampling(
     ax: Sequence[Axes] | None = None,
     title: str | None = None,
 ) -> Figure:
-    """Two panels from :func:`summarize_word_sampling`: the rate of false claims of bias
-    (intervals of null contrasts excluding 0) and the coverage of the connection means,
-    per model, with ±2 Monte Carlo standard errors and the nominal rates dashed."""
+    """Plot the rate of false claims of bias and the coverage of the connection means.
+
+    Two panels from :func:`summarize_word_sampling`: the share of intervals of null
+    contrasts that exclude 0 and the coverage of the connection means, per model, with ±2
+    Monte Carlo standard errors and the nominal rates dashed.
+
+    Parameters
+    ----------
+    summary
+        :func:`summarize_word_sampling`'s result.
+    ci_prob
+        The intervals' probability: nominal coverage ``ci_prob``, nominal false-claim
+        rate 1 − ``ci_prob``.
+    ax
+        Two matplotlib Axes to draw on (default a new figure).
+    title
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure of the two panels.
+
+    Raises
+    ------
+    ValueError
+        A ``ci_prob`` outside (0, 1), or ``ax`` that is not two Axes.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> results = pd.DataFrame({
+    ...     "table": [0, 1, 0, 1], "level": "crossed",
+    ...     "estimand": ["contrast", "contrast", "connection_mean", "connection_mean"],
+    ...     "group": ["associated - none", "associated - none", "none", "none"],
+    ...     "truth": [0.0, 0.0, 0.9, 0.9], "estimate": [0.01, -0.02, 0.9, 0.91],
+    ...     "lower": [-0.03, -0.06, 0.85, 0.86], "upper": [0.05, 0.02, 0.95, 0.96],
+    ...     "covered": True, "excludes_zero": [False, False, True, True],
+    ...     "rope_decision": ["undecided", "undecided", "", ""], "problems": ""})
+    >>> fig = plot_word_sampling(summarize_word_sampling(results))
+    >>> [axis.get_ylabel() for axis in fig.axes]
+    ['HDI excludes 0 (false claim of bias)', 'HDI covers the population mean']
+    >>> plt.close(fig)
+    """
     import matplotlib.pyplot as plt
 
     ci_prob = check_probability("ci_prob", ci_prob)
@@ -954,9 +1225,43 @@ def plot_published_refits(
     contrasts: Sequence[str] = ("associated - none", "associated - different"),
     title: str | None = None,
 ) -> Figure:
-    """Forest plot of :func:`refit_published_tables`: one panel per contrast, one row per
-    published table, the models' HDIs side by side (:func:`embias.plot_forest`; the grey
-    line is 0)."""
+    """Draw a forest plot of :func:`refit_published_tables`, one panel per contrast.
+
+    One row per published table, the models' HDIs side by side
+    (:func:`embias.plot_forest`; the grey line is 0).
+
+    Parameters
+    ----------
+    refits
+        :func:`refit_published_tables`'s result.
+    contrasts
+        The contrasts drawn, one panel each.
+    title
+        Figure title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure of the panels.
+
+    Raises
+    ------
+    ValueError
+        A contrast that is not in ``refits``.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> refits = pd.DataFrame({
+    ...     "study": "religion", "embedding": "glove", "level": ["hierarchical", "crossed"],
+    ...     "estimand": "contrast", "group": "associated - none", "estimate": -0.16,
+    ...     "lower": [-0.2, -0.26], "upper": [-0.12, -0.06], "ci_prob": 0.89})
+    >>> fig = plot_published_refits(refits, contrasts=["associated - none"])
+    >>> [axis.get_title() for axis in fig.axes]
+    ['associated - none (89% HDI)']
+    >>> plt.close(fig)
+    """
     import matplotlib.pyplot as plt
 
     from .plots import plot_forest
