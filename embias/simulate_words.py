@@ -808,8 +808,7 @@ def simulate_word_sampling(
 
 def _fit_tables(design: pd.DataFrame, parameters: WordSamplingParameters,
                 levels: Sequence[str], settings: Mapping[str, Any], indices: list[int], *,
-                seed: int, ci_prob: float,
-                rope: float, progress: bool
+                seed: int, ci_prob: float, rope: float, progress: bool
                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Draw and fit the tables ``indices``; return the fits' rows and the tables' rows.
 
