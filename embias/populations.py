@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ._validation import check_distinct_lists, check_int, check_word_list, close_match_hint
 from .wordlists import (
@@ -67,7 +67,19 @@ _DESIGN_FIELDS = ("protected", "attributes", "neutral", "human")
 
 
 def populations_dir() -> Path:
-    """The folder of the shipped population sets."""
+    """Return the folder of the shipped population sets.
+
+    Returns
+    -------
+    pathlib.Path
+        ``embias/data/populations`` in the installed package: one folder per set of
+        :data:`BUILTIN_POPULATIONS`.
+
+    Examples
+    --------
+    >>> sorted(p.name for p in populations_dir().iterdir() if p.is_dir())
+    ['names', 'sentiment']
+    """
     return Path(str(resources.files("embias") / "data" / "populations"))
 
 
@@ -92,6 +104,22 @@ class PopulationDesign:
     The default, ``PopulationDesign()``, is about the size of the shipped religion study:
     5 protected words per class, 4 attribute words per class, 100 neutral words, no human
     words. :meth:`parse` reads the command line's ``protected=5,attributes=4,neutral=100``.
+
+    Raises
+    ------
+    ValueError
+        A number that is not an integer (≥ 1 for the protected and attribute words, ≥ 0
+        for the controls), or an empty mapping.
+
+    Examples
+    --------
+    >>> PopulationDesign.parse("protected=2,attributes=3")
+    PopulationDesign(protected=2,attributes=3,neutral=100,human=0)
+    >>> PopulationDesign(attributes=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: design attributes=0: a design needs at least one attribute word per attribute
+    class (...)
     """
 
     protected: int | Mapping[str, int] = 5
@@ -100,6 +128,7 @@ class PopulationDesign:
     human: int = 0
 
     def __post_init__(self) -> None:
+        """Check the numbers; keep a mapping as a read-only view."""
         for label in ("protected", "attributes"):
             value = getattr(self, label)
             if isinstance(value, Mapping):
@@ -118,8 +147,10 @@ class PopulationDesign:
 
     @classmethod
     def parse(cls, text: str) -> PopulationDesign:
-        """A design from ``"protected=5,attributes=4,neutral=100,human=0"`` (any subset of
-        the four, the rest as the default; one number per role)."""
+        """Read a design from ``"protected=5,attributes=4,neutral=100,human=0"``.
+
+        Any subset of the four roles, the rest as the default; one number per role.
+        """
         if not isinstance(text, str):
             raise ValueError(f"a design must be text such as 'protected=5,attributes=4,"
                              f"neutral=100', got {text!r}")
@@ -138,7 +169,7 @@ class PopulationDesign:
         return cls(**values)
 
     def counts(self, populations: WordPopulations) -> tuple[dict[str, int], dict[str, int]]:
-        """Words per protected class and per attribute class for ``populations``.
+        """Return the words per protected class and per attribute class for ``populations``.
 
         Raises
         ------
@@ -172,7 +203,7 @@ class PopulationDesign:
         return resolved[0], resolved[1]
 
     def as_text(self) -> str:
-        """The design as :meth:`parse` reads it (mappings as ``class:n`` lists)."""
+        """Return the design as :meth:`parse` reads it (mappings as ``{class: n}``)."""
         def shown(value: Any) -> str:
             if isinstance(value, Mapping):
                 return "{" + ", ".join(f"{c}: {n}" for c, n in value.items()) + "}"
@@ -181,15 +212,17 @@ class PopulationDesign:
         return ",".join(f"{label}={shown(getattr(self, label))}" for label in _DESIGN_FIELDS)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record of the design."""
+        """Return a JSON-ready record of the design."""
         return {label: dict(v) if isinstance(v := getattr(self, label), Mapping) else v
                 for label in _DESIGN_FIELDS}
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle as plain numbers and dicts (rebuilt and checked by the constructor)."""
         d = self.to_dict()
         return (type(self), tuple(d[label] for label in _DESIGN_FIELDS))
 
     def __repr__(self) -> str:
+        """Show the design as its text."""
         return f"PopulationDesign({self.as_text()})"
 
 
@@ -246,6 +279,20 @@ class WordPopulations:
         word listed twice in one list, a word in two lists (two classes or two roles: the
         message names the word and both lists), a protected class without an associated
         attribute class, or an association naming an unknown class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> populations = WordPopulations.from_dicts(
+    ...     "toy", protected={"f": ["she", "her", "woman"], "m": ["he", "him", "man"]},
+    ...     attributes={"f": ["nurse", "nanny"], "m": ["pilot", "plumber"]},
+    ...     neutral=["table", "door", "tree"])
+    >>> populations
+    WordPopulations('toy', protected={f: 3, m: 3}, attributes={f: 2, m: 2}, neutral=3,
+                    human=0)
+    >>> populations.draw_study("protected=2,attributes=1,neutral=2",
+    ...                        rng=np.random.default_rng(0))
+    Study('toy', protected={f: 2, m: 2}, attributes={f: 1, m: 1}, neutral=2, human=0)
     """
 
     name: str
@@ -256,6 +303,7 @@ class WordPopulations:
     human: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        """Check every list and association; keep them as read-only views."""
         set_ = object.__setattr__
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"populations need a non-empty name, got {self.name!r}")
@@ -309,9 +357,13 @@ class WordPopulations:
         neutral: Sequence[str] = (),
         human: Sequence[str] = (),
     ) -> WordPopulations:
-        """Populations from plain dicts and lists (the constructor's checks)."""
-        return cls(name=name, protected=protected, attributes=attributes,
-                   associations=dict(associations or {}), neutral=neutral, human=human)
+        """Build populations from plain dicts and lists (the constructor's checks)."""
+        # the constructor checks the lists and turns them into tuples
+        return cls(name=name, protected=cast("Mapping[str, tuple[str, ...]]", protected),
+                   attributes=cast("Mapping[str, tuple[str, ...]]", attributes),
+                   associations=dict(associations or {}),
+                   neutral=cast("tuple[str, ...]", neutral),
+                   human=cast("tuple[str, ...]", human))
 
     @classmethod
     def from_folder(cls, path: str | os.PathLike[str], *,
@@ -370,8 +422,10 @@ class WordPopulations:
     # ------------------------------------------------------------------ studies
     def draw_study(self, design: PopulationDesign | Mapping[str, Any] | str | None = None, *,
                    rng: np.random.Generator, name: str | None = None) -> Study:
-        """One study drawn from the populations: the design's numbers of words per role
-        and class, without replacement, each list in the populations' order.
+        """Draw one study from the populations.
+
+        The design's numbers of words per role and class, without replacement, each list
+        in the populations' order.
 
         Parameters
         ----------
@@ -382,6 +436,16 @@ class WordPopulations:
             The numpy ``Generator`` the words are drawn with.
         name
             Name of the study (default the populations' name).
+
+        Returns
+        -------
+        Study
+            The drawn study, with the populations' associations.
+
+        Raises
+        ------
+        ValueError
+            A design the populations cannot supply (naming the class).
         """
         design = as_design(design)
         n_protected, n_attributes = design.counts(self)
@@ -403,10 +467,12 @@ class WordPopulations:
 
     # ------------------------------------------------------------------ misc
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle as plain dicts and tuples (rebuilt and checked by the constructor)."""
         return (type(self), (self.name, dict(self.protected), dict(self.attributes),
                              dict(self.associations), self.neutral, self.human))
 
     def __repr__(self) -> str:
+        """Show the numbers of words per list, not the words."""
         def counts(groups: Mapping[str, tuple[str, ...]]) -> str:
             return "{" + ", ".join(f"{c}: {len(w)}" for c, w in groups.items()) + "}"
 
@@ -416,7 +482,7 @@ class WordPopulations:
 
 
 def _words(where: str, value: Any, *, minimum: int) -> tuple[str, ...]:
-    """A population list: words (stripped), none twice."""
+    """Check a population list: words (stripped), none twice."""
     words = tuple(w.strip() for w in check_word_list(
         where, value, minimum=minimum, why="a population needs words to draw from"))
     twice = sorted(w for w, n in Counter(words).items() if n > 1)
@@ -427,8 +493,10 @@ def _words(where: str, value: Any, *, minimum: int) -> tuple[str, ...]:
 
 
 def as_design(design: PopulationDesign | Mapping[str, Any] | str | None) -> PopulationDesign:
-    """A :class:`PopulationDesign` from a design, its fields as a mapping, its text, or
-    ``None`` (the default design)."""
+    """Return a :class:`PopulationDesign` from a design, a mapping, its text or ``None``.
+
+    A mapping gives the design's fields, ``None`` is the default design.
+    """
     if design is None:
         return DEFAULT_DESIGN
     if isinstance(design, PopulationDesign):
@@ -446,14 +514,36 @@ def as_design(design: PopulationDesign | Mapping[str, Any] | str | None) -> Popu
 
 
 def load_populations(name: str | os.PathLike[str] | WordPopulations) -> WordPopulations:
-    """A shipped population set (:data:`BUILTIN_POPULATIONS`: ``"sentiment"``,
-    ``"names"``), a folder of population files (:meth:`WordPopulations.from_folder`), or
-    a :class:`WordPopulations` (returned as is).
+    """Load populations of words: a shipped set, a folder, or populations given.
+
+    Parameters
+    ----------
+    name
+        A shipped population set (:data:`BUILTIN_POPULATIONS`: ``"sentiment"``,
+        ``"names"``), a folder of population files (:meth:`WordPopulations.from_folder`),
+        or a :class:`WordPopulations` (returned as is).
+
+    Returns
+    -------
+    WordPopulations
+        The populations.
 
     Raises
     ------
     ValueError
-        An unknown name that is no folder (the message lists the shipped sets).
+        An unknown name that is no folder (the message lists the shipped sets), or
+        population files the constructor refuses.
+
+    Examples
+    --------
+    >>> load_populations("sentiment")
+    WordPopulations('sentiment', protected={positive: 200, negative: 200},
+                    attributes={negative: 200, positive: 200}, neutral=1000, human=0)
+    >>> load_populations("sentimnet")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown populations 'sentimnet' (did you mean 'sentiment'?); shipped:
+    ['sentiment', 'names'], or a folder of population files (...)
     """
     if isinstance(name, WordPopulations):
         return name
