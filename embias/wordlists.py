@@ -44,7 +44,25 @@ BUILTIN_STUDIES: tuple[str, ...] = (
 
 
 def wordlists_dir() -> Path:
-    """The folder of the shipped word lists (inside the wheel, or the repository's)."""
+    """Return the folder of the shipped word lists (inside the wheel, or the repository's).
+
+    Returns
+    -------
+    pathlib.Path
+        One folder per study of :data:`BUILTIN_STUDIES`, and the shared control lists
+        ``neutral.txt`` and ``human.txt``.
+
+    Raises
+    ------
+    FileNotFoundError
+        Neither the wheel nor the repository holds the word lists (a broken
+        installation).
+
+    Examples
+    --------
+    >>> sorted(p.name for p in wordlists_dir().iterdir() if p.is_dir())[:4]
+    ['gender', 'race', 'religion', 'weat1']
+    """
     packaged = resources.files("embias") / "wordlists"
     if packaged.is_dir():
         return Path(str(packaged))
@@ -84,8 +102,11 @@ _CLASS_LISTS: tuple[str, ...] = ("protected", "attributes")
 
 
 def _folder_entry(name: str) -> tuple[str | None, str]:
-    """What a file of a study folder is: ``("protected", class)``, ``("attributes",
-    class)``, ``(file name, "")`` for the fixed names, or ``(None, "")``."""
+    """Tell what a file of a study folder is.
+
+    ``("protected", class)``, ``("attributes", class)``, ``(file name, "")`` for the fixed
+    names, or ``(None, "")``.
+    """
     if name in FOLDER_FILES:
         return name, ""
     for kind in _CLASS_LISTS:
@@ -96,25 +117,53 @@ def _folder_entry(name: str) -> tuple[str | None, str]:
 
 
 def _names_like(name: str) -> list[str]:
-    """The names a misspelt study-folder file may have meant."""
+    """Return the names a misspelt study-folder file may have meant."""
     parts = name.split(".")
     middle = ".".join(parts[1:-1]) if len(parts) >= 3 else ""
     return [*FOLDER_FILES, *(f"{kind}.{middle}.txt" for kind in _CLASS_LISTS if middle)]
 
 
 def _looks_like_word_list(name: str) -> bool:
-    """A file a study folder would read if it were named right: a ``.txt`` file, or a
-    name close to a word list's (``protected.cats.csv``). Other files (``README.md``)
-    may sit in the folder."""
+    """Tell whether a study folder would read this file if it were named right.
+
+    A ``.txt`` file, or a name close to a word list's (``protected.cats.csv``). Other files
+    (``README.md``) may sit in the folder.
+    """
     return name.lower().endswith(".txt") or bool(close_match_hint(name, _names_like(name)))
 
 
 def read_wordlist(path: str | os.PathLike[str]) -> tuple[str, ...]:
-    """Read a word-list file: one word per line, blank lines and ``#`` comments ignored.
+    r"""Read a word-list file: one word per line, blank lines and ``#`` comments ignored.
 
     The file is read as UTF-8; a byte-order mark at its start (written by some Windows
     editors) is not part of the first word. Duplicates are removed with a warning that
     names them.
+
+    Parameters
+    ----------
+    path
+        The file.
+
+    Returns
+    -------
+    tuple of str
+        The words, in the file's order.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "attributes.x.txt"
+    ...     _ = path.write_text("# where the words come from\nalpha\nbeta  # a note\n\n",
+    ...                         encoding="utf-8")
+    ...     read_wordlist(path)
+    ('alpha', 'beta')
     """
     path = Path(path)
     if not path.is_file():
@@ -128,9 +177,30 @@ def read_wordlist(path: str | os.PathLike[str]) -> tuple[str, ...]:
 
 def with_default_associations(associations: Mapping[str, str], protected: Iterable[str],
                               attributes: Iterable[str]) -> dict[str, str]:
-    """``associations`` completed by the default rule: a protected class ``<class>`` given
-    none is associated with the attribute class ``<class>_stereotype``, else ``<class>``,
-    when the study has one (otherwise it stays without)."""
+    """Complete ``associations`` by the default rule.
+
+    A protected class ``<class>`` given none is associated with the attribute class
+    ``<class>_stereotype``, else ``<class>``, when the study has one (otherwise it stays
+    without).
+
+    Parameters
+    ----------
+    associations
+        Protected class → attribute class, as given.
+    protected, attributes
+        The study's protected and attribute classes.
+
+    Returns
+    -------
+    dict of str to str
+        The associations given, and the defaults found.
+
+    Examples
+    --------
+    >>> with_default_associations({}, ["jewish", "muslim", "other"],
+    ...                           ["jewish_stereotype", "muslim"])
+    {'jewish': 'jewish_stereotype', 'muslim': 'muslim'}
+    """
     attributes = set(attributes)
     assoc = dict(associations)
     for cls in protected:
@@ -144,14 +214,40 @@ def with_default_associations(associations: Mapping[str, str], protected: Iterab
 
 def read_associations(folder: str | os.PathLike[str], protected: Mapping[str, Any]
                       ) -> tuple[dict[str, str], dict[str, Any]]:
-    """The associations of a folder of word lists (``associations.txt``: one line
-    ``<protected class> <attribute class>`` each; none when the file is absent), and the
-    protected classes in the order that file names them (the others after them).
+    r"""Read the associations of a folder of word lists, and order its protected classes.
+
+    ``associations.txt`` holds one line ``<protected class> <attribute class>`` each (no
+    associations when the file is absent); the protected classes are returned in the
+    order that file names them (the others after them).
+
+    Parameters
+    ----------
+    folder
+        The folder.
+    protected
+        Protected class → words.
+
+    Returns
+    -------
+    associations : dict of str to str
+        Protected class → attribute class, as the file says.
+    protected : dict
+        ``protected`` in the file's order.
 
     Raises
     ------
     ValueError
         A line that is not two class names (names the file and the line).
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (pathlib.Path(folder) / "associations.txt").write_text(
+    ...         "muslim muslim_stereotype\n", encoding="utf-8")
+    ...     read_associations(folder, {"jewish": ("jew",), "muslim": ("islam",)})
+    ({'muslim': 'muslim_stereotype'}, {'muslim': ('islam',), 'jewish': ('jew',)})
     """
     associations: dict[str, str] = {}
     assoc_file = Path(folder) / "associations.txt"
@@ -202,6 +298,21 @@ class Study:
         word that is also a control word or another class's attribute word, a neutral
         word that is also a human word, a protected word that is also an attribute word);
         the message names the word and both lists.
+
+    Examples
+    --------
+    >>> study = Study.from_dicts("toy", protected={"f": ["she", "woman"], "m": ["he", "man"]},
+    ...                          attributes={"f": ["nurse"], "m": ["pilot"]})
+    >>> study
+    Study('toy', protected={f: 2, m: 2}, attributes={f: 1, m: 1}, neutral=0, human=0)
+    >>> dict(study.associations)
+    {'f': 'f', 'm': 'm'}
+    >>> Study.from_dicts("toy", protected={"f": ["she"], "m": ["she"]},
+    ...                  attributes={"f": ["nurse"]})
+    Traceback (most recent call last):
+    ...
+    ValueError: study 'toy': the protected word 'she' is in two protected classes, 'f' and
+    'm'; a word can belong to one class only
     """
 
     name: str
@@ -213,6 +324,7 @@ class Study:
     definitional: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
+        """Check every list, role and association; keep them as read-only views."""
         set_ = object.__setattr__
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"a study needs a non-empty name, got {self.name!r}")
@@ -262,7 +374,7 @@ class Study:
         set_(self, "definitional", tuple(tuple(s) for s in self.definitional))
 
     def role_lists(self) -> tuple[dict[str, tuple[str, ...]], list[tuple[str, str]]]:
-        """The study's lists by role and the pairs of them that must not share a word.
+        """Return the study's lists by role and the pairs of them that must not share a word.
 
         Returns
         -------
@@ -286,8 +398,10 @@ class Study:
         return {**protected, **compared}, pairs
 
     def _check_roles(self) -> None:
-        """Refuse a word in two lists whose rows would contradict each other (see
-        :meth:`role_lists`), naming the word and both lists."""
+        """Refuse a word in two lists whose rows would contradict each other.
+
+        See :meth:`role_lists`; the message names the word and both lists.
+        """
         lists, pairs = self.role_lists()
         check_distinct_lists(lists, pairs=pairs, context=f"study {self.name!r}: ")
 
@@ -323,6 +437,7 @@ class Study:
             "'<class>' is associated with protected class <class> by default)")
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle as plain dicts and tuples (rebuilt and checked by the constructor)."""
         # the read-only views (MappingProxyType) cannot be pickled: a Study travels to a
         # process pool, a Dask worker or joblib's cache as plain dicts and is rebuilt
         # (and re-validated) by the constructor
@@ -331,6 +446,7 @@ class Study:
                              self.definitional))
 
     def __repr__(self) -> str:
+        """Show the numbers of words per list, not the words."""
         # counts per list, not the 6,000 characters of every word
         def counts(groups: Mapping[str, tuple[str, ...]]) -> str:
             return "{" + ", ".join(f"{c}: {len(w)}" for c, w in groups.items()) + "}"
@@ -347,7 +463,7 @@ class Study:
         return tuple(self.protected)
 
     def protected_class_of(self) -> dict[str, str]:
-        """Protected word → its class (a word sits in one class only)."""
+        """Return protected word → its class (a word sits in one class only)."""
         out: dict[str, str] = {}
         for cls, words in self.protected.items():
             for w in words:
@@ -355,15 +471,17 @@ class Study:
         return out
 
     def replace(self, **changes: Any) -> Study:
-        """A modified copy, e.g. ``study.replace(neutral=(), name="religion-no-controls")``."""
+        """Return a modified copy: ``study.replace(neutral=(), name="no-controls")``."""
         unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
         if unknown:
             raise TypeError(f"Study has no fields {unknown}")
         return dataclasses.replace(self, **changes)
 
     def weat_sets(self) -> tuple[tuple[str, ...], ...]:
-        """``(X, Y, A, B)`` for a two-class study: targets X, Y and their associated
-        attribute sets A (of X) and B (of Y)."""
+        """Return ``(X, Y, A, B)`` of a two-class study.
+
+        The targets X, Y and their associated attribute sets A (of X) and B (of Y).
+        """
         if len(self.protected) != 2:
             raise ValueError(
                 f"study {self.name!r} has {len(self.protected)} protected classes "
@@ -490,10 +608,34 @@ def load_study(name: str | Study) -> Study:
     A :class:`Study` passes through unchanged; a path to a folder is read with
     :meth:`Study.from_folder`.
 
+    Parameters
+    ----------
+    name
+        A shipped study's name (case, ``-`` and ``_`` ignored), a folder of word lists or
+        a :class:`Study`.
+
+    Returns
+    -------
+    Study
+        The study.
+
     Raises
     ------
     ValueError
-        Unknown name (the message lists the known ones).
+        Unknown name (the message lists the known ones), or a folder
+        :meth:`Study.from_folder` refuses.
+
+    Examples
+    --------
+    >>> load_study("religion")
+    Study('religion', protected={christian: 5, jewish: 5, muslim: 5},
+          attributes={christian_stereotype: 3, jewish_stereotype: 4, muslim_stereotype: 4},
+          neutral=226, human=85, definitional=5)
+    >>> load_study("religon")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown study 'religon' (did you mean 'religion'?); known: [...], or a
+    folder of word lists
     """
     if isinstance(name, Study):
         return name
