@@ -29,6 +29,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TextIO
 
 from . import (
     calibrate,
@@ -54,7 +55,10 @@ COMMAND_MODULES = (tables, sentence, debias, fit, compare, models, report, simul
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``embias`` parser with every command; each leaf sets ``func(args) -> int``."""
+    """Return the ``embias`` parser with every command.
+
+    Each leaf command sets ``func(args) -> int``.
+    """
     from .. import __version__
 
     parser = argparse.ArgumentParser(
@@ -69,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    """The exceptions that mean a bad value the user gave (exit 1, one line).
+    """Return the exceptions that mean a bad value the user gave (exit 1, one line).
 
     ``MissingWordsError`` (a ``KeyError``) can only have been raised if
     :mod:`embias.embeddings` was imported, so it is looked up without importing gensim.
@@ -86,11 +90,11 @@ _PYTHON_ADVICE = re.compile(r"\bpass (\w+)=(\w*)")
 
 
 def cli_wording(message: str, options: dict[str, str] | None = None) -> str:
-    """``message`` with its Python advice put in command-line terms.
+    """Return ``message`` with its Python advice put in command-line terms.
 
     ``pass NAME=VALUE`` becomes ``give OPTION`` when ``options`` maps ``"NAME=VALUE"`` (or
-    ``"NAME="``) to the command's option; otherwise the advice is marked as Python's and
-    the message says that the command line has no option for it.
+    ``"NAME="``) to the command's option; otherwise the advice is marked as Python's and the
+    message says that the command line has no option for it.
     """
     options = options or {}
     missing: list[str] = []
@@ -111,24 +115,51 @@ def cli_wording(message: str, options: dict[str, str] | None = None) -> str:
 
 
 def _one_line(text: str, *, sep: str = " ") -> str:
+    """Return ``text`` on one line (its lines stripped and joined by ``sep``)."""
     return sep.join(part.strip() for part in str(text).strip().splitlines() if part.strip())
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """Warnings on the command line: one line, the message only."""
+def _show_warning(message: Warning | str, category: type[Warning], filename: str,
+                  lineno: int, file: TextIO | None = None, line: str | None = None) -> None:
+    """Print a warning on the command line: one line, the message only."""
     print(f"embias: warning: {cli_wording(_one_line(str(message)))}",
           file=sys.stderr if file is None else file)
 
 
 @contextmanager
 def _warnings_as_lines() -> Iterator[None]:
+    """Show the warnings of the block as one line each (:func:`_show_warning`)."""
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
         yield
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (argparse exits 2 itself)."""
+    """Run the command line and return its exit code.
+
+    A bad value the user gave (an unknown study, a missing file …) is one line
+    ``embias: error: …`` on stderr and exit code 1; a malformed command line is argparse's
+    usage message and ``SystemExit(2)``.
+
+    Parameters
+    ----------
+    argv
+        The arguments after ``embias`` (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit code: 0, or 1 for a bad value.
+
+    Examples
+    --------
+    >>> main(["mac", "religion", "--embedding", "published:reddit"])
+    MAC (mean cosine distance, Manzini et al. 2019): 0.8614
+    ...
+    0
+    >>> main(["mac", "religon", "--embedding", "published:reddit"])  # the error is on stderr
+    1
+    """
     args = build_parser().parse_args(argv)
     with _warnings_as_lines():
         try:
@@ -142,13 +173,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def configure_process() -> None:
-    """Set up the ``embias`` process itself, as a library may not: JAX's persistent
-    compilation cache, keeping every program a fit compiles (:func:`embias.configure_jax`),
-    so a later command does not compile them again, and a writable PyTensor compile folder
+    """Set up the ``embias`` process itself, as a library may not.
+
+    JAX's persistent compilation cache, keeping every program a fit compiles
+    (:func:`embias.configure_jax`), so a later command does not compile them again, and a
+    writable PyTensor compile folder
     (:func:`embias._process_setup.use_writable_compile_folder`). JAX's device count is left
     to PyMC, which asks for enough devices to run the chains in parallel. Settings the user
     made in the environment are kept. Nothing is imported: JAX and PyTensor read the
-    environment when a command imports them."""
+    environment when a command imports them.
+    """
     from .._process_setup import configure_jax, use_writable_compile_folder
 
     with _warnings_as_lines():
@@ -157,9 +191,32 @@ def configure_process() -> None:
 
 
 def run() -> int:
-    """The ``embias`` console script (and ``python -m embias``): :func:`main` on
-    ``sys.argv`` in a process set up for fitting (:func:`configure_process`); Ctrl-C raises
-    ``KeyboardInterrupt`` only where it propagates."""
+    """Run the ``embias`` console script (and ``python -m embias``).
+
+    :func:`main` on ``sys.argv`` in a process set up for fitting
+    (:func:`configure_process`), where Ctrl-C raises ``KeyboardInterrupt`` only where it
+    propagates (:func:`embias.cli._interrupt.install_interrupt_handler`). It changes the
+    process's signal handlers and environment: call it only as the process's entry point.
+
+    Returns
+    -------
+    int
+        The exit code of :func:`main`.
+
+    Examples
+    --------
+    The console script, in a process of its own:
+
+    >>> import subprocess, sys
+    >>> import embias
+    >>> done = subprocess.run([sys.executable, "-m", "embias", "--version"],
+    ...                       capture_output=True, text=True)
+    >>> done.returncode, done.stdout.strip() == f"embias {embias.__version__}"
+    (0, True)
+    >>> subprocess.run([sys.executable, "-m", "embias", "mac", "religon"],
+    ...                capture_output=True, text=True).stderr.splitlines()[-1]
+    "embias: error: unknown study 'religon'..."
+    """
     from ._interrupt import install_interrupt_handler, stop_redelivery
 
     install_interrupt_handler()

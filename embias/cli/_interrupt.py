@@ -41,8 +41,11 @@ def _dropping_codes() -> set[CodeType]:
 
 
 def raised_here_is_dropped(frame: FrameType | None) -> bool:
-    """Whether an exception raised in ``frame`` would be dropped by Python: the frame or
-    one of its callers is a garbage-collector callback or a ``__del__`` method."""
+    """Return whether an exception raised in ``frame`` would be dropped by Python.
+
+    It would when the frame or one of its callers is a garbage-collector callback or a
+    ``__del__`` method.
+    """
     codes = _dropping_codes()
     while frame is not None:
         if frame.f_code in codes or frame.f_code.co_name in _DROPPING_NAMES:
@@ -52,6 +55,7 @@ def raised_here_is_dropped(frame: FrameType | None) -> bool:
 
 
 def _on_interrupt(signum: int, frame: FrameType | None) -> None:
+    """Raise ``KeyboardInterrupt`` where it propagates, else have it delivered again."""
     if isinstance(sys.exception(), KeyboardInterrupt):
         return  # an interrupt is being handled up the stack (an except, finally or __exit__)
     if raised_here_is_dropped(frame):
@@ -64,14 +68,17 @@ def _on_interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def stop_redelivery() -> None:
-    """The command has seen the interrupt (or ended): no more deliveries."""
+    """Stop delivering the interrupt again: the command has seen it (or ended)."""
     if hasattr(signal, "setitimer"):
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def install_interrupt_handler() -> None:
-    """Make Ctrl-C (and its re-delivery on ``SIGALRM``) raise ``KeyboardInterrupt`` only
-    where it propagates. A no-op off the main thread and where there is no ``SIGALRM``."""
+    """Make Ctrl-C raise ``KeyboardInterrupt`` only where it propagates.
+
+    Its re-delivery comes on ``SIGALRM``. A no-op off the main thread, where there is no
+    ``SIGALRM``, and where Ctrl-C is ignored or handled by whoever started the process.
+    """
     if not hasattr(signal, "SIGALRM") or sys.platform == "win32":
         return
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:

@@ -87,8 +87,10 @@ STUDIES = ", ".join(BUILTIN_STUDIES)
 # --------------------------------------------------------------------------- types
 def checked(convert: Callable[[str], Any], check: Callable[[str, Any], Any],
             name: str) -> Callable[[str], Any]:
-    """An argparse ``type``: ``convert`` the text, then ``check(name, value)``; either
-    failing is argparse's usage error (exit 2) naming the option and the value."""
+    """Return an argparse ``type``: ``convert`` the text, then ``check(name, value)``.
+
+    Either failing is argparse's usage error (exit 2) naming the option and the value.
+    """
 
     def parse(text: str) -> Any:
         try:
@@ -116,11 +118,15 @@ def count_type(option: str, minimum: int) -> Callable[[str], int]:
 
 
 def probability(name: str) -> Callable[[str], float]:
-    """A probability in (0, 1), checked by :func:`embias._validation.check_probability`."""
+    """Return an argparse ``type`` for a probability in (0, 1).
+
+    The value is checked by :func:`embias._validation.check_probability`.
+    """
     return checked(float, check_probability, name)
 
 
 def _non_negative_int(name: str, value: int) -> int:
+    """Return ``value`` if it is an integer ≥ 0."""
     return check_int(name, value, minimum=0)
 
 
@@ -132,8 +138,11 @@ seed_type = checked(int, _non_negative_int, "random_seed")
 
 # --------------------------------------------------------------------------- options
 def add_embedding(parser: argparse._ActionsContainer, *, published: bool = True) -> None:
-    """``--embedding SRC``; ``published=False`` for commands that need word vectors (their
-    help does not offer the authors' tables, and :func:`refuse_published` refuses them)."""
+    """Add ``--embedding SRC``.
+
+    ``published=False`` for commands that need word vectors: their help does not offer the
+    authors' tables, and :func:`refuse_published` refuses them.
+    """
     accepted = f"{VECTOR_SOURCES}, or {PUBLISHED_SOURCES}" if published else VECTOR_SOURCES
     parser.add_argument("--embedding", metavar="SRC", default=DEFAULT_EMBEDDING,
                         help=f"embeddings: {accepted}")
@@ -145,8 +154,11 @@ ENCODER_NAMES: tuple[str, ...] = ("minilm",)
 
 
 def add_encoder_options(parser: argparse._ActionsContainer) -> None:
-    """``--encoder NAME`` (fit a study's sentence table instead of its word table) and
-    ``--templates T …`` (the templates the words are put in)."""
+    """Add ``--encoder NAME`` and ``--templates T …``.
+
+    ``--encoder`` fits a study's sentence table instead of its word table, ``--templates``
+    are the templates the words are put in.
+    """
     parser.add_argument("--encoder", choices=ENCODER_NAMES, default=None,
                         help="fit the study's sentence table on this sentence encoder "
                              "instead of word vectors: minilm (the offline all-MiniLM-L6-v2; "
@@ -159,7 +171,7 @@ def add_encoder_options(parser: argparse._ActionsContainer) -> None:
 
 
 def refuse_published(command: str, source: str) -> str:
-    """``source`` unless it is a published table, which ``command`` cannot use."""
+    """Return ``source`` unless it is a published table, which ``command`` cannot use."""
     if source.startswith("published:"):
         raise ValueError(f"--embedding {source!r}: embias {command} needs word vectors, not "
                          f"a published cosine table; use {VECTOR_SOURCES}")
@@ -168,20 +180,24 @@ def refuse_published(command: str, source: str) -> str:
 
 def add_ci_prob(parser: argparse._ActionsContainer, *, default: float | None = DEFAULT_CI_PROB,
                 what: str = "interval probability", shown: str | None = None) -> None:
-    """``--ci-prob P``; its default is :data:`embias.settings.DEFAULT_CI_PROB` everywhere
-    (``default=None`` with ``shown`` for a command that resolves it itself)."""
+    """Add ``--ci-prob P``.
+
+    Its default is :data:`embias.settings.DEFAULT_CI_PROB` everywhere (``default=None`` with
+    ``shown`` for a command that resolves it itself).
+    """
     parser.add_argument("--ci-prob", type=ci_prob_type, default=default, metavar="P",
                         help=f"{what}, in (0, 1) (default {shown or '%(default)s'})")
 
 
 def add_rope(parser: argparse._ActionsContainer) -> None:
+    """Add ``--rope WIDTH``, the ROPE half-width of the contrasts."""
     parser.add_argument("--rope", type=rope_type, default=DEFAULT_ROPE, metavar="WIDTH",
                         help="ROPE half-width for contrasts, in cosine distance "
                              "(default %(default)s)")
 
 
 def add_interval_options(parser: argparse._ActionsContainer) -> None:
-    """``--ci-prob``, ``--ci-kind`` and ``--rope`` of the Bayesian reports."""
+    """Add ``--ci-prob``, ``--ci-kind`` and ``--rope`` of the Bayesian reports."""
     add_ci_prob(parser)
     parser.add_argument("--ci-kind", choices=("hdi", "eti"), default="hdi",
                         help="highest-density or equal-tailed intervals (default %(default)s)")
@@ -190,7 +206,7 @@ def add_interval_options(parser: argparse._ActionsContainer) -> None:
 
 def add_seed(parser: argparse._ActionsContainer, *, default: int | None,
              what: str = "random seed") -> None:
-    """``--seed N``, stored as ``args.random_seed``."""
+    """Add ``--seed N``, stored as ``args.random_seed``."""
     shown = "a fresh one, recorded" if default is None else str(default)
     parser.add_argument("--seed", dest="random_seed", type=seed_type, default=default,
                         metavar="N", help=f"{what}, an integer ≥ 0 (default {shown})")
@@ -198,8 +214,10 @@ def add_seed(parser: argparse._ActionsContainer, *, default: int | None,
 
 def add_sampler_options(parser: argparse.ArgumentParser, *, seed: int | None = None,
                         what: str = "") -> None:
-    """The model and sampler options, one per field of :class:`FitSettings` (built from
-    the parsed arguments by :func:`fit_settings`)."""
+    """Add the model and sampler options, one per field of :class:`FitSettings`.
+
+    :func:`fit_settings` builds the settings from the parsed arguments.
+    """
     group = parser.add_argument_group("model and sampler")
     group.add_argument("--level", choices=LEVELS, default=DEFAULT_LEVEL,
                        help="model level (default %(default)s; hierarchical is the "
@@ -211,8 +229,10 @@ def add_sampler_options(parser: argparse.ArgumentParser, *, seed: int | None = N
 
 def add_draw_options(group: argparse._ActionsContainer, *, seed: int | None = None,
                      what: str = "", seed_what: str = "sampler seed") -> None:
-    """The sampler's options (draws, tune, chains, cores, sampler, target acceptance, seed)
-    for a command that chooses the model level(s) itself."""
+    """Add the sampler's options, for a command that chooses the model level(s) itself.
+
+    Draws, tune, chains, cores, sampler, target acceptance and seed.
+    """
     per = f" {what}" if what else ""
     group.add_argument("--draws", type=int, default=DEFAULT_DRAWS, metavar="N",
                        help=f"posterior draws per chain{per} (default %(default)s)")
@@ -231,17 +251,21 @@ def add_draw_options(group: argparse._ActionsContainer, *, seed: int | None = No
 
 
 def fit_settings(args: argparse.Namespace) -> FitSettings:
-    """The one :class:`FitSettings` of the parsed sampler options (a bad value is a
-    ValueError naming it, raised before any work starts)."""
+    """Return the one :class:`FitSettings` of the parsed sampler options.
+
+    A bad value is a ValueError naming it, raised before any work starts.
+    """
     fields = {name: getattr(args, name) for name in FitSettings.field_names()
               if hasattr(args, name)}
     return FitSettings(**fields)
 
 
 def check_sampler(settings: FitSettings) -> FitSettings:
-    """``settings`` if its sampler's package is installed, else the one-line ValueError of
-    :func:`embias.settings.sampler_available` naming the package to install — checked
-    before anything is loaded (the check imports nothing)."""
+    """Return ``settings`` if its sampler's package is installed.
+
+    Else the one-line ValueError of :func:`embias.settings.sampler_available` naming the
+    package to install, raised before anything is loaded (the check imports nothing).
+    """
     sampler_available(settings.sampler)
     return settings
 
@@ -249,18 +273,23 @@ def check_sampler(settings: FitSettings) -> FitSettings:
 # --------------------------------------------------------------------------- outputs
 def output_path(option: str, value: str | os.PathLike[str] | None, *,
                 folder: bool = False) -> Path | None:
-    """An output option's path, checked before any work starts
-    (:func:`embias._validation.check_output`: the folders it needs can be created and
-    written to); ``None`` (option not given) stays ``None``."""
+    """Return an output option's path, checked before any work starts.
+
+    :func:`embias._validation.check_output`: the folders it needs can be created and
+    written to. ``None`` (the option not given) stays ``None``.
+    """
     return None if value is None else check_output(option, value, folder=folder)
 
 
 @contextmanager
 def folders_for(path: Path | None) -> Iterator[None]:
-    """The one output policy for a writer that needs its folder to exist beforehand
+    """Create the missing folders of ``path`` for the block; remove them if it fails.
+
+    The one output policy for a writer that needs its folder to exist beforehand
     (:func:`embias.audit_report`): the missing parent folders of ``path`` are created for
-    the block, and removed again (those still empty) if it fails, so a failed command
-    leaves no trace."""
+    the block, and removed again (those still empty) if it fails, so a failed command leaves
+    no trace.
+    """
     if path is None:
         yield
         return
@@ -287,21 +316,25 @@ DEPRECATED_UNTIL = "0.5"
 
 
 def deprecation_note(old: str, new: str) -> None:
-    """One line on stderr: ``embias: deprecated: OLD is now NEW …``."""
+    """Print one line on stderr: ``embias: deprecated: OLD is now NEW …``."""
     print(f"embias: deprecated: {old} is now {new}; {old} still works but will be removed "
           f"in embias {DEPRECATED_UNTIL}", file=sys.stderr)
 
 
 class DeprecatedAlias(argparse._AppendAction):
-    """A repeatable option with deprecated spellings (``deprecated={"--from": "--fits"}``):
-    each use of an old spelling prints :func:`deprecation_note`."""
+    """A repeatable option with deprecated spellings (``deprecated={"--from": "--fits"}``).
+
+    Each use of an old spelling prints :func:`deprecation_note`.
+    """
 
     def __init__(self, *args: Any, deprecated: Mapping[str, str], **kwargs: Any) -> None:
+        """Make the option; ``deprecated`` maps each old spelling to the new one."""
         super().__init__(*args, **kwargs)
         self.deprecated = dict(deprecated)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
+        """Append the value, with a deprecation note for an old spelling."""
         if option_string in self.deprecated:
             deprecation_note(option_string, self.deprecated[option_string])
         super().__call__(parser, namespace, values, option_string)
@@ -331,7 +364,7 @@ def write_simulation_outputs(result: Any, *, out: Path | None, plot: Path | None
 
 
 def draw_to_files() -> None:
-    """matplotlib draws to files only in a command: Agg, never a window."""
+    """Make matplotlib draw to files only (Agg, never a window): for a command."""
     import matplotlib
 
     matplotlib.use("Agg")

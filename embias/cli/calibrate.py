@@ -1,12 +1,11 @@
-"""``embias calibrate``: would other words from the same categories land inside the
-intervals? Studies drawn from real word populations, fitted, and the coverage of the
-populations' answers::
+r"""``embias calibrate``: would other words from the same categories land in the intervals.
 
-    embias calibrate sentiment --studies 200 --level crossed hierarchical --seed 1 \\
+Studies drawn from real word populations, fitted, and the coverage of the populations'
+answers (:func:`embias.calibrate_on_populations`)::
+
+    embias calibrate sentiment --studies 200 --level crossed hierarchical --seed 1 \
         --out calibration.csv --png calibration.png
     embias calibrate path/to/my-populations --design protected=8,attributes=6,neutral=50
-
-(:func:`embias.calibrate_on_populations`.)
 """
 
 from __future__ import annotations
@@ -40,6 +39,7 @@ SHOWN_COLUMNS = ("level", "quantity", "truth", "bias", "coverage", "mc_se", "mea
 
 
 def _design(text: str) -> PopulationDesign:
+    """Return the design of ``--design ROLE=N,…`` (argparse's usage error if bad)."""
     try:
         return PopulationDesign.parse(text)
     except ValueError as exc:

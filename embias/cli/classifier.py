@@ -1,4 +1,6 @@
-"""``embias bbu …`` and ``embias parity …``: classifier fairness with honest uncertainty::
+"""``embias bbu …`` and ``embias parity …``: classifier fairness with honest uncertainty.
+
+Usage::
 
     embias bbu n --delta 0.05 [--ci-prob 0.95 --max-cost 1 --gamma 0.5 --variance max]
     embias bbu delta --n 3160 [...]
@@ -36,8 +38,10 @@ _NEGATIVE_VALUE = re.compile(r"^-(\d+|\d*\.\d+)(/.*)?$")
 
 
 def _parse_count(text: str) -> tuple[int, int]:
-    """``X/N`` as two integers with 0 ≤ X ≤ N and N ≥ 1 (argparse's usage error naming
-    the value otherwise)."""
+    """Return ``X/N`` as two integers with 0 ≤ X ≤ N and N ≥ 1.
+
+    Argparse's usage error naming the value otherwise.
+    """
     parts = text.split("/")
     try:
         if len(parts) != 2:
@@ -74,7 +78,7 @@ def _bound_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_bbu_n(args: argparse.Namespace) -> int:
-    """Required sample size for each --delta."""
+    """Print the required sample size for each ``--delta``."""
     import pandas as pd
 
     from embias.classifier import bbu_required_n
@@ -148,7 +152,7 @@ def cmd_parity(args: argparse.Namespace) -> int:
     if len(counts) == 2:
         (x1, n1), (x2, n2) = counts
         post = parity_posterior(x1, n1, x2, n2, prior=prior,  # type: ignore[arg-type]
-                                labels=None if labels is None else tuple(labels))  # type: ignore[arg-type]
+                                labels=None if labels is None else tuple(labels))
         table = post.hdi(args.ci_prob)
         if args.rope is not None:
             dec = post.decide(args.rope, args.ci_prob)

@@ -1,10 +1,12 @@
-"""``embias compare``: one study on several embeddings, and the paired change model::
+r"""``embias compare``: one study on several embeddings, and the paired change model.
 
-    embias compare religion --embedding biased=published:reddit \\
+Usage::
+
+    embias compare religion --embedding biased=published:reddit \
         --embedding hard=published:reddit-debiased
-    embias compare religion --embedding biased=glove-6b-50d \\
+    embias compare religion --embedding biased=glove-6b-50d \
         --embedding hard=models/religion_hard.kv --draws 1000 --seed 1
-    embias compare religion --embedding biased=published:reddit \\
+    embias compare religion --embedding biased=published:reddit \
         --embedding hard=published:reddit-debiased --scheduler tcp://host:8786
 
 Prints the change table (change HPDIs per connection and contrast next to the classic
@@ -58,6 +60,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     # every option is checked here, before anything is loaded or sampled
     settings = check_sampler(fit_settings(args))
     out = output_path("--out", args.out, folder=True)
+    assert out is not None  # --out has a default
     labels = [label for label, _ in args.embeddings]
     repeated = sorted({label for label in labels if labels.count(label) > 1})
     if repeated:

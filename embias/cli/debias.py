@@ -11,6 +11,7 @@ __all__ = ["cmd_debias", "register"]
 
 
 def cmd_debias(args: argparse.Namespace) -> int:
+    """Run ``embias debias``: debias the embeddings and save them."""
     import embias
 
     refuse_published("debias", args.embedding)

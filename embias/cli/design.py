@@ -1,8 +1,9 @@
-"""``embias design``: how many words does a claim need? The probability that a study of
-each size finds a credible difference per contrast, and its expected interval width, by
-simulation::
+r"""``embias design``: how many words does a claim need.
 
-    embias design religion --attribute-words 4 8 16 32 --studies 100 --seed 1 \\
+The probability that a study of each size finds a credible difference per contrast, and
+its expected interval width, by simulation::
+
+    embias design religion --attribute-words 4 8 16 32 --studies 100 --seed 1 \
         --plot design.png --out design.csv
     embias design religion --attribute-words pilot 16 --protected-words pilot 10 20
     embias design --populations names --attribute-words 4 8 16 --protected-words 5
@@ -35,6 +36,9 @@ from ._options import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from ..bayes.fit import BiasFit
+    from ..populations import WordPopulations
+
 __all__ = ["DEFAULT_STUDIES", "cmd_design", "register"]
 
 #: Studies per design by default (Monte Carlo se of a probability: at most 0.05).
@@ -46,6 +50,7 @@ SHOWN_COLUMNS = ("protected_words", "attribute_words", "neutral_words", "human_w
 
 
 def _size_type(option: str) -> Callable[[str], int | str]:
+    """Return an argparse ``type`` for a list size: an integer ≥ 1 or ``pilot``."""
     def parse(text: str) -> int | str:
         if text == "pilot":
             return text
@@ -64,7 +69,7 @@ def _size_type(option: str) -> Callable[[str], int | str]:
 
 
 def _shown(summary: pd.DataFrame) -> pd.DataFrame:
-    """Word counts as whole numbers where they are (a pilot's mean per class stays)."""
+    """Return the summary with whole word counts as integers (a pilot's mean stays)."""
     frame = summary.copy()
     for column in ("protected_words", "attribute_words"):
         frame[column] = [f"{v:g}" for v in frame[column]]
@@ -72,8 +77,11 @@ def _shown(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def cmd_design(args: argparse.Namespace) -> int:
-    """Fit the pilot (or load the populations), simulate, print the table, write the
-    per-study rows and the plot."""
+    """Run ``embias design``.
+
+    Fit the pilot (or load the populations), simulate, print the table, write the per-study
+    rows and the plot.
+    """
     out = output_path("--out", args.out)
     plot = output_path("--plot", args.plot)
     if (args.study is None) == (args.populations is None):
@@ -92,7 +100,7 @@ def cmd_design(args: argparse.Namespace) -> int:
         table = embias.study_table(args.study, args.embedding)
         print(f"fitting the pilot study {table.attrs.get('study', args.study)!r} on "
               f"{args.embedding} (crossed level), seed {seed}", flush=True)
-        source = embias.fit_bias_model(table, level="crossed",
+        source: BiasFit | WordPopulations = embias.fit_bias_model(table, level="crossed",
                                        random_seed=derived_seed(seed, "pilot"))
         embeddings = None
         what = (f"posterior predictive of {table.attrs.get('study', args.study)} on "
@@ -101,9 +109,10 @@ def cmd_design(args: argparse.Namespace) -> int:
         if args.embedding.startswith("published:"):
             raise ValueError(f"--embedding {args.embedding!r}: --populations needs word "
                              "vectors, not a published cosine table")
-        source = embias.load_populations(args.populations)
+        populations = embias.load_populations(args.populations)
+        source = populations
         embeddings = args.embedding
-        what = f"real words of {source.name!r} on {args.embedding}"
+        what = f"real words of {populations.name!r} on {args.embedding}"
     result = design_analysis(
         source, embeddings, attribute_words=args.attribute_words,
         protected_words=args.protected_words, neutral_words=args.neutral_words,

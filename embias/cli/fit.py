@@ -56,8 +56,10 @@ EXIT_INTERRUPTED = 130
 
 
 def describe(result: Any, key: str) -> Any:
-    """``key`` of a result's settings (a mapping or a :class:`FitSettings`), else of the
-    result itself, else ``None``."""
+    """Return ``key`` of a result's settings, else of the result itself, else ``None``.
+
+    The settings may be a mapping or a :class:`FitSettings`.
+    """
     settings = getattr(result, "settings", None)
     if isinstance(settings, Mapping) and key in settings:
         return settings[key]
@@ -67,8 +69,10 @@ def describe(result: Any, key: str) -> Any:
 
 
 def _rendered(png: Path, opts: dict[str, Any]) -> bool:
-    """Whether ``png`` is a forest plot of this saved fit already drawn with ``opts``
-    (the fit's post-processing is done once: `embias show` redraws only on new options)."""
+    """Return whether ``png`` is a forest plot of this saved fit already drawn with ``opts``.
+
+    A fit's post-processing is done once: ``embias show`` redraws only on new options.
+    """
     record = png.with_suffix(".json")
     try:
         return (png.is_file() and json.loads(record.read_text(encoding="utf-8")) == opts
@@ -78,9 +82,11 @@ def _rendered(png: Path, opts: dict[str, Any]) -> bool:
 
 
 def _saved_line(fit: Any, *, how: str) -> str:
-    """What became of the saved fit: ``how`` is ``"saved"`` (sampled and saved now),
-    ``"reused"`` (an identical saved fit) or ``"shown"`` (``embias show``); the last two
-    say when it was saved."""
+    """Return what became of the saved fit, in one line.
+
+    ``how`` is ``"saved"`` (sampled and saved by this command), ``"reused"`` (an identical
+    saved fit) or ``"shown"`` (``embias show``); the last two say when it was saved.
+    """
     from embias.pipeline.store import read_manifest
 
     if how == "saved" or fit.path is None:
@@ -142,7 +148,9 @@ def _report(fit: Any, args: argparse.Namespace, *, how: str = "shown") -> int:
         from embias.audit import keep_figures
 
         draw_to_files()
-        writable(png).write_bytes(keep_figures(fit, **opts, png_dpi=FOREST_DPI))
+        drawn = keep_figures(fit, **opts, png_dpi=FOREST_DPI)
+        assert drawn is not None  # a saved fit, with png_dpi: the forest plot's PNG
+        writable(png).write_bytes(drawn)
         png.with_suffix(".json").write_text(json.dumps(opts), encoding="utf-8")
     elif not in_fit_folder:
         draw_to_files()
@@ -157,8 +165,10 @@ def _report(fit: Any, args: argparse.Namespace, *, how: str = "shown") -> int:
 
 
 def cmd_fit(args: argparse.Namespace) -> int:
-    """``embias fit``: fit (or reuse a saved fit), print, plot. Ctrl-C prints one line
-    saying what was kept and returns :data:`EXIT_INTERRUPTED`."""
+    """Run ``embias fit``: fit (or reuse a saved fit), print, plot.
+
+    Ctrl-C prints one line saying what was kept and returns :data:`EXIT_INTERRUPTED`.
+    """
     done: dict[str, Any] = {}
     try:
         return _fit(args, done)

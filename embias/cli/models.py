@@ -1,5 +1,6 @@
-"""``embias compare-models`` and ``embias word-influence``: which model level predicts best,
-and which words drive the result::
+"""``embias compare-models`` and ``embias word-influence``: levels and influential words.
+
+Which model level predicts best, and which words drive the result::
 
     embias compare-models religion --embedding published:reddit          # by row
     embias compare-models religion --levels hierarchical,crossed --by word --refit reloo
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from typing import TYPE_CHECKING
 
 from .._validation import check_int
 from ..settings import DEFAULT_MODELS_DIR, LEVELS
@@ -32,6 +34,9 @@ from ._options import (
     output_path,
     writable,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..bayes.fit import BiasFit
 
 __all__ = ["cmd_compare_models", "cmd_sensitivity", "cmd_word_influence", "register"]
 
@@ -79,8 +84,8 @@ top_type = checked(int, lambda name, value: check_int(name, value, minimum=1), "
 folds_type = checked(int, lambda name, value: check_int(name, value, minimum=2), "folds")
 
 
-def _fit_levels(args: argparse.Namespace, levels: list[str]) -> dict[str, object]:
-    """The fits of every level (saved fits reused), convergence warnings once each."""
+def _fit_levels(args: argparse.Namespace, levels: list[str]) -> dict[str, BiasFit]:
+    """Return the fits of every level (saved fits reused), each convergence warning once."""
     import warnings
 
     import embias
@@ -205,8 +210,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``compare-models`` and ``word-influence`` (alias ``sensitivity``, deprecated) to
-    the main parser."""
+    """Add ``compare-models`` and ``word-influence`` (alias ``sensitivity``) to the parser."""
     p = sub.add_parser(
         "compare-models",
         help="compare model levels by PSIS-LOO: leave one row or one compared word out",

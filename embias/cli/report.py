@@ -1,16 +1,17 @@
-"""``embias report``: the audit report of a study, one self-contained HTML page
-(:func:`embias.audit_report`)::
+r"""``embias report``: the audit report of a study, one self-contained HTML page.
+
+The page of :func:`embias.audit_report`::
 
     embias report religion --fits models/ --out religion.html       # saved fits, no refit
     embias report religion --out religion.html                       # fit GloVe (or reuse)
-    embias report religion --embedding biased=published:reddit \\
+    embias report religion --embedding biased=published:reddit \
         --embedding hard=published:reddit-debiased --out religion.html
 
 With ``--fits`` (the name of :func:`embias.audit_report`'s ``fits=``; ``--from`` is its
 deprecated spelling) nothing is fitted: the page is built from saved fits (a saved-fit
-folder, or a folder of them such as ``models/``: those of the study), in seconds. Without
-it the study is fitted on every ``--embedding`` at every ``--level`` (identical saved fits
-are reused), and several embeddings are compared (``embias compare``'s paired change model;
+folder, or a folder of them such as ``models/``: those of the study). Without it the
+study is fitted on every ``--embedding`` at every ``--level`` (identical saved fits are
+reused), and several embeddings are compared (``embias compare``'s paired change model;
 its table is saved next to the fits so that the page can be rebuilt from saved results).
 """
 
@@ -46,9 +47,11 @@ OPTIONAL_FILES: dict[str, str] = {"--weat": "weat", "--seat": "seat",
 
 
 def _check_result_files(args: argparse.Namespace) -> None:
-    """Read every result file given (``--comparison``, ``--weat`` …) before anything is
-    fitted; a file that cannot be read or is not the table its option wants is a
-    ValueError naming the option and the file."""
+    """Read every result file given (``--comparison``, ``--weat`` …) before anything is fitted.
+
+    A file that cannot be read or is not the table its option wants is a ValueError naming
+    the option and the file.
+    """
     given = {option: getattr(args, keyword) for option, keyword in
              {"--comparison": "comparison", **OPTIONAL_FILES}.items()}
     if not any(given.values()):
@@ -72,7 +75,7 @@ def _check_result_files(args: argparse.Namespace) -> None:
 
 
 def _source(text: str) -> tuple[str, str]:
-    """``LABEL=SRC`` or ``SRC`` (labelled by itself)."""
+    """Return ``(label, source)`` of ``LABEL=SRC`` or ``SRC`` (labelled by itself)."""
     label, sep, source = text.partition("=")
     if not sep:
         return text, text
@@ -83,7 +86,7 @@ def _source(text: str) -> tuple[str, str]:
 
 
 def _invocation(args: argparse.Namespace) -> str:
-    """The command as given (every option that differs from its default)."""
+    """Return the command as given (every option that differs from its default)."""
     parts = ["embias", "report"]
     for dest, flag, default, nargs in args._options:
         value = getattr(args, dest, default)

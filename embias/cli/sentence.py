@@ -22,6 +22,7 @@ _SEAT_NOTE = (
 
 
 def cmd_seat(args: argparse.Namespace) -> int:
+    """Run ``embias seat``: SEAT of Caliskan's tests (or a study) on the sentence encoder."""
     tests = WEAT_TESTS if args.test == "all" else (args.test,)
     if args.test != "all" and args.test not in WEAT_TESTS and not Path(args.test).is_dir():
         raise UnknownNameError(

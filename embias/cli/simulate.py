@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Literal
 
 from .._validation import check_seed
 from ..settings import DEFAULT_CI_PROB
@@ -13,7 +13,7 @@ __all__ = ["cmd_simulate_weat", "register", "weat_simulation_report"]
 
 #: ``embias.simulate.NUMERATORS`` and ``CALISKAN_LARGEST_EFFECT`` (literals here so that
 #: ``--help`` need not import numpy; a test checks they agree).
-NUMERATORS: tuple[str, ...] = ("mean", "first-word")
+NUMERATORS: tuple[Literal["mean", "first-word"], ...] = ("mean", "first-word")
 CALISKAN_LARGEST_EFFECT = 1.81
 #: The raw sd of the slides' scenarios (``--published``).
 PUBLISHED_SD = 0.08
@@ -24,8 +24,11 @@ PUBLISHED_SEED = 0
 
 
 def _resolve(args: argparse.Namespace) -> None:
-    """Fill ``ci_prob`` and ``random_seed`` left unset: the published preset's values with
-    ``--published``, else embias's default level and a fresh seed (shown)."""
+    """Fill ``ci_prob`` and ``random_seed`` left unset.
+
+    With ``--published`` the published preset's values, else embias's default level and a
+    fresh seed (shown).
+    """
     if args.ci_prob is None:
         args.ci_prob = PUBLISHED_CI_PROB if args.published else DEFAULT_CI_PROB
     if args.random_seed is None and args.published:

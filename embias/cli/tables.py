@@ -48,7 +48,7 @@ def _embedding_source(value: str) -> Any:
 
 
 def _study_table(study: str, embedding: str) -> Any:
-    """The study's cosine table, its ``embedding`` column the name the user gave."""
+    """Return the study's cosine table, its ``embedding`` column the name the user gave."""
     import embias
 
     return embias.study_table(study, _embedding_source(embedding), embedding_name=embedding)
@@ -68,6 +68,7 @@ def _print_missing(table: Any) -> None:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
+    """Run ``embias table``: build a study's cosine table and write or print it."""
     import embias
 
     if args.out and Path(args.out).suffix not in (".csv", ".parquet"):
@@ -88,8 +89,10 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def permutations_argument(text: str) -> str | int:
-    """``--permutations``: 'auto', 'exact' or a positive integer (argparse's usage error
-    naming the value otherwise)."""
+    """Return ``--permutations`` as ``"auto"``, ``"exact"`` or a positive integer.
+
+    Argparse's usage error naming the value otherwise.
+    """
     if text in ("auto", "exact"):
         return text
     try:
@@ -136,6 +139,7 @@ def _n_boot(name: str, value: int) -> int:
 
 
 def cmd_weat(args: argparse.Namespace) -> int:
+    """Run ``embias weat``: WEAT of one of Caliskan's tests (or all, or a study), printed."""
     import embias
 
     refuse_published("weat", args.embedding)
@@ -170,6 +174,7 @@ def cmd_weat(args: argparse.Namespace) -> int:
 
 
 def cmd_mac(args: argparse.Namespace) -> int:
+    """Run ``embias mac``: MAC of a study with its Student-t intervals, printed."""
     import embias
 
     embias.load_study(args.study)
