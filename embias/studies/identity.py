@@ -1,5 +1,6 @@
-"""The sentences of the downstream study (:mod:`embias.studies.sentiment`): neutral
-templates filled with every protected word of a study
+"""The sentences of the downstream study (:mod:`embias.studies.sentiment`) and their scores.
+
+Neutral templates filled with every protected word of a study
 (:func:`~embias.studies.identity_sentences`), each scored by a word-vector classifier
 from the mean vector of its content tokens (:func:`~embias.studies.score_sentences`).
 """
@@ -74,7 +75,7 @@ def identity_sentences(
     *,
     templates: Sequence[str] = DEFAULT_TEMPLATES,
 ) -> pd.DataFrame:
-    """Every template filled with every protected word of every class of a study.
+    """Fill every template with every protected word of every class of a study.
 
     Parameters
     ----------
@@ -95,6 +96,21 @@ def identity_sentences(
     ------
     ValueError
         Unknown study, or templates that are empty, repeated or without exactly one slot.
+
+    Examples
+    --------
+    The religion study's 15 protected words in the 12 default templates:
+
+    >>> from embias.studies import identity_sentences
+    >>> sentences = identity_sentences("religion")
+    >>> sentences.shape
+    (180, 6)
+    >>> sentences.loc[0, ["class", "word", "sentence"]].tolist()
+    ['christian', 'christianity', 'christianity people are here']
+    >>> identity_sentences("religion", templates=["{} is here", "no slot"])
+    Traceback (most recent call last):
+    ...
+    ValueError: every template must be a string with exactly one '{}' slot (and no other ...
     """
     st = load_study(study)
     temps = _check_templates(templates)
@@ -160,6 +176,35 @@ def score_sentences(
     ValueError
         Missing columns, a classifier of another dimension or not fitted on labels 0/1,
         or no identity word in the embeddings at all.
+
+    Examples
+    --------
+    A classifier trained on four positive and four negative words; the flowers lie on the
+    positive side, the insects on the negative one. "is" and "I" are stop words, "here"
+    and "saw" are not in the embeddings, so each sentence's vector is its identity
+    word's:
+
+    >>> from gensim.models import KeyedVectors
+    >>> import embias
+    >>> from embias.studies import identity_sentences, score_sentences, sentiment_classifier
+    >>> kv = KeyedVectors(vector_size=2)
+    >>> kv.add_vectors(["good", "great", "nice", "happy", "bad", "awful", "sad", "nasty",
+    ...                 "rose", "tulip", "ant", "wasp"],
+    ...                [[1, 0.2], [1, -0.1], [0.8, 0.3], [0.9, 0], [-1, 0.1], [-0.9, -0.2],
+    ...                 [-0.8, 0.2], [-1, 0], [0.6, 0.5], [0.5, -0.4], [-0.6, 0.4],
+    ...                 [-0.4, -0.5]])
+    >>> lexicon = {"good": 3.1, "great": 3.1, "nice": 1.8, "happy": 2.7, "bad": -2.5,
+    ...            "awful": -2.0, "sad": -2.1, "nasty": -2.6}
+    >>> clf = sentiment_classifier(kv, lexicon=lexicon, test_size=0.5, random_seed=0)
+    >>> toy = embias.Study(name="toy", protected={"flowers": ("rose", "tulip"),
+    ...                                           "insects": ("ant", "wasp")},
+    ...                    attributes={"flowers": ("love",), "insects": ("hate",)})
+    >>> sentences = identity_sentences(toy, templates=["{} is here", "I saw {}"])
+    >>> scored = score_sentences(clf, kv, sentences)
+    >>> scored.groupby("word", sort=False)["y_pred"].first().to_dict()
+    {'rose': 1, 'tulip': 1, 'ant': 0, 'wasp': 0}
+    >>> scored["tokens"].tolist()[:2], scored.attrs["missing_template_tokens"]
+    (['rose', 'rose'], ('here', 'saw'))
     """
     fit = _scorer(model, embeddings)
     check_columns(sentences, ("class", "word", "template", "sentence"), name="sentences",
@@ -192,8 +237,10 @@ def score_sentences(
 
 def _scorer(model: SentimentClassifier | LogisticRegression,
             embeddings: KeyedVectors) -> LogisticRegression:
-    """The fitted binary logistic regression of ``model``, checked against the embeddings
-    (ValueError naming what does not fit)."""
+    """Return the fitted binary logistic regression of ``model``, checked against the embeddings.
+
+    ValueError naming what does not fit.
+    """
     if not isinstance(embeddings, KeyedVectors):
         raise ValueError(f"embeddings must be gensim KeyedVectors, got "
                          f"{type(embeddings).__name__}")
@@ -212,8 +259,10 @@ def _scorer(model: SentimentClassifier | LogisticRegression,
 
 def _identity_words(sentences: pd.DataFrame, index: Mapping[str, int],
                     lowercase: bool) -> tuple[dict[str, bool], MissingWords]:
-    """Whether every token of each identity word is in the embeddings, and the report of
-    the missing ones by class."""
+    """Return whether each identity word's tokens are all in the embeddings, and the report.
+
+    The report lists the missing identity words by class.
+    """
     classes = list(dict.fromkeys(sentences["class"]))
     words_by_class = {c: list(dict.fromkeys(sentences.loc[sentences["class"] == c, "word"]))
                       for c in classes}
@@ -229,9 +278,12 @@ def _identity_words(sentences: pd.DataFrame, index: Mapping[str, int],
 
 def _sentence_vectors(sentences: pd.DataFrame, embeddings: KeyedVectors, stops: set[str],
                       lowercase: bool) -> tuple[np.ndarray, list[str], set[str]]:
-    """The mean vector of every sentence's tokens (its identity word's, and its template's
-    in the embeddings and not in ``stops``), the tokens used, and the template tokens not
-    in the embeddings."""
+    """Return every sentence's mean token vector, the tokens used and the template's missing.
+
+    A sentence's tokens are its identity word's, and its template's that are in the
+    embeddings and not in ``stops``; the template tokens not in the embeddings are
+    returned too.
+    """
     index = embeddings.key_to_index
     means = np.empty((len(sentences), embeddings.vector_size))
     used_tokens: list[str] = []

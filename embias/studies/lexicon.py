@@ -1,5 +1,6 @@
-"""The sentiment lexicon of the downstream study (:mod:`embias.studies.sentiment`): VADER
-(Hutto & Gilbert 2014) as shipped by the installed ``vaderSentiment`` package
+"""The sentiment lexicon of the downstream study (:mod:`embias.studies.sentiment`).
+
+VADER (Hutto & Gilbert 2014) as shipped by the installed ``vaderSentiment`` package
 (:func:`~embias.studies.vader_lexicon`), or the user's own word → rating mapping
 (``lexicon_entries``).
 """
@@ -38,7 +39,7 @@ def _vader_text() -> tuple[str, str]:
 
 
 def vader_lexicon(path: str | Path | None = None) -> pd.DataFrame:
-    """The VADER sentiment lexicon (Hutto & Gilbert 2014) as a table.
+    """Read the VADER sentiment lexicon (Hutto & Gilbert 2014) as a table.
 
     Each line of ``vader_lexicon.txt`` holds a token, its mean rating on −4 … +4 by ten
     human raters, their standard deviation and the raw ratings, tab-separated.
@@ -62,6 +63,16 @@ def vader_lexicon(path: str | Path | None = None) -> pd.DataFrame:
         ``path`` is None and vaderSentiment is not installed (or lacks the file).
     ValueError
         ``path`` does not exist, or a line is malformed (the message names the line).
+
+    Examples
+    --------
+    >>> from embias.studies import vader_lexicon
+    >>> lexicon = vader_lexicon()
+    >>> lexicon.shape
+    (7520, 3)
+    >>> lexicon[lexicon["word"] == "good"]
+          word  rating      sd
+    3330  good     1.9  0.9434
     """
     if path is None:
         text, name = _vader_text()
@@ -87,8 +98,35 @@ def vader_lexicon(path: str | Path | None = None) -> pd.DataFrame:
 
 
 def lexicon_entries(lexicon: Any) -> list[tuple[str, float]]:
-    """(word, rating) pairs of a lexicon: None (VADER), a mapping word → rating or a
-    DataFrame with ``word`` and ``rating`` (ValueError naming a bad word or rating)."""
+    """Return the (word, rating) pairs of a lexicon.
+
+    Parameters
+    ----------
+    lexicon
+        None (VADER, :func:`vader_lexicon`), a mapping word → rating, or a DataFrame with
+        ``word`` and ``rating`` columns.
+
+    Returns
+    -------
+    list of (str, float)
+        In the lexicon's order; words stripped of surrounding blanks.
+
+    Raises
+    ------
+    ValueError
+        An empty lexicon, a word that is not a non-empty string, or a rating that is not
+        a finite number; the message names it.
+
+    Examples
+    --------
+    >>> from embias.studies.lexicon import lexicon_entries
+    >>> lexicon_entries({"good": 3, " bad": -2.5})
+    [('good', 3.0), ('bad', -2.5)]
+    >>> lexicon_entries({"good": "very"})
+    Traceback (most recent call last):
+    ...
+    ValueError: lexicon rating of 'good' must be a number, got 'very'
+    """
     if lexicon is None:
         lexicon = vader_lexicon()
     if isinstance(lexicon, pd.DataFrame):

@@ -80,9 +80,12 @@ __all__ = [
 
 def _contrasts(
     classes: Sequence[str], comparisons: str
-) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
-    """(x, y) pairs whose positive-rate gap PR_x − PR_y is reported, and the matching
-    ``parity_comparisons`` mode. Two classes: the second minus the first."""
+) -> tuple[list[tuple[str, str]], tuple[Literal["pairwise", "rest"], ...]]:
+    """Return the (x, y) pairs whose gap PR_x − PR_y is reported, and the parity mode.
+
+    The mode is ``parity_comparisons``'s ``comparisons``. Two classes: the second minus
+    the first.
+    """
     if len(classes) == 2:
         return [(classes[1], classes[0])], ("pairwise",)
     if comparisons == "rest":
@@ -162,17 +165,19 @@ class DownstreamResult:
     settings: Mapping[str, Any] = field(default_factory=dict)
 
     def to_interval_table(self) -> pd.DataFrame:
-        """The study's interval table (BBU and Bayesian parity rows): :attr:`table`."""
+        """Return the study's interval table (BBU and Bayesian parity rows): :attr:`table`."""
         return self.table
 
     def classifier_summary(self) -> pd.DataFrame:
-        """One row per embedding: held-out accuracy, baseline, word counts (see
-        :meth:`SentimentClassifier.summary`)."""
+        """Return one row per embedding: held-out accuracy, baseline, word counts.
+
+        See :meth:`SentimentClassifier.summary`.
+        """
         return pd.DataFrame([{"embedding": k, **c.summary()}
                              for k, c in self.classifiers.items()])
 
     def plot(self, **kwargs: Any) -> Figure:
-        """Forest plot of :attr:`table` (see :func:`~embias.studies.plot_downstream`)."""
+        """Draw the forest plot of :attr:`table` (see :func:`~embias.studies.plot_downstream`)."""
         from embias.plots.downstream import plot_downstream
 
         return plot_downstream(self, **kwargs)
@@ -193,8 +198,11 @@ def _embedding_map(embeddings: Any) -> dict[str, KeyedVectors]:
 
 def _class_rates(scored: pd.DataFrame, classes: Sequence[str],
                  name: str) -> list[dict[str, Any]]:
-    """Per class of one embedding's scored sentences: sentences, positive predictions and
-    their rate, the mean and sd of the scores, identity words scored."""
+    """Return the rates of each class of one embedding's scored sentences.
+
+    Per class: sentences, positive predictions and their rate, the mean and sd of the
+    scores, identity words scored.
+    """
     rates = []
     for c in classes:
         rows = scored[scored["class"] == c]
@@ -225,8 +233,10 @@ def downstream_fairness(
     ci_prob: float = DEFAULT_CI_PROB,
     rope: float = 0.1,
 ) -> DownstreamResult:
-    """Does embedding bias reach a classifier's decisions? Group fairness of a sentiment
-    classifier on identity sentences, for one or several embeddings.
+    """Measure whether embedding bias reaches a sentiment classifier's decisions.
+
+    The group fairness of a sentiment classifier on identity sentences, for one or several
+    embeddings.
 
     For every embedding (e.g. ``{"original": kv, "hard": hard_debias(kv, study).embeddings}``)
     a fresh classifier is trained on it (:func:`sentiment_classifier`, same lexicon, split
@@ -273,6 +283,38 @@ def downstream_fairness(
         Unknown study, bad embeddings, lexicon or templates, a class named ``"rest"``
         with ``comparisons="rest"``, an unknown ``comparisons``, or embeddings missing
         every identity word (the message names them).
+
+    Examples
+    --------
+    :func:`~embias.studies.score_sentences`'s example: the classifier calls all four
+    flower sentences positive and all four insect sentences negative. Both rows estimate
+    PR_insects − PR_flowers: −1 for BBU (the observed rates), 1/6 − 5/6 ≈ −0.667 for the
+    posterior mean of the rate difference under uniform priors (0 of 4 and 4 of 4):
+
+    >>> from gensim.models import KeyedVectors
+    >>> import embias
+    >>> from embias.studies import downstream_fairness
+    >>> kv = KeyedVectors(vector_size=2)
+    >>> kv.add_vectors(["good", "great", "nice", "happy", "bad", "awful", "sad", "nasty",
+    ...                 "rose", "tulip", "ant", "wasp"],
+    ...                [[1, 0.2], [1, -0.1], [0.8, 0.3], [0.9, 0], [-1, 0.1], [-0.9, -0.2],
+    ...                 [-0.8, 0.2], [-1, 0], [0.6, 0.5], [0.5, -0.4], [-0.6, 0.4],
+    ...                 [-0.4, -0.5]])
+    >>> lexicon = {"good": 3.1, "great": 3.1, "nice": 1.8, "happy": 2.7, "bad": -2.5,
+    ...            "awful": -2.0, "sad": -2.1, "nasty": -2.6}
+    >>> toy = embias.Study(name="toy", protected={"flowers": ("rose", "tulip"),
+    ...                                           "insects": ("ant", "wasp")},
+    ...                    attributes={"flowers": ("love",), "insects": ("hate",)})
+    >>> result = downstream_fairness(kv, toy, templates=["{} is here", "I saw {}"],
+    ...                              lexicon=lexicon, test_size=0.5, random_seed=0)
+    >>> result.table[["estimand", "group", "embedding", "estimate"]].round(3)
+                  estimand              group embedding  estimate
+    0   demographic_parity  insects − flowers  original    -1.000
+    1  pairwise_difference  insects − flowers  original    -0.667
+    >>> result.rates[["class", "n", "positive_rate"]]
+         class  n  positive_rate
+    0  flowers  4            1.0
+    1  insects  4            0.0
     """
     st = load_study(study)
     kvs = _embedding_map(embeddings)
@@ -291,15 +333,8 @@ def downstream_fairness(
     for name, kv in kvs.items():
         clf = sentiment_classifier(kv, lexicon=lexicon, margin=margin, exclude=identity,
                                    test_size=test_size, l2=l2, random_seed=seed)
-        try:
-            scored = score_sentences(clf, kv, sentences, stop_words=stops)
-        except ValueError as exc:
-            raise ValueError(f"embedding {name!r}: {exc}") from exc
-        absent = [c for c in classes if not (scored["class"] == c).any()]
-        if absent:
-            raise ValueError(f"embedding {name!r}: classes {absent} of study {st.name!r} have "
-                             f"no identity word in the embeddings "
-                             f"({scored.attrs['missing_identity_words']})")
+        scored = _scored_sentences(name, clf, kv, sentences, stops=stops, classes=classes,
+                                   study=st.name)
         part = _fairness_rows(scored, classes, comparisons=comparisons, ci_prob=p, rope=t)
         part.insert(2, "embedding", name)  # right after estimand and group
         part["study"] = st.name
@@ -323,6 +358,26 @@ def downstream_fairness(
                   "stop_words": stops, "exclude_identity": exclude_identity,
                   "comparisons": comparisons, "ci_prob": p, "rope": t},
     )
+
+
+def _scored_sentences(name: str, clf: SentimentClassifier, kv: KeyedVectors,
+                      sentences: pd.DataFrame, *, stops: Iterable[str], classes: Sequence[str],
+                      study: str) -> pd.DataFrame:
+    """Return one embedding's scored sentences (:func:`score_sentences`), every class present.
+
+    ValueError, naming the embedding, when the sentences cannot be scored or a class has
+    no identity word in the embeddings.
+    """
+    try:
+        scored = score_sentences(clf, kv, sentences, stop_words=stops)
+    except ValueError as exc:
+        raise ValueError(f"embedding {name!r}: {exc}") from exc
+    absent = [c for c in classes if not (scored["class"] == c).any()]
+    if absent:
+        raise ValueError(f"embedding {name!r}: classes {absent} of study {study!r} have "
+                         f"no identity word in the embeddings "
+                         f"({scored.attrs['missing_identity_words']})")
+    return scored
 
 
 # The study's figures moved to the plotting layer (embias.plots.downstream; embias.studies

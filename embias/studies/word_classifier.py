@@ -1,6 +1,7 @@
-"""The classifier of the downstream study (:mod:`embias.studies.sentiment`): an L2
-logistic regression (scikit-learn) that learns positive vs negative sentiment from the word
-vectors of a lexicon (:func:`~embias.studies.sentiment_classifier`,
+"""The classifier of the downstream study (:mod:`embias.studies.sentiment`).
+
+An L2 logistic regression (scikit-learn) that learns positive vs negative sentiment from
+the word vectors of a lexicon (:func:`~embias.studies.sentiment_classifier`,
 :class:`~embias.studies.SentimentClassifier`).
 """
 
@@ -107,11 +108,11 @@ class SentimentClassifier:
         return len(self.missing)
 
     def predict_proba(self, vectors: Any) -> np.ndarray:
-        """P(positive) for each row of ``vectors`` (shape ``(n, dim)``)."""
+        """Return P(positive) for each row of ``vectors`` (shape ``(n, dim)``)."""
         return positive_proba(self.model, vectors)
 
     def summary(self) -> dict[str, Any]:
-        """The figures of the fit as a flat dict (one row of a summary table)."""
+        """Return the figures of the fit as a flat dict (one row of a summary table)."""
         return {
             "accuracy": self.accuracy, "accuracy_se": self.accuracy_se,
             "baseline_accuracy": self.baseline_accuracy,
@@ -125,8 +126,39 @@ class SentimentClassifier:
 
 
 def positive_proba(model: LogisticRegression, vectors: Any) -> np.ndarray:
-    """P(class 1) of a fitted binary classifier for each row of ``vectors`` (ValueError
-    when their width is not the classifier's)."""
+    """Return P(class 1) of a fitted binary classifier for each row of ``vectors``.
+
+    Parameters
+    ----------
+    model
+        A fitted scikit-learn classifier with classes 0 and 1.
+    vectors
+        Shape ``(n, n_features)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n,)``.
+
+    Raises
+    ------
+    ValueError
+        ``vectors`` whose width is not the classifier's.
+
+    Examples
+    --------
+    A classifier fitted on data symmetric about 0 gives P = 1/2 at 0:
+
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from embias.studies.word_classifier import positive_proba
+    >>> model = LogisticRegression().fit([[-2.0], [-1.0], [1.0], [2.0]], [0, 0, 1, 1])
+    >>> positive_proba(model, [[0.0]]).round(3)
+    array([0.5])
+    >>> positive_proba(model, [[0.0, 1.0]])
+    Traceback (most recent call last):
+    ...
+    ValueError: vectors must have shape (n, 1), got (1, 2)
+    """
     x = np.asarray(vectors, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] != model.n_features_in_:
         raise ValueError(f"vectors must have shape (n, {model.n_features_in_}), got {x.shape}")
@@ -213,6 +245,25 @@ def sentiment_classifier(
         label out of the training or the test set.
     ImportError
         ``lexicon=None`` and vaderSentiment is not installed.
+
+    Examples
+    --------
+    Four positive and four negative words that a line separates ("ok" is dropped as
+    neutral): the held-out accuracy on the four test words is 1:
+
+    >>> from gensim.models import KeyedVectors
+    >>> kv = KeyedVectors(vector_size=2)
+    >>> kv.add_vectors(["good", "great", "nice", "happy", "bad", "awful", "sad", "nasty"],
+    ...                [[1, 0.2], [1, -0.1], [0.8, 0.3], [0.9, 0], [-1, 0.1], [-0.9, -0.2],
+    ...                 [-0.8, 0.2], [-1, 0]])
+    >>> lexicon = {"good": 3.1, "great": 3.1, "nice": 1.8, "happy": 2.7, "bad": -2.5,
+    ...            "awful": -2.0, "sad": -2.1, "nasty": -2.6, "ok": 0.9}
+    >>> from embias.studies import sentiment_classifier
+    >>> clf = sentiment_classifier(kv, lexicon=lexicon, test_size=0.5, random_seed=0)
+    >>> clf.accuracy, clf.n_train, clf.n_test, clf.n_neutral
+    (1.0, 4, 4, 1)
+    >>> clf.predict_proba([[1, 0], [-1, 0]]).round(2)
+    array([0.97, 0.03])
     """
     if not isinstance(embeddings, KeyedVectors):
         raise ValueError(f"embeddings must be gensim KeyedVectors, got "
@@ -226,14 +277,46 @@ def sentiment_classifier(
         lowercase = is_uncased(embeddings)
     ratings, n_dup, excluded = _merged_ratings(entries, exclude, lowercase)
     n_neutral = sum(abs(r) <= m for r in ratings.values())
+    x, y, words, missing = _labelled_vectors(embeddings, ratings, m)
+    test = _test_words(y, ts, seed)
+    model, converged = _fit(x[~test], y[~test], lam)
+    score = positive_proba(model, x)
+    pred = (score > 0.5).astype(np.int8)
+    acc = float(np.mean(pred[test] == y[test]))
+    n_test = int(test.sum())
+    table = pd.DataFrame({
+        "word": words, "rating": [ratings[w] for w in words], "label": y,
+        "split": np.where(test, "test", "train"), "score": score,
+    })
+    return SentimentClassifier(
+        model=model, accuracy=acc, accuracy_se=math.sqrt(acc * (1 - acc) / n_test),
+        baseline_accuracy=float(max(y[test].mean(), 1 - y[test].mean())),
+        train_accuracy=float(np.mean(pred[~test] == y[~test])),
+        n_train=int((~test).sum()), n_test=n_test,
+        n_positive=int(np.sum(y == 1)), n_negative=int(np.sum(y == 0)),
+        n_lexicon=len(entries), n_duplicates=n_dup, n_neutral=int(n_neutral),
+        excluded=excluded, missing=missing, margin=m, l2=lam, test_size=ts,
+        random_seed=seed, converged=converged, lowercase=bool(lowercase), words=table,
+    )
+
+
+def _labelled_vectors(embeddings: KeyedVectors, ratings: Mapping[str, float], margin: float
+                      ) -> tuple[np.ndarray, np.ndarray, list[str], tuple[str, ...]]:
+    """Return the vectors, labels and words of the labelled lexicon words, and the missing.
+
+    Words rated above ``margin`` are positive (label 1, first), below −``margin``
+    negative (0); words not in the embeddings are dropped and returned. ValueError when a
+    label has no words, or fewer than two in the embeddings.
+    """
     lists = {
-        "positive": [w for w, r in ratings.items() if r > m],
-        "negative": [w for w, r in ratings.items() if r < -m],
+        "positive": [w for w, r in ratings.items() if r > margin],
+        "negative": [w for w, r in ratings.items() if r < -margin],
     }
     for label, words in lists.items():
         if not words:
-            raise ValueError(f"the lexicon has no {label} words with |rating| > margin={m} "
-                             f"({len(ratings)} usable entries); a classifier needs both classes")
+            raise ValueError(f"the lexicon has no {label} words with |rating| > "
+                             f"margin={margin} ({len(ratings)} usable entries); a classifier "
+                             "needs both classes")
     with warnings.catch_warnings():  # the missing words are returned, not printed
         warnings.simplefilter("ignore", UserWarning)
         kept, vectors, report = lookup_words(embeddings, lists, lowercase=False,
@@ -245,34 +328,17 @@ def sentiment_classifier(
     x = np.vstack([vectors["positive"], vectors["negative"]]).astype(np.float64)
     y = np.concatenate([np.ones(len(kept["positive"]), np.int8),
                         np.zeros(len(kept["negative"]), np.int8)])
-    words = [*kept["positive"], *kept["negative"]]
-    test = _test_words(y, ts, seed)
-    model, converged = _fit(x[~test], y[~test], lam)
-    score = positive_proba(model, x)
-    pred = (score > 0.5).astype(np.int8)
-    acc = float(np.mean(pred[test] == y[test]))
-    n_test = int(test.sum())
-    table = pd.DataFrame({
-        "word": words, "rating": [ratings[w] for w in words], "label": y,
-        "split": np.where(test, "test", "train"), "score": score,
-    })
     missing = tuple(w for label in ("positive", "negative") for w in report.missing[label])
-    return SentimentClassifier(
-        model=model, accuracy=acc, accuracy_se=math.sqrt(acc * (1 - acc) / n_test),
-        baseline_accuracy=float(max(y[test].mean(), 1 - y[test].mean())),
-        train_accuracy=float(np.mean(pred[~test] == y[~test])),
-        n_train=int((~test).sum()), n_test=n_test,
-        n_positive=len(kept["positive"]), n_negative=len(kept["negative"]),
-        n_lexicon=len(entries), n_duplicates=n_dup, n_neutral=int(n_neutral),
-        excluded=excluded, missing=missing, margin=m, l2=lam, test_size=ts,
-        random_seed=seed, converged=converged, lowercase=bool(lowercase), words=table,
-    )
+    return x, y, [*kept["positive"], *kept["negative"]], missing
 
 
 def _merged_ratings(entries: Sequence[tuple[str, float]], exclude: Iterable[str],
                     lowercase: bool) -> tuple[dict[str, float], int, tuple[str, ...]]:
-    """The mean rating of every key (case-folded when ``lowercase``) not excluded, the
-    number of entries merged into an earlier one, and the keys excluded."""
+    """Return the mean rating of every key not excluded, the merged count and the excluded.
+
+    Keys are case-folded when ``lowercase``; the count is that of entries merged into an
+    earlier one.
+    """
     merged: dict[str, list[float]] = {}
     for word, rating in entries:
         merged.setdefault(word.lower() if lowercase else word, []).append(rating)
@@ -283,8 +349,10 @@ def _merged_ratings(entries: Sequence[tuple[str, float]], exclude: Iterable[str]
 
 
 def _test_words(y: np.ndarray, test_size: float, seed: int) -> np.ndarray:
-    """The seeded split stratified by label: a mask of the test words (ValueError when a
-    label would be missing from the training or the test set)."""
+    """Return the seeded split stratified by label, as a mask of the test words.
+
+    ValueError when a label would be missing from the training or the test set.
+    """
     try:
         _, test_idx = train_test_split(np.arange(y.size), test_size=test_size, stratify=y,
                                        random_state=seed)
