@@ -103,6 +103,27 @@ def _check_counts_array(name: str, value: Any, *, minimum: int) -> np.ndarray:
     return np.asarray(checked, dtype=np.int64).reshape(items.shape)
 
 
+def _check_numbers_array(name: str, value: Any, *, low: float, low_open: bool = False,
+                         high: float | None = None) -> np.ndarray:
+    """Return finite numbers in a range (a scalar or an array of them) as a float array.
+
+    Each is checked by :func:`embias._validation.check_number` as given, so a bad value is
+    named as written (ValueError).
+    """
+    items = np.asarray(value, dtype=object)
+    checked = [check_number(name, v, low=low, low_open=low_open, high=high)
+               for v in items.ravel().tolist()]
+    return np.asarray(checked, dtype=float).reshape(items.shape)
+
+
+def _check_gamma_array(value: Any) -> np.ndarray:
+    """Return γ values in (0, 0.5] (a scalar or an array of them) as a float array."""
+    try:
+        return _check_numbers_array("gamma", value, low=0.0, low_open=True, high=0.5)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (a lower bound on the smaller group's share)") from None
+
+
 def _log_tail(ci_prob: float) -> float:
     """L = −log((1 − ρ)/2) > 0, the quantity both bounds are written in."""
     return -math.log((1.0 - ci_prob) / 2.0)
@@ -156,7 +177,8 @@ def bernstein_half_width(
     Raises
     ------
     ValueError
-        ``ci_prob`` outside (0, 1) or ``max_cost`` not positive.
+        ``ci_prob`` outside (0, 1), ``max_cost`` or an ``n`` not positive, a ``sigma2``
+        below 0 or not finite, or a ``gamma`` outside (0, 0.5].
 
     Examples
     --------
@@ -174,9 +196,9 @@ def bernstein_half_width(
     rho = check_probability("ci_prob", ci_prob)
     c = _check_positive("max_cost", max_cost)
     big_l = _log_tail(rho)
-    n_arr = np.asarray(n, dtype=float)
-    s2 = np.asarray(sigma2, dtype=float)
-    g = np.asarray(gamma, dtype=float)
+    n_arr = _check_numbers_array("n", n, low=0.0, low_open=True)
+    s2 = _check_numbers_array("sigma2", sigma2, low=0.0)
+    g = _check_gamma_array(gamma)
     b = 2.0 * c * big_l / (3.0 * g)
     t = (b + np.sqrt(b * b + 8.0 * n_arr * s2 * big_l)) / (2.0 * n_arr)
     return float(t) if t.ndim == 0 else t
@@ -214,7 +236,8 @@ def hoeffding_half_width(
     Raises
     ------
     ValueError
-        ``ci_prob`` outside (0, 1) or ``max_cost`` not positive.
+        ``ci_prob`` outside (0, 1), ``max_cost`` or an ``n`` not positive, or a ``gamma``
+        outside (0, 0.5].
 
     Examples
     --------
@@ -230,8 +253,8 @@ def hoeffding_half_width(
     rho = check_probability("ci_prob", ci_prob)
     c = _check_positive("max_cost", max_cost)
     big_l = _log_tail(rho)
-    n_arr = np.asarray(n, dtype=float)
-    g = np.asarray(gamma, dtype=float)
+    n_arr = _check_numbers_array("n", n, low=0.0, low_open=True)
+    g = _check_gamma_array(gamma)
     t = (2.0 * c / g) * np.sqrt(big_l / (2.0 * n_arr))
     return float(t) if t.ndim == 0 else t
 
