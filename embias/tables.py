@@ -73,8 +73,25 @@ DISTANCE_TOLERANCE = 1e-6
 
 
 def compared_word_lists(study: Study) -> dict[str, tuple[str, ...]]:
-    """The lists a study's protected words are compared with, by label
-    (``attributes:<class>``, ``neutral``, ``human``)."""
+    """Return the lists a study's protected words are compared with, by label.
+
+    Parameters
+    ----------
+    study
+        The study.
+
+    Returns
+    -------
+    dict of str to tuple of str
+        ``attributes:<class>`` per attribute class, then ``neutral`` and ``human`` when
+        the study has such words.
+
+    Examples
+    --------
+    >>> from embias.wordlists import load_study
+    >>> list(compared_word_lists(load_study("weat1")))
+    ['attributes:pleasant', 'attributes:unpleasant', 'neutral', 'human']
+    """
     lists = {f"attributes:{c}": w for c, w in study.attributes.items()}
     if study.neutral:
         lists["neutral"] = study.neutral
@@ -92,7 +109,7 @@ def cosine_table(
     embedding_name: str | None = None,
     unassociated: Literal["raise", "different"] = "raise",
 ) -> pd.DataFrame:
-    """Long-form table of cosine similarities/distances for a study.
+    """Build the long-form table of cosine similarities and distances of a study.
 
     Every protected word is paired with every attribute word, every neutral and every
     human word. ``connection`` is ``associated`` when the attribute class is the one
@@ -150,17 +167,31 @@ def cosine_table(
         a control word or another class's attribute, a neutral word that is also a human
         word, a protected word that is also an attribute word) — the study refuses equal
         strings, this the case variants of an uncased vocabulary.
+
+    Examples
+    --------
+    Unit vectors in two dimensions: ``he`` is ``strong``, ``she`` is ``gentle``, and
+    ``table`` is at cosine 0.6 from ``he`` and 0.8 from ``she``.
+
+    >>> import numpy as np
+    >>> from embias.embeddings import keyed_vectors
+    >>> from embias.wordlists import Study
+    >>> kv = keyed_vectors(["he", "she", "strong", "gentle", "table"], np.array(
+    ...     [[1, 0], [0, 1], [1, 0], [0, 1], [0.6, 0.8]], dtype=np.float32))
+    >>> study = Study.from_dicts("toy", protected={"m": ["he"], "f": ["she"]},
+    ...                          attributes={"m": ["strong"], "f": ["gentle"]},
+    ...                          neutral=["table"])
+    >>> table = cosine_table(kv, study)
+    >>> table[["protected_word", "word_to_compare", "connection", "cosine_distance"]]
+      protected_word word_to_compare  connection  cosine_distance
+    0             he          strong  associated              0.0
+    1             he          gentle   different              1.0
+    2             he           table        none              0.4
+    3            she          strong   different              1.0
+    4            she          gentle  associated              0.0
+    5            she           table        none              0.2
     """
-    study = load_study(study)
-    check_choice("unassociated", unassociated, ("raise", "different"))
-    if unassociated == "raise" and study.unassociated:
-        try:
-            study.require_associations()
-        except ValueError as exc:
-            raise ValueError(f"{exc}. To label their attribute rows 'different' on purpose "
-                             "(e.g. for MAC, which averages every attribute class alike), "
-                             "pass unassociated='different' to cosine_table()/study_table()"
-                             ) from None
+    study = _study_for_table(study, unassociated)
     kv, source_name = load_named_embeddings(embeddings)
     if embedding_name is None:
         embedding_name = source_name
@@ -184,48 +215,17 @@ def cosine_table(
     def rows(name: str) -> list[int]:
         return [row_of[w.lower() if lowercase else w] for w in words[name]]
 
-    p_rows = np.concatenate([rows(n) for n in p_names])
-    c_rows = np.concatenate([rows(n) for n in c_names])
-    how = "looked up in lower case" if lowercase else "looked up as given"
-    first_class: dict[int, tuple[str, str]] = {}
-    for name in p_names:
-        cls = name.removeprefix("protected:")
-        for w, r in zip(words[name], rows(name), strict=True):
-            if r in first_class:  # the Study refuses equal strings; this is a case variant
-                other, other_cls = first_class[r]
-                raise ValueError(
-                    f"study {study.name!r}: the protected words {other!r} (class "
-                    f"{other_cls!r}) and {w!r} (class {cls!r}) are one word in these "
-                    f"embeddings ({how}); a word can belong to one protected class only")
-            first_class[r] = (w, cls)
-    # the study refuses a word in two roles; here the same for case variants that are one
-    # word in these embeddings
-    lists, pairs = study.role_lists()
-    lookup_name = {**{f"protected[{c!r}]": f"protected:{c}" for c in study.protected},
-                   **{f"attributes[{c!r}]": f"attributes:{c}" for c in study.attributes},
-                   "neutral": "neutral", "human": "human"}
-    check_distinct_lists({label: words.get(lookup_name[label], []) for label in lists},
-                         pairs=pairs, key=str.lower if lowercase else None,
-                         context=f"study {study.name!r} ({how} in these embeddings): ")
+    _check_case_variants(study, words, {n: rows(n) for n in p_names}, lowercase=lowercase)
     # A protected word that is also a compared word gives a row comparing a vector with
     # itself: cosine distance 0 by construction, no information about bias, yet it pulls
     # its cell mean down. A warning (naming the words) and dropping those rows, not an
     # error: the overlap can be a legitimate design — the shipped WEAT 10 list has 'Billy',
     # which is the neutral list's 'billy' on uncased GloVe — and the words' other rows
     # are still wanted.
-    self_mask = p_rows[:, None] == c_rows[None, :]
-    self_pairs: list[tuple[str, str]] = []
-    if self_mask.any():
-        p_words = [w for n in p_names for w in words[n]]
-        p_cls = [n.removeprefix("protected:") for n in p_names for _ in words[n]]
-        c_words = [w for n in c_names for w in words[n]]
-        c_labels = [n if ":" not in n else f"attribute class {n.split(':', 1)[1]!r}"
-                    for n in c_names for _ in words[n]]
-        described = []
-        for i, j in zip(*np.nonzero(self_mask), strict=True):
-            self_pairs.append((p_words[i], c_words[j]))
-            described.append(f"{p_words[i]!r} (class {p_cls[i]!r}) is {c_words[j]!r} "
-                             f"({c_labels[j]})")
+    self_mask = (np.concatenate([rows(n) for n in p_names])[:, None]
+                 == np.concatenate([rows(n) for n in c_names])[None, :])
+    self_pairs, described = _self_pairs(self_mask, words, p_names, c_names)
+    if self_pairs:
         warnings.warn(
             f"study {study.name!r}: protected words that are also compared words: "
             f"{', '.join(described)}; their {len(self_pairs)} self-comparison row(s) (cosine "
@@ -238,7 +238,91 @@ def cosine_table(
     p_vec = p_vec / np.linalg.norm(p_vec, axis=1, keepdims=True)
     c_vec = c_vec / np.linalg.norm(c_vec, axis=1, keepdims=True)
     sim = p_vec @ c_vec.T  # (n_protected, n_compared): the one matrix product
+    table = _table_rows(sim, study, words, p_names, c_names, embedding_name=embedding_name)
+    if self_pairs:
+        table = table.loc[~self_mask.ravel()].reset_index(drop=True)
+    for col in ("protected_word", "protected_class", "word_to_compare", "word_class",
+                "connection", "embedding"):
+        table[col] = table[col].astype(str)
+    table.attrs = {
+        "study": study.name,
+        "missing": report.as_dict(),
+        "lowercase": bool(lowercase),
+        "self_pairs_dropped": self_pairs,
+    }
+    return table
 
+
+def _study_for_table(study: Study | str, unassociated: str) -> Study:
+    """Load the study; refuse a protected class without an associated one, unless asked."""
+    study = load_study(study)
+    check_choice("unassociated", unassociated, ("raise", "different"))
+    if unassociated == "raise" and study.unassociated:
+        try:
+            study.require_associations()
+        except ValueError as exc:
+            raise ValueError(f"{exc}. To label their attribute rows 'different' on purpose "
+                             "(e.g. for MAC, which averages every attribute class alike), "
+                             "pass unassociated='different' to cosine_table()/study_table()"
+                             ) from None
+    return study
+
+
+def _check_case_variants(study: Study, words: Mapping[str, list[str]],
+                         protected_rows: Mapping[str, list[int]], *, lowercase: bool) -> None:
+    """Refuse words the study keeps apart that are one word in these embeddings.
+
+    The study refuses equal strings in two protected classes or two roles; here the same
+    for spellings that differ only in case, looked up in lower case (one vector).
+    """
+    how = "looked up in lower case" if lowercase else "looked up as given"
+    first_class: dict[int, tuple[str, str]] = {}
+    for name, rows in protected_rows.items():
+        cls = name.removeprefix("protected:")
+        for w, r in zip(words[name], rows, strict=True):
+            if r in first_class:
+                other, other_cls = first_class[r]
+                raise ValueError(
+                    f"study {study.name!r}: the protected words {other!r} (class "
+                    f"{other_cls!r}) and {w!r} (class {cls!r}) are one word in these "
+                    f"embeddings ({how}); a word can belong to one protected class only")
+            first_class[r] = (w, cls)
+    lists, pairs = study.role_lists()
+    lookup_name = {**{f"protected[{c!r}]": f"protected:{c}" for c in study.protected},
+                   **{f"attributes[{c!r}]": f"attributes:{c}" for c in study.attributes},
+                   "neutral": "neutral", "human": "human"}
+    check_distinct_lists({label: words.get(lookup_name[label], []) for label in lists},
+                         pairs=pairs, key=str.lower if lowercase else None,
+                         context=f"study {study.name!r} ({how} in these embeddings): ")
+
+
+def _self_pairs(self_mask: np.ndarray, words: Mapping[str, list[str]], p_names: list[str],
+                c_names: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """Return the (protected word, compared word) pairs of one vector, and their words.
+
+    ``self_mask`` marks them (protected rows × compared columns); each is described by
+    its words, the protected class and the compared list, for the warning.
+    """
+    pairs: list[tuple[str, str]] = []
+    described: list[str] = []
+    if not self_mask.any():
+        return pairs, described
+    p_words = [w for n in p_names for w in words[n]]
+    p_cls = [n.removeprefix("protected:") for n in p_names for _ in words[n]]
+    c_words = [w for n in c_names for w in words[n]]
+    c_labels = [n if ":" not in n else f"attribute class {n.split(':', 1)[1]!r}"
+                for n in c_names for _ in words[n]]
+    for i, j in zip(*np.nonzero(self_mask), strict=True):
+        pairs.append((p_words[i], c_words[j]))
+        described.append(f"{p_words[i]!r} (class {p_cls[i]!r}) is {c_words[j]!r} "
+                         f"({c_labels[j]})")
+    return pairs, described
+
+
+def _table_rows(sim: np.ndarray, study: Study, words: Mapping[str, list[str]],
+                p_names: list[str], c_names: list[str], *, embedding_name: str
+                ) -> pd.DataFrame:
+    """Lay the similarities (protected × compared words) out as one row per pair."""
     p_word = np.concatenate([words[n] for n in p_names]).astype(object)
     p_class = np.concatenate([[n.removeprefix("protected:")] * len(words[n]) for n in p_names])
     c_word = np.concatenate([words[n] for n in c_names]).astype(object)
@@ -259,7 +343,7 @@ def cosine_table(
                  np.where(cw_class == assoc, "associated", "different")),
     )
     similarity = sim.ravel()
-    table = pd.DataFrame(
+    return pd.DataFrame(
         {
             "protected_word": np.repeat(p_word, n_c),
             "protected_class": pw_class,
@@ -271,18 +355,6 @@ def cosine_table(
             "embedding": embedding_name,
         }
     )
-    if self_pairs:
-        table = table.loc[~self_mask.ravel()].reset_index(drop=True)
-    for col in ("protected_word", "protected_class", "word_to_compare", "word_class",
-                "connection", "embedding"):
-        table[col] = table[col].astype(str)
-    table.attrs = {
-        "study": study.name,
-        "missing": report.as_dict(),
-        "lowercase": bool(lowercase),
-        "self_pairs_dropped": self_pairs,
-    }
-    return table
 
 
 #: Columns that, with ``protected_word`` and ``word_to_compare``, identify a row of a
@@ -295,7 +367,7 @@ _SHOWN_ROWS = 5
 
 def _row_list(table: pd.DataFrame, positions: np.ndarray, describe: Callable[[int], str]
               ) -> str:
-    """``row 3 (…), row 7 (…) and 4 more`` for the rows at ``positions``."""
+    """Name the rows at ``positions``: ``row 3 (…), row 7 (…) and 4 more``."""
     shown = ", ".join(f"row {table.index[i]!r} ({describe(int(i))})"
                       for i in positions[:_SHOWN_ROWS])
     more = f" and {positions.size - _SHOWN_ROWS} more" if positions.size > _SHOWN_ROWS else ""
@@ -303,8 +375,10 @@ def _row_list(table: pd.DataFrame, positions: np.ndarray, describe: Callable[[in
 
 
 def _check_numbers(table: pd.DataFrame, columns: tuple[str, ...], *, what: str) -> None:
-    """Refuse a column with an entry that is not a number (``'abc'`` read from a CSV),
-    naming the column, the rows (index labels) and the values."""
+    """Refuse a column with an entry that is not a number (``'abc'`` read from a CSV).
+
+    The message names the column, the rows (index labels) and the values.
+    """
     for column in columns:
         if column not in table.columns or pd.api.types.is_numeric_dtype(table[column]):
             continue
@@ -312,7 +386,10 @@ def _check_numbers(table: pd.DataFrame, columns: tuple[str, ...], *, what: str) 
         numbers = pd.to_numeric(values, errors="coerce")
         bad = np.flatnonzero(numbers.isna().to_numpy() & values.notna().to_numpy())
         if bad.size:
-            shown = _row_list(table, bad, lambda i, v=values: repr(v.iat[i]))
+            def value_at(i: int, column_values: pd.Series = values) -> str:
+                return repr(column_values.iat[i])
+
+            shown = _row_list(table, bad, value_at)
             raise ValueError(f"{what}: column {column!r} has {bad.size} value(s) that are not "
                              f"numbers: {shown}; every {column} must be a number (fix the "
                              "file or drop those rows)")
@@ -335,6 +412,18 @@ def validate_table(table: pd.DataFrame, *, what: str = "table") -> pd.DataFrame:
         :data:`DISTANCE_TOLERANCE`), a ``cosine_similarity`` that is not 1 − the distance
         (beyond the same tolerance), rows repeating another row's key (names them with
         their index), or unknown connection labels.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"protected_word": ["he", "she"],
+    ...                       "word_to_compare": ["table", "table"],
+    ...                       "connection": ["none", "none"], "cosine_distance": [0.4, 2.5]})
+    >>> validate_table(table)
+    Traceback (most recent call last):
+    ...
+    ValueError: table has 1 cosine distances outside [0, 2] (a cosine distance is 1 − cosine
+    similarity): row 1 ('she', 'table'): 2.5
     """
     need = ("protected_word", "word_to_compare", "connection", "cosine_distance")
     check_columns(table, need, name=what, hint=f"a cosine table needs {list(need)}")
@@ -418,8 +507,10 @@ def _published_file(study: str, embedding: str) -> str:
 
 
 def _published_key(study: str, embedding: str) -> tuple[str, str]:
-    """Normalise a published table's names as :func:`embias.load_study` does (any case,
-    ``-``/``_`` ignored in the study: ``'Religion'``, ``'WEAT-7'``); check both."""
+    """Normalise and check a published table's names as :func:`embias.load_study` does.
+
+    Any case, ``-``/``_`` ignored in the study: ``'Religion'``, ``'WEAT-7'``.
+    """
     key = str(study).lower().replace("-", "").replace("_", "")
     if key not in PUBLISHED_STUDIES:
         # no "did you mean" for a shipped study the authors published no table for
@@ -472,6 +563,20 @@ def load_published_table(
     pandas.DataFrame
         Same columns as :func:`cosine_table` (``protected_class`` from the shipped
         study's lists, ``embedding`` = ``"published:<embedding>"``).
+
+    Raises
+    ------
+    ValueError
+        An unknown study or embedding (:class:`~embias._validation.UnknownNameError`),
+        duplicates with ``duplicates="raise"``, or a value that is not a number.
+    MissingWordsError
+        Rows coded missing, with ``missing="raise"``.
+
+    Examples
+    --------
+    >>> table = load_published_table("religion", "glove")
+    >>> table.shape, table["embedding"].iloc[0], table.attrs["duplicates"]
+    ((4815, 8), 'published:glove', 0)
     """
     study, embedding = _published_key(study, embedding)
     check_choice("duplicates", duplicates, ("keep", "drop", "raise"))
@@ -547,7 +652,41 @@ def load_published_table(
 
 
 def summarize_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Per-connection summary of a cosine table: rows, words and distance statistics."""
+    """Summarize a cosine table per connection: rows, words and distance statistics.
+
+    Parameters
+    ----------
+    table
+        A cosine table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per connection (in :data:`CONNECTIONS` order): ``connection``, ``rows``,
+        ``protected_words``, ``compared_words`` and the ``mean``, ``std``, ``min`` and
+        ``max`` of the cosine distance.
+
+    Raises
+    ------
+    ValueError
+        ``table`` is not a valid cosine table (:func:`validate_table`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embias.embeddings import keyed_vectors
+    >>> from embias.wordlists import Study
+    >>> kv = keyed_vectors(["he", "she", "strong", "gentle", "table"], np.array(
+    ...     [[1, 0], [0, 1], [1, 0], [0, 1], [0.6, 0.8]], dtype=np.float32))
+    >>> study = Study.from_dicts("toy", protected={"m": ["he"], "f": ["she"]},
+    ...                          attributes={"m": ["strong"], "f": ["gentle"]},
+    ...                          neutral=["table"])
+    >>> summarize_table(cosine_table(kv, study))
+       connection  rows  protected_words  compared_words  mean       std  min  max
+    0  associated     2                2               2   0.0  0.000000  0.0  0.0
+    1   different     2                2               2   1.0  0.000000  1.0  1.0
+    2        none     2                2               1   0.3  0.141421  0.2  0.4
+    """
     validate_table(table)
     grouped = table.groupby("connection", sort=False)
     out = grouped["cosine_distance"].agg(["count", "mean", "std", "min", "max"])
@@ -561,10 +700,31 @@ def summarize_table(table: pd.DataFrame) -> pd.DataFrame:
 def published_name(study: str, source: str) -> str:
     """Check a ``"published:NAME"`` source for ``study``; return ``NAME``.
 
+    Parameters
+    ----------
+    study
+        The study's name.
+    source
+        ``"published:NAME"``, NAME one of :data:`PUBLISHED_EMBEDDINGS`.
+
+    Returns
+    -------
+    str
+        NAME, in lower case.
+
     Raises
     ------
     ValueError
         Unknown published table, or a study the authors published no table for.
+
+    Examples
+    --------
+    >>> published_name("religion", "published:GloVe")
+    'glove'
+    >>> published_name("weat3", "published:glove")
+    Traceback (most recent call last):
+    ...
+    ValueError: the authors published no table for study 'weat3'; published studies: [...]
     """
     name = source.removeprefix("published:").lower()
     if name not in PUBLISHED_EMBEDDINGS:
@@ -586,7 +746,7 @@ def study_table(
     embedding_name: str | None = None,
     unassociated: Literal["raise", "different"] = "raise",
 ) -> pd.DataFrame:
-    """The cosine table of ``study`` on ``embedding``: one entry point for both sources.
+    """Return the cosine table of ``study`` on ``embedding``, computed or published.
 
     Parameters
     ----------
@@ -605,6 +765,30 @@ def study_table(
         Value of the ``embedding`` column (default: the source string).
     unassociated
         Embeddings only, as in :func:`cosine_table`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table (:func:`load_published_table` or :func:`cosine_table`).
+
+    Raises
+    ------
+    ValueError, MissingWordsError
+        As :func:`load_published_table` or :func:`cosine_table`.
+
+    Examples
+    --------
+    The religion study on the shipped GloVe 6B 50d (one neutral word, a misspelling, is
+    not in GloVe) and the authors' own GloVe table:
+
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     table = study_table("religion", "glove-6b-50d")
+    >>> table.shape, table.attrs["missing"]["neutral"]["missing"]
+    ((4815, 8), ['literaly'])
+    >>> study_table("religion", "published:glove")["embedding"].iloc[0]
+    'published:glove'
     """
     if isinstance(embedding, str) and embedding.startswith("published:"):
         name = study.name if isinstance(study, Study) else str(study)
@@ -630,8 +814,11 @@ PAIR_KEY: tuple[str, ...] = ("protected_word", "word_to_compare", "connection")
 
 
 def _key_columns(tables: Mapping[str, pd.DataFrame]) -> list[str]:
-    """:data:`PAIR_KEY`, plus ``word_class`` when a table holds a pair twice under two
-    word classes (a compared word in two attribute lists) and every table has the column."""
+    """Return the columns that identify a word pair across the tables.
+
+    :data:`PAIR_KEY`, plus ``word_class`` when a table holds a pair twice under two word
+    classes (a compared word in two attribute lists) and every table has the column.
+    """
     key = list(PAIR_KEY)
     repeated = any(t[key].astype(str).duplicated().any() for t in tables.values())
     if repeated and all("word_class" in t.columns for t in tables.values()):
@@ -721,6 +908,33 @@ def align_tables(
         A table with repeated word pairs, tables sharing fewer than ``min_shared`` of
         any table's rows (different vocabularies or studies), or word classes that do not
         map one-to-one onto the reference's.
+
+    Examples
+    --------
+    The vocabulary of ``b`` lacks the neutral word ``chair``: its rows are left out of
+    both tables (with a warning), and listed.
+
+    >>> import warnings
+    >>> import numpy as np
+    >>> from embias.embeddings import keyed_vectors
+    >>> from embias.wordlists import Study
+    >>> words = ["he", "she", "strong", "gentle", "table", "chair"]
+    >>> vectors = np.array([[1, 0], [0, 1], [1, 0], [0, 1], [0.6, 0.8], [0.8, 0.6]],
+    ...                    dtype=np.float32)
+    >>> study = Study.from_dicts("toy", protected={"m": ["he"], "f": ["she"]},
+    ...                          attributes={"m": ["strong"], "f": ["gentle"]},
+    ...                          neutral=["table", "chair"])
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     tables = {"a": cosine_table(keyed_vectors(words, vectors), study),
+    ...               "b": cosine_table(keyed_vectors(words[:5], vectors[:5]), study)}
+    ...     aligned, unmatched = align_tables(tables, min_shared=0.5)
+    >>> len(tables["a"]), len(aligned["a"]), len(aligned["b"])
+    (8, 6, 6)
+    >>> unmatched
+      protected_word word_to_compare connection missing_from
+    0             he           chair       none            b
+    1            she           chair       none            b
     """
     if not tables:
         raise ValueError("align_tables() needs at least one table, got none")
@@ -814,6 +1028,32 @@ def difference_table(
     ValueError
         The tables are not aligned (different rows or order), or every difference is
         exactly 0 (identical tables: the change is exactly 0, there is nothing to fit).
+
+    Examples
+    --------
+    ``b`` moves ``table`` from cosine 0.6 to 0.8 with ``he`` (and 0.8 to 0.6 with
+    ``she``): distance differences −0.2 and +0.2, the other pairs 0.
+
+    >>> import numpy as np
+    >>> from embias.embeddings import keyed_vectors
+    >>> from embias.wordlists import Study
+    >>> kv = keyed_vectors(["he", "she", "strong", "gentle", "table"], np.array(
+    ...     [[1, 0], [0, 1], [1, 0], [0, 1], [0.6, 0.8]], dtype=np.float32))
+    >>> study = Study.from_dicts("toy", protected={"m": ["he"], "f": ["she"]},
+    ...                          attributes={"m": ["strong"], "f": ["gentle"]},
+    ...                          neutral=["table"])
+    >>> kv_b = keyed_vectors(["he", "she", "strong", "gentle", "table"], np.array(
+    ...     [[1, 0], [0, 1], [1, 0], [0, 1], [0.8, 0.6]], dtype=np.float32))
+    >>> changes = difference_table(cosine_table(kv_b, study), cosine_table(kv, study),
+    ...                            label="b", reference_label="a")
+    >>> changes[["protected_word", "word_to_compare", "cosine_distance"]]
+      protected_word word_to_compare  cosine_distance
+    0             he          strong              0.0
+    1             he          gentle              0.0
+    2             he           table             -0.2
+    3            she          strong              0.0
+    4            she          gentle              0.0
+    5            she           table              0.2
     """
     key = _key_columns({"a": table, "b": reference})
     if len(table) != len(reference) or not (
