@@ -334,8 +334,8 @@ def weat(
     (1.441, 0.3333333333333333, True, 6)
 
     The one-sided test counts only the observed partition (1/6). The bootstrap replicates
-    take four values between √2 and √3 (X or Y drawn as one repeated word), and the 89%
-    interval spans them:
+    take four values, from √2 to √3 (which one depends on whether X or Y is drawn as one
+    word twice), and the 89% interval spans them:
 
     >>> embias.weat(kv, ["rose", "tulip"], ["ant", "wasp"], ["love"], ["hate"],
     ...             alternative="greater", n_boot=200, random_seed=0).p_value
