@@ -87,8 +87,11 @@ def _unit_rows(name: str, vectors: object) -> np.ndarray:
 
 def _effect(delta: np.ndarray | float, within: np.ndarray | float, w: float
             ) -> np.ndarray | float:
-    """Δ / √(within + w(1−w)Δ²): the effect size of a w / (1 − w) mixture of two groups
-    whose means differ by Δ and whose pooled within-group variance is ``within``."""
+    """Return Δ / √(within + w(1−w)Δ²), the effect size of a w / (1 − w) mixture.
+
+    Of two groups whose means differ by Δ and whose pooled within-group variance is
+    ``within``.
+    """
     with np.errstate(divide="ignore", invalid="ignore"):
         return delta / np.sqrt(within + w * (1 - w) * delta * delta)
 
@@ -101,8 +104,9 @@ def population_effect_size(
     *,
     x_share: float = 0.5,
 ) -> float:
-    """WEAT's effect size of whole populations of words: the limit of WEAT's d as all
-    four lists grow.
+    """Compute WEAT's effect size of whole populations of words.
+
+    The limit of WEAT's d as all four lists grow.
 
     s_pop(t) = t̂ · (mean_A â − mean_B b̂) is the association score of target t with the
     whole attribute populations (the mean cosine with A's words minus that with B's), and
@@ -136,6 +140,17 @@ def population_effect_size(
         An input that is not a non-empty 2-D array of finite vectors, a zero vector,
         vectors of different dimensions, ``x_share`` outside (0, 1), or s_pop with no
         spread at all (d_pop undefined: 0/0).
+
+    Examples
+    --------
+    With A = {(1, 0)} and B = {(0, 1)}, s_pop(t) = t₁ − t₂: 1 and −0.2 for X, −1 and 0.2
+    for Y, so m_X − m_Y = 0.8, v_X = v_Y = 0.36 and d_pop = 0.8 / √(0.36 + 0.16) = 1.109.
+
+    >>> import numpy as np
+    >>> X = np.array([[1, 0], [0.6, 0.8]])
+    >>> Y = np.array([[0, 1], [0.8, 0.6]])
+    >>> round(population_effect_size(X, Y, np.array([[1, 0]]), np.array([[0, 1]])), 3)
+    1.109
     """
     w = check_number("x_share", x_share, low=0.0, high=1.0, low_open=True, high_open=True)
     x, y, a, b = (_unit_rows(n, v) for n, v in zip("XYAB", (X, Y, A, B), strict=True))
@@ -173,24 +188,30 @@ def _check_similarities(sim_a: object, sim_b: object, n_x: object
 
 @dataclass(frozen=True)
 class _Parts:
-    """Per replicate (leading axis): Δ, and per target group the within-group variance
-    of s (ddof 1) and the estimated noise variance of s from the attribute lists."""
+    """The disattenuation's statistics per replicate (leading axis).
+
+    Δ, and per target group the within-group variance of s (ddof 1) and the estimated
+    noise variance of s from the attribute lists.
+    """
 
     delta: np.ndarray
     var: tuple[np.ndarray, np.ndarray]
     noise: tuple[np.ndarray, np.ndarray]
 
     def effect(self, w: float) -> np.ndarray:
+        """Return the disattenuated effect size of every replicate (X's share ``w``)."""
         within = (w * (self.var[0] - self.noise[0])
                   + (1 - w) * (self.var[1] - self.noise[1]))
-        return _effect(self.delta, np.maximum(within, 0.0), w)
+        return np.asarray(_effect(self.delta, np.maximum(within, 0.0), w))
 
 
 def _parts(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, c: np.ndarray, k_a: np.ndarray,
            k_b: np.ndarray) -> _Parts:
-    """The disattenuation's statistics with the words weighted by counts (rows of ``c``
-    over the targets, ``k_a``/``k_b`` over the attribute words; all ones = the words as
-    given): each word drawn k times counts k times, as in a resample."""
+    """Compute the disattenuation's statistics with the words weighted by counts.
+
+    Rows of ``c`` over the targets, ``k_a``/``k_b`` over the attribute words (all ones:
+    the words as given); each word drawn k times counts k times, as in a resample.
+    """
     n_t = sim_a.shape[0]
     rows = {"A": k_a @ sim_a.T / sim_a.shape[1], "B": k_b @ sim_b.T / sim_b.shape[1]}
     s = rows["A"] - rows["B"]
@@ -222,8 +243,9 @@ def _observed_parts(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int) -> _Parts:
 
 
 def disattenuated_effect_size(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int) -> float:
-    """WEAT's effect size with the noise of the attribute lists taken out of its sd: an
-    estimate of :func:`population_effect_size` from one study's words.
+    """Compute WEAT's effect size with the attribute lists' noise taken out of its sd.
+
+    An estimate of :func:`population_effect_size` from one study's words.
 
     With s(t) the association scores and, per target group G ∈ {X, Y}, v_G their
     variance (``ddof=1``) and r_{G,A} the residual mean square of the two-way
@@ -249,12 +271,31 @@ def disattenuated_effect_size(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int) ->
     Returns
     -------
     float
+        The disattenuated effect size.
 
     Raises
     ------
     ValueError
         Shapes that do not fit, fewer than 2 words in a list, non-finite similarities,
         or Δ = 0 with no spread left (0/0).
+
+    Examples
+    --------
+    Similarities with no (target, attribute) interaction (each block a row effect plus a
+    column effect) carry no noise from the attribute lists: the estimate is then WEAT's
+    d with the sample variances. Here s = 0.3, 0.1 for X and −0.3, −0.3 for Y: Δ = 0.5,
+    v_X = 0.02, v_Y = 0, and d = 0.5 / √(0.01 + 0.0625) = 1.857.
+
+    >>> import numpy as np
+    >>> sim_a = np.array([[0.5, 0.3], [0.4, 0.2], [0.1, -0.1], [0.0, -0.2]])
+    >>> sim_b = np.array([[0.1, 0.1], [0.2, 0.2], [0.3, 0.3], [0.2, 0.2]])
+    >>> round(disattenuated_effect_size(sim_a, sim_b, n_x=2), 3)
+    1.857
+    >>> disattenuated_effect_size(sim_a[:, :1], sim_b, n_x=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: the number of attribute words in A (columns of sim_a) must be an integer ≥ 2,
+    got 1 (...)
     """
     sim_a, sim_b, n_x = _check_similarities(sim_a, sim_b, n_x)
     w = n_x / sim_a.shape[0]
@@ -269,8 +310,9 @@ def disattenuated_effect_size(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int) ->
 # =========================================================================== interval
 @dataclass(frozen=True)
 class WeatPopulationBootstrap:
-    """The disattenuated WEAT effect size and its noise-adjusted two-way bootstrap
-    (:func:`weat_population_bootstrap`).
+    """The disattenuated WEAT effect size and its noise-adjusted two-way bootstrap.
+
+    The result of :func:`weat_population_bootstrap`.
 
     Attributes
     ----------
@@ -305,8 +347,11 @@ class WeatPopulationBootstrap:
         return int(self.effect_sizes.size)
 
     def interval(self, ci_prob: float = DEFAULT_CI_PROB) -> tuple[float, float]:
-        """The central ``ci_prob`` range of :attr:`effect_sizes` (numpy's default,
-        linearly interpolated quantiles): the interval for the population effect size."""
+        """Return the interval for the population effect size.
+
+        The central ``ci_prob`` range of :attr:`effect_sizes` (numpy's default, linearly
+        interpolated quantiles).
+        """
         ci_prob = check_probability("ci_prob", ci_prob)
         lo, hi = np.quantile(self.effect_sizes, [(1 - ci_prob) / 2, (1 + ci_prob) / 2])
         return float(lo), float(hi)
@@ -314,9 +359,11 @@ class WeatPopulationBootstrap:
 
 def _adjusted(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, parts: _Parts
               ) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
-    """The similarities with each target group's s values shrunk toward their mean by
-    λ_G (half the shift on the A block, half on the B block; the interaction residuals,
-    and so the noise estimates, unchanged)."""
+    """Shrink each target group's s values toward their mean by λ_G.
+
+    Half the shift on the A block, half on the B block; the interaction residuals, and so
+    the noise estimates, unchanged.
+    """
     s = sim_a.mean(axis=1) - sim_b.mean(axis=1)
     shift = np.zeros_like(s)
     lams = []
@@ -337,8 +384,9 @@ def weat_population_bootstrap(
     n_boot: int = DEFAULT_N_BOOT,
     random_seed: int | np.random.Generator | None = None,
 ) -> WeatPopulationBootstrap:
-    """An interval for the population effect size of WEAT that accounts for the
-    attenuation of short attribute lists.
+    """Bootstrap WEAT's population effect size, allowing for short attribute lists.
+
+    The interval accounts for the attenuation a short attribute list brings.
 
     1. The estimate: :func:`disattenuated_effect_size`.
     2. The bootstrap world: the similarities with each target group's association scores
@@ -369,6 +417,7 @@ def weat_population_bootstrap(
     Returns
     -------
     WeatPopulationBootstrap
+        The estimate, the replicates and the shrinkage applied.
 
     Raises
     ------
@@ -383,6 +432,23 @@ def weat_population_bootstrap(
     Coverage of the population effect size (:func:`population_effect_size`) at 89%,
     next to the plain two-way bootstrap of WEAT's d, is measured by
     ``benchmarks/bench_weat_population.py``.
+
+    Examples
+    --------
+    Three words per list; the attribute lists' noise is most of the spread of s here
+    (``noise_share``), so each group's s values are shrunk before resampling:
+
+    >>> import numpy as np
+    >>> sim_a = np.array([[0.5, 0.3, 0.4], [0.4, 0.2, 0.1], [0.45, 0.3, 0.2],
+    ...                   [0.1, -0.1, 0.0], [0.0, -0.2, 0.1], [0.05, 0.1, -0.1]])
+    >>> sim_b = np.array([[0.1, 0.2, 0.0], [0.2, 0.1, 0.3], [0.1, 0.0, 0.2],
+    ...                   [0.3, 0.2, 0.4], [0.2, 0.3, 0.1], [0.3, 0.4, 0.2]])
+    >>> result = weat_population_bootstrap(sim_a, sim_b, n_x=3, n_boot=2000, random_seed=0)
+    >>> round(result.estimate, 3), round(result.noise_share, 2), result.n_boot
+    (1.964, 0.8, 2000)
+    >>> lower, upper = result.interval(0.89)
+    >>> bool(lower < upper)
+    True
     """
     sim_a, sim_b, n_x = _check_similarities(sim_a, sim_b, n_x)
     n_boot = check_int("n_boot", n_boot, minimum=1)
