@@ -1,6 +1,7 @@
-"""Every figure embias draws. Plot functions take results (interval tables, predictive
-checks, simulations, study results) and never recompute them; matplotlib is imported when
-a plot is drawn.
+"""Every figure embias draws.
+
+Plot functions take results (interval tables, predictive checks, simulations, study
+results) and never recompute them; matplotlib is imported when a plot is drawn.
 
 One module per topic (every figure is also importable from ``embias.plots``):
 

@@ -1,10 +1,11 @@
-"""The figure of a comparison of embeddings (:func:`plot_comparison`): every
-embedding's results side by side, with the change model's changes.
+"""The figure of a comparison of embeddings (:func:`plot_comparison`).
+
+Every embedding's results side by side, with the change model's changes.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -22,14 +23,13 @@ _CHANGE_ROWS = {"change_connection_mean": "mean", "change_contrast": "contrast"}
 
 
 def plot_comparison(summary: pd.DataFrame, *, title: str | None = None) -> Figure:
-    """Forest plot of a comparison's interval table, embeddings side by side.
+    """Draw forest plots of a comparison's interval table, embeddings side by side.
 
     Left column: connection means and contrasts of every embedding (side by side), the
     change model's connection changes and contrast changes (ROPE shaded; classic MAC
-    changes as hollow diamonds). Right column: one panel per protected class, every
-    word's coefficient per connection with the embeddings side by side. One colour per
-    embedding in every panel, every x axis labelled with its unit, the legend below
-    the panels.
+    changes as hollow diamonds). Right column: one panel per protected class, every word's
+    coefficient per connection with the embeddings side by side. One colour per embedding
+    in every panel, every x axis labelled with its unit, the legend below the panels.
 
     Parameters
     ----------
@@ -42,8 +42,35 @@ def plot_comparison(summary: pd.DataFrame, *, title: str | None = None) -> Figur
     Returns
     -------
     matplotlib.figure.Figure
-    """
+        The figure.
 
+    Raises
+    ------
+    ValueError
+        Not an interval table, or one without an ``embedding`` column.
+
+    Examples
+    --------
+    A hand-made comparison: one contrast of two embeddings and its paired change:
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import embias
+    >>> rows = [{"estimand": "contrast", "group": "associated - none", "estimate": e,
+    ...          "lower": e - 0.03, "upper": e + 0.03, "embedding": label, "rope": 0.02}
+    ...         for label, e in [("biased", -0.06), ("debiased", -0.01)]]
+    >>> rows.append({"estimand": "change_contrast", "group": "associated - none",
+    ...              "estimate": 0.05, "lower": 0.02, "upper": 0.08, "embedding": "debiased",
+    ...              "reference": "biased", "rope": 0.02})
+    >>> summary = embias.interval_table(rows, ci_prob=0.89, ci_kind="hdi")
+    >>> figure = plot_comparison(summary, title="religion")
+    >>> [ax.get_title() for ax in figure.axes]
+    ['contrasts (89% HDI)', 'change vs biased, paired model (89% HDI)']
+    >>> [t.get_text() for t in figure.legends[0].get_texts()]
+    ['biased', 'debiased']
+    >>> plt.close(figure)
+    """
     validate_interval_table(summary)
     if "embedding" not in summary.columns:
         raise ValueError("plot_comparison() needs an interval table with an 'embedding' "
@@ -61,7 +88,7 @@ def plot_comparison(summary: pd.DataFrame, *, title: str | None = None) -> Figur
     rope = summary.loc[summary["rope"].notna(), "rope"] if "rope" in summary else pd.Series()
     rope_value = float(rope.iloc[0]) if len(rope) else None
     embeddings = list(dict.fromkeys(summary.loc[summary["embedding"] != "", "embedding"]))
-    opts = {"by": "embedding", "by_order": embeddings, "legend": False}
+    opts: dict[str, Any] = {"by": "embedding", "by_order": embeddings, "legend": False}
     for ax, panel in zip(left_axes, left, strict=True):
         if panel == "connection_mean":
             plot_forest(summary[est == "connection_mean"].assign(estimand=""), ax=ax,

@@ -1,6 +1,7 @@
-"""The figures of the downstream sentiment study (:mod:`embias.studies.sentiment`): the
-positive-rate gaps of its interval table (:func:`plot_downstream`) and the sentence scores
-by class (:func:`plot_sentence_scores`). They draw a
+"""The figures of the downstream sentiment study (:mod:`embias.studies.sentiment`).
+
+The positive-rate gaps of its interval table (:func:`plot_downstream`) and the sentence
+scores by class (:func:`plot_sentence_scores`). They draw a
 :class:`~embias.studies.DownstreamResult` and recompute nothing.
 """
 
@@ -23,8 +24,10 @@ __all__ = ["plot_downstream", "plot_sentence_scores"]
 
 
 def _check_result(result: Any) -> None:
-    """Refuse (ValueError) anything but a :class:`~embias.studies.DownstreamResult`: the
-    study, its interval table and its scored sentences."""
+    """Refuse anything but a :class:`~embias.studies.DownstreamResult` (ValueError).
+
+    A result has the study, its interval table and its scored sentences.
+    """
     if isinstance(result, pd.DataFrame) or not all(
             hasattr(result, name) for name in ("study", "table", "scores")):
         raise ValueError(f"result must be a DownstreamResult, got {type(result).__name__}")
@@ -36,11 +39,11 @@ def plot_downstream(
     title: str | None = None,
     ax: Any = None,
 ) -> Figure:
-    """Forest plot of a :func:`~embias.studies.downstream_fairness` table, embeddings side by side.
+    """Draw a forest plot of a :func:`~embias.studies.downstream_fairness` table.
 
-    One row per (estimand, contrast): the BBU demographic-parity interval and the
-    Bayesian HDI of the same positive-rate gap, one colour per embedding, with a
-    reference line at 0. Kind and probability of the intervals come from the table.
+    One row per (estimand, contrast): the BBU demographic-parity interval and the Bayesian
+    HDI of the same positive-rate gap, one colour per embedding, with a reference line at
+    0. Kind and probability of the intervals come from the table.
 
     Parameters
     ----------
@@ -54,6 +57,37 @@ def plot_downstream(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        ``result`` is not a :class:`~embias.studies.DownstreamResult`.
+
+    Examples
+    --------
+    A hand-made result of one embedding (the table of
+    :func:`~embias.studies.downstream_fairness` has more columns):
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> import embias
+    >>> from embias.studies import DownstreamResult
+    >>> rows = [{"estimand": "difference_vs_rest", "group": "muslim − rest", "estimate": -0.12,
+    ...          "lower": -0.2, "upper": -0.04, "embedding": "glove"}]
+    >>> table = embias.interval_table(rows, ci_prob=0.89, ci_kind="hdi")
+    >>> result = DownstreamResult(study="religion", table=table, rates=pd.DataFrame(),
+    ...                           scores=pd.DataFrame(), classifiers={}, missing_identity={})
+    >>> figure = plot_downstream(result)
+    >>> figure.axes[0].get_title()
+    'religion: positive-rate gap of the sentiment classifier (89% HDI)'
+    >>> plt.close(figure)
+    >>> plot_downstream(table)
+    Traceback (most recent call last):
+    ...
+    ValueError: result must be a DownstreamResult, got DataFrame
     """
     _check_result(result)
     head = title if title is not None else (
@@ -66,10 +100,10 @@ def plot_sentence_scores(
     *,
     random_seed: int = 0,
 ) -> Figure:
-    """Strip plot of the sentence scores by class, one panel per embedding.
+    """Draw a strip plot of the sentence scores by class, one panel per embedding.
 
-    Each dot is a sentence's P(positive); the dashed line is the 0.5 decision threshold
-    and the bar the class mean.
+    Each dot is a sentence's P(positive); the dashed line is the 0.5 decision threshold and
+    the bar the class mean.
 
     Parameters
     ----------
@@ -83,6 +117,31 @@ def plot_sentence_scores(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        ``result`` is not a :class:`~embias.studies.DownstreamResult`, or a bad seed.
+
+    Examples
+    --------
+    Hand-made scores of two embeddings:
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> from embias.studies import DownstreamResult
+    >>> scores = pd.DataFrame({"embedding": ["glove"] * 4 + ["reddit"] * 4,
+    ...                        "class": ["jewish", "jewish", "muslim", "muslim"] * 2,
+    ...                        "score": [0.7, 0.6, 0.4, 0.3, 0.6, 0.5, 0.5, 0.4]})
+    >>> result = DownstreamResult(study="religion", table=pd.DataFrame(), rates=pd.DataFrame(),
+    ...                           scores=scores, classifiers={}, missing_identity={})
+    >>> figure = plot_sentence_scores(result)
+    >>> [ax.get_title() for ax in figure.axes], figure.axes[0].get_ylabel()
+    (['glove', 'reddit'], 'P(positive)')
+    >>> plt.close(figure)
     """
     import matplotlib.pyplot as plt
 

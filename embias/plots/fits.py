@@ -1,6 +1,8 @@
-"""The figures of one fit: its interval table with the classic scores alongside
-(:func:`plot_bias_fit`) and its posterior predictive check
-(:func:`plot_predictive_check`).
+"""The figures of one fit: its interval table and its posterior predictive check.
+
+:func:`plot_bias_fit` draws the interval table with the classic scores alongside,
+:func:`plot_predictive_check` the observed distances against the posterior predictive
+ones.
 """
 
 from __future__ import annotations
@@ -28,14 +30,14 @@ def plot_bias_fit(
     classic: pd.DataFrame | None = None,
     title: str | None = None,
 ) -> Figure:
-    """Forest plots of a fit's interval table, with the classic scores alongside.
+    """Draw forest plots of a fit's interval table, with the classic scores alongside.
 
     Left column: connection means (MAC of the same table as hollow diamonds), contrasts
-    (ROPE shaded, taken from the table's ``rope`` column) and the classic WEAT effect
-    sizes (point estimates). Right column (word and hierarchical levels): one panel per
-    protected class, each word's coefficients per connection side by side, one colour
-    per connection in every panel. Every panel's x axis is labelled with its unit; the
-    legend sits below the panels.
+    (ROPE shaded, taken from the table's ``rope`` column) and the classic WEAT effect sizes
+    (point estimates). Right column (word, hierarchical and crossed levels): one panel per
+    protected class, each word's coefficients per connection side by side, one colour per
+    connection in every panel. Every panel's x axis is labelled with its unit; the legend
+    sits below the panels.
 
     Parameters
     ----------
@@ -49,6 +51,37 @@ def plot_bias_fit(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    ValueError
+        ``summary`` (or a part of it) is not an interval table.
+
+    Examples
+    --------
+    A hand-made interval table: three connection means, two contrasts and the word-level
+    coefficients of two protected words:
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import embias
+    >>> rows = [{"estimand": "connection_mean", "group": c, "estimate": m, "lower": m - 0.02,
+    ...          "upper": m + 0.02} for c, m in [("associated", 0.80), ("none", 0.86)]]
+    >>> rows += [{"estimand": "contrast", "group": "associated - none", "estimate": -0.06,
+    ...           "lower": -0.09, "upper": -0.03, "rope": 0.02}]
+    >>> rows += [{"estimand": "word_coefficient", "group": f"{w}: {c}", "estimate": 0.8,
+    ...           "lower": 0.78, "upper": 0.82, "protected_word": w, "protected_class": k,
+    ...           "connection": c}
+    ...          for w, k in [("jew", "jewish"), ("christian", "christian")]
+    ...          for c in ("associated", "none")]
+    >>> summary = embias.interval_table(rows, ci_prob=0.89, ci_kind="hdi")
+    >>> figure = plot_bias_fit(summary, title="religion")
+    >>> [ax.get_title() for ax in figure.axes]
+    ['connection means (◇ = classic MAC) (89% HDI)', 'contrasts (shaded: ROPE ±0.02) (89% HDI)',
+     'jewish: word-level coefficients (89% HDI)', 'christian: word-level coefficients (89% HDI)']
+    >>> plt.close(figure)
     """
     from ..tables import CONNECTIONS
 
@@ -104,7 +137,11 @@ def plot_bias_fit(
 
 
 def plot_predictive_check(check: PredictiveCheck) -> Figure:
-    """Observed vs posterior predictive distances per connection, with coverage.
+    r"""Draw observed vs posterior predictive distances per connection, with coverage.
+
+    One panel per connection: the observed distances (filled histogram) and the posterior
+    predictive ones (line); each title says how many observed rows fall inside their cell's
+    predictive intervals.
 
     Parameters
     ----------
@@ -114,6 +151,32 @@ def plot_predictive_check(check: PredictiveCheck) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
+        The figure.
+
+    Examples
+    --------
+    A hand-made check of two connections:
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from embias.bayes.diagnostics import PredictiveCheck
+    >>> rng = np.random.default_rng(0)
+    >>> observed = pd.DataFrame({"connection": ["associated"] * 20 + ["none"] * 20,
+    ...                         "cosine_distance": rng.normal(0.85, 0.05, 40)})
+    >>> predictive = pd.DataFrame({"connection": ["associated"] * 500 + ["none"] * 500,
+    ...                           "cosine_distance": rng.normal(0.85, 0.05, 1000)})
+    >>> coverage = pd.DataFrame({"connection": ["associated", "none", "all"],
+    ...                         "ci_prob": 0.89, "inside": [0.9, 0.85, 0.875],
+    ...                         "rows": [20, 20, 40]})
+    >>> check = PredictiveCheck(coverage=coverage, cell_intervals=pd.DataFrame(),
+    ...                         predictive=predictive, observed=observed)
+    >>> figure = plot_predictive_check(check)
+    >>> [ax.get_title() for ax in figure.axes]
+    ['associated (n=20)\ninside 89% PI: 90%', 'none (n=20)\ninside 89% PI: 85%']
+    >>> plt.close(figure)
     """
     import matplotlib.pyplot as plt
 

@@ -1,5 +1,6 @@
-"""The forest plot of any interval table (:func:`plot_forest`), the building block of
-the composite figures.
+"""The forest plot of any interval table (:func:`plot_forest`).
+
+The building block of the composite figures.
 """
 
 from __future__ import annotations
@@ -33,12 +34,12 @@ def plot_forest(
     legend: bool = True,
     ax: Any = None,
 ) -> Figure:
-    """Forest plot of an interval table: one row per (estimand, group), bars = intervals.
+    """Draw a forest plot of an interval table: one row per (estimand, group), bars = intervals.
 
     Parameters
     ----------
     table
-        Interval table (see :func:`interval_table`).
+        Interval table (see :func:`embias.interval_table`).
     by
         Optional column whose values are drawn side by side (slightly offset, one colour
         each) within every row — e.g. ``"embedding"`` to compare embeddings.
@@ -59,8 +60,9 @@ def plot_forest(
         Axes title; the interval kind and probability are appended from the table
         (``point estimates`` for rows without an interval).
     xlabel
-        x-axis label; default: the unit of the estimands shown (:data:`AXIS_LABELS`,
-        e.g. ``"cosine distance"``) when they share one.
+        x-axis label; default: the unit of the estimands shown
+        (:data:`~embias.plots.layout.AXIS_LABELS`, e.g. ``"cosine distance"``) when they
+        share one.
     legend
         Draw the legend (outside the axes, to the right, so it never covers the data).
         Composite figures pass ``False`` and draw one legend for the figure.
@@ -70,6 +72,32 @@ def plot_forest(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn on (a new one when ``ax`` is omitted).
+
+    Raises
+    ------
+    ValueError
+        Not an interval table, ``estimands`` not in the table, nothing to draw, ``by`` not
+        a column, or ``markers`` without its columns; the message names them.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import embias
+    >>> rows = [{"estimand": "contrast", "group": "associated - none", "estimate": -0.04,
+    ...          "lower": -0.07, "upper": -0.01},
+    ...         {"estimand": "contrast", "group": "different - none", "estimate": 0.01,
+    ...          "lower": -0.02, "upper": 0.04}]
+    >>> table = embias.interval_table(rows, ci_prob=0.89, ci_kind="hdi")
+    >>> figure = plot_forest(table, reference=0.0, title="religion")
+    >>> (ax,) = figure.axes
+    >>> [label.get_text() for label in ax.get_yticklabels()]
+    ['contrast: associated - none', 'contrast: different - none']
+    >>> ax.get_title(), ax.get_xlabel()
+    ('religion (89% HDI)', 'difference in cosine distance')
+    >>> plt.close(figure)
     """
     import matplotlib.pyplot as plt
 
@@ -116,9 +144,11 @@ def plot_forest(
 
 def _forest_data(table: pd.DataFrame, estimands: Sequence[str] | None,
                  by: str | None) -> pd.DataFrame:
-    """The rows :func:`plot_forest` draws: the checked interval table, restricted to
-    ``estimands`` in their order (ValueError on an unknown estimand or ``by`` column, or
-    on nothing to draw)."""
+    """Return the rows :func:`plot_forest` draws.
+
+    The checked interval table, restricted to ``estimands`` in their order (ValueError on an
+    unknown estimand or ``by`` column, or on nothing to draw).
+    """
     validate_interval_table(table)
     data = table
     if estimands is not None:
@@ -139,8 +169,11 @@ def _forest_data(table: pd.DataFrame, estimands: Sequence[str] | None,
 
 def _series(data: pd.DataFrame, by: str | None, by_order: Sequence[Any] | None
             ) -> tuple[list[Any], list[Any]]:
-    """The series drawn side by side (the values of ``by`` present, in ``by_order``; one
-    series ``None`` without ``by``) and the palette order that gives each its colour."""
+    """Return the series drawn side by side and the palette order that gives each its colour.
+
+    The series are the values of ``by`` present, in ``by_order`` (one series ``None``
+    without ``by``).
+    """
     if by is None:
         return [None], [None]
     present = list(dict.fromkeys(data[by]))
@@ -150,7 +183,7 @@ def _series(data: pd.DataFrame, by: str | None, by_order: Sequence[Any] | None
 
 def _draw_series(ax: Any, part: pd.DataFrame, label: Any, ypos: dict[Any, int],
                  offset: float, color: Any) -> None:
-    """One series of :func:`plot_forest`: a point per row and a bar for its interval."""
+    """Draw one series of :func:`plot_forest`: a point per row and a bar for its interval."""
     y = np.array([ypos[(e, g)] for e, g in zip(part["estimand"], part["group"], strict=True)])
     y = y + offset
     has_ci = part["lower"].notna().to_numpy()
@@ -161,15 +194,17 @@ def _draw_series(ax: Any, part: pd.DataFrame, label: Any, ypos: dict[Any, int],
 
 def _draw_markers(ax: Any, markers: pd.DataFrame, ypos: dict[Any, int],
                   offsets: dict[Any, float], by: str | None) -> None:
-    """The extra point values of :func:`plot_forest` (hollow diamonds, one legend entry
-    per label) on the rows they name."""
+    """Draw the extra point values of :func:`plot_forest` on the rows they name.
+
+    Hollow diamonds, one legend entry per label.
+    """
     check_columns(markers, ("estimand", "group", "value", "label"), name="markers")
     shown: set[str] = set()
     for _, mk in markers.iterrows():
         key = (mk["estimand"], mk["group"])
         if key not in ypos:
             continue
-        y = ypos[key]
+        y = float(ypos[key])
         if by is not None and by in markers.columns and mk[by] in offsets:
             y += offsets[mk[by]]
         label = str(mk["label"])

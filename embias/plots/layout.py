@@ -1,6 +1,8 @@
-"""What every figure shares: the axis label of each estimand (:data:`AXIS_LABELS`), the
-interval kind in a title, the layout of the composite figures (``panel_grid``) with one
-legend below the panels, ROPE shading and shared x scales.
+"""What every figure shares: axis labels, interval kinds, layout, legends, ROPE shading.
+
+The axis label of each estimand (:data:`AXIS_LABELS`), the interval kind in a title, the
+layout of the composite figures (:func:`panel_grid`) with one legend below the panels,
+ROPE shading and shared x scales.
 """
 
 from __future__ import annotations
@@ -44,14 +46,53 @@ AXIS_LABELS: dict[str, str] = {
 
 
 def axis_label(estimands: Sequence[str]) -> str:
-    """The one unit label of these estimands ('' when they differ or are unknown)."""
+    """Return the one unit label of these estimands ('' when they differ or are unknown).
+
+    Parameters
+    ----------
+    estimands
+        Estimand names (``"connection_mean"``, ``"contrast"`` …).
+
+    Returns
+    -------
+    str
+        Their :data:`AXIS_LABELS` entry when they share one, else ``""``.
+
+    Examples
+    --------
+    >>> axis_label(["connection_mean", "word_coefficient"])
+    'cosine distance'
+    >>> axis_label(["connection_mean", "contrast"])
+    ''
+    """
     labels = {AXIS_LABELS.get(e, "") for e in estimands}
     return labels.pop() if len(labels) == 1 else ""
 
 
 def kind_suffix(data: pd.DataFrame) -> str:
-    """What the bars are, from the table's own ``ci_kind``/``ci_prob``: ``89% HDI``, or
-    ``point estimates`` for rows without an interval."""
+    """Return what the bars are, from the table's own ``ci_kind`` and ``ci_prob``.
+
+    Parameters
+    ----------
+    data
+        Interval-table rows.
+
+    Returns
+    -------
+    str
+        ``89% HDI`` (several kinds joined by commas), or ``point estimates`` for rows
+        without an interval.
+
+    Examples
+    --------
+    >>> import embias
+    >>> rows = [{"estimand": "mac", "group": "all", "estimate": 0.86, "lower": 0.83,
+    ...          "upper": 0.9}]
+    >>> kind_suffix(embias.interval_table(rows, ci_prob=0.95, ci_kind="t"))
+    '95% T'
+    >>> kind_suffix(embias.interval_table(rows, ci_prob=None, ci_kind="none"))
+    'point estimates'
+    """
     kinds = sorted(
         {(k, None if np.isnan(p) else float(p))
          for k, p in zip(data["ci_kind"], data["ci_prob"], strict=True)},
@@ -62,9 +103,35 @@ def kind_suffix(data: pd.DataFrame) -> str:
 
 
 def figure_legend(fig: Figure, by: str | None, series: Sequence[Any] = ()) -> None:
-    """One legend for a composite figure, below the panels (outside every axes): the
-    series of ``by`` (one colour each, the same in every panel; in the order of
-    ``series``) and then the markers."""
+    """Draw one legend for a composite figure, below the panels (outside every axes).
+
+    The series of ``by`` first (one colour each, the same in every panel; in the order of
+    ``series``), then the markers.
+
+    Parameters
+    ----------
+    fig
+        The figure; the labelled artists of all its axes are collected (one entry per
+        label).
+    by
+        The legend's title (the column the series are values of), or None.
+    series
+        The values of ``by`` in legend order.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> figure, (left, right) = plt.subplots(1, 2, layout="constrained")
+    >>> _ = left.plot([0], [0], "o", label="reddit")
+    >>> _ = right.plot([0], [0], "o", label="glove")
+    >>> _ = right.plot([1], [1], "o", label="reddit")
+    >>> figure_legend(figure, "embedding", ["glove", "reddit"])
+    >>> [text.get_text() for text in figure.legends[0].get_texts()]
+    ['glove', 'reddit']
+    >>> plt.close(figure)
+    """
     found: dict[str, Any] = {}
     for ax in fig.axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
@@ -80,18 +147,41 @@ def figure_legend(fig: Figure, by: str | None, series: Sequence[Any] = ()) -> No
 
 def panel_grid(n_left: int, n_right: int, *, wide: float, narrow: float,
                panel_height: float, min_height: float) -> tuple[Figure, list[Any], list[Any]]:
-    """The layout of every composite figure: a left column of ``n_left`` panels (the
-    connection-level results) next to a right column of ``n_right`` panels (one per
-    protected class), each column's panels of equal height.
+    """Make the layout of every composite figure: a left and a right column of panels.
 
-    The figure uses matplotlib's constrained layout, which makes room for every title,
-    tick label, axis label and the figure legend (:func:`figure_legend`, below the
+    A left column of ``n_left`` panels (the connection-level results) next to a right
+    column of ``n_right`` panels (one per protected class), each column's panels of equal
+    height. The figure uses matplotlib's constrained layout, which makes room for every
+    title, tick label, axis label and the figure legend (:func:`figure_legend`, below the
     panels), so nothing is cut at the figure's edge; composite figures do not call
     ``tight_layout``.
 
+    Parameters
+    ----------
+    n_left, n_right
+        Panels in the left and the right column (``n_right=0``: one column).
+    wide, narrow
+        Figure width in inches with two columns and with one.
+    panel_height
+        Height of a panel of the taller column, in inches.
+    min_height
+        Smallest figure height, in inches.
+
     Returns
     -------
-    (figure, left_axes, right_axes)
+    tuple of (matplotlib.figure.Figure, list, list)
+        The figure, the left column's axes and the right column's axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> figure, left, right = panel_grid(2, 3, wide=13.0, narrow=7.5, panel_height=2.6,
+    ...                                  min_height=7.0)
+    >>> len(left), len(right), [float(x) for x in figure.get_size_inches()]
+    (2, 3, [13.0, 7.8])
+    >>> plt.close(figure)
     """
     import matplotlib.pyplot as plt
 
@@ -110,13 +200,51 @@ def panel_grid(n_left: int, n_right: int, *, wide: float, narrow: float,
 
 
 def shade_rope(ax: Any, rope: float | None) -> None:
-    """Shade the region of practical equivalence [−rope, rope] behind a panel's data."""
+    """Shade the region of practical equivalence [−rope, rope] behind a panel's data.
+
+    Parameters
+    ----------
+    ax
+        The axes.
+    rope
+        The ROPE's half-width (None: nothing is shaded).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> figure, ax = plt.subplots()
+    >>> shade_rope(ax, 0.02)
+    >>> (band,) = ax.patches
+    >>> round(band.get_x(), 3), round(band.get_x() + band.get_width(), 3)
+    (-0.02, 0.02)
+    >>> plt.close(figure)
+    """
     if rope is not None:
         ax.axvspan(-rope, rope, color="grey", alpha=0.15, lw=0)
 
 
 def share_x(axes: Sequence[Any]) -> None:
-    """One x scale for panels that are compared by eye."""
+    """Give panels that are compared by eye one x scale (the union of their ranges).
+
+    Parameters
+    ----------
+    axes
+        The axes.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> figure, (a, b) = plt.subplots(1, 2)
+    >>> _ = a.set_xlim(0, 1), b.set_xlim(-1, 0.5)
+    >>> share_x([a, b])
+    >>> [float(x) for x in (*a.get_xlim(), *b.get_xlim())]
+    [-1.0, 1.0, -1.0, 1.0]
+    >>> plt.close(figure)
+    """
     if not axes:
         return
     low = min(a.get_xlim()[0] for a in axes)
@@ -126,6 +254,25 @@ def share_x(axes: Sequence[Any]) -> None:
 
 
 def in_order(values: Sequence[Any], known: Sequence[Any]) -> list[Any]:
-    """The distinct ``values``, those in ``known`` first and in its order."""
+    """Return the distinct ``values``, those in ``known`` first and in its order.
+
+    Parameters
+    ----------
+    values
+        The values (repeated ones are shown once).
+    known
+        The order of the values it knows.
+
+    Returns
+    -------
+    list
+        The distinct values in that order, the unknown ones after them as they came.
+
+    Examples
+    --------
+    >>> in_order(["none", "human", "associated", "none", "extra"],
+    ...          ["associated", "different", "none", "human"])
+    ['associated', 'none', 'human', 'extra']
+    """
     distinct = list(dict.fromkeys(values))
     return [v for v in known if v in distinct] + [v for v in distinct if v not in known]

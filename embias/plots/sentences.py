@@ -1,5 +1,6 @@
-"""The figure of SEAT's template sensitivity next to the crossed model's contrasts on
-the same template subsets (:func:`plot_template_sensitivity`).
+"""The figure of SEAT's template sensitivity (:func:`plot_template_sensitivity`).
+
+SEAT next to the crossed model's contrasts on the same template subsets.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ def plot_template_sensitivity(
     rope: float | None = None,
     title: str | None = None,
 ) -> Figure:
-    """How far SEAT moves with the templates it used, next to the crossed model's
-    contrasts on the same template subsets.
+    """Draw how far SEAT moves with its templates, next to the crossed model's contrasts.
+
+    Both are computed on the same template subsets.
 
     Parameters
     ----------
@@ -47,6 +49,32 @@ def plot_template_sensitivity(
         Left: SEAT's effect size of every subset per k (jittered per pair); right: the
         model's contrasts with their intervals; the all-template values at the right end
         of each panel.
+
+    Raises
+    ------
+    ValueError
+        ``seat`` or ``model`` without its columns (the message names them).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import pandas as pd
+    >>> seat = pd.DataFrame({"k": [1, 1, 2, "all"], "pair": "christian vs jewish",
+    ...                      "d": [0.9, -0.4, 0.5, 0.3]})
+    >>> model = pd.DataFrame({"k": [1, 2, "all"], "contrast": "associated - none",
+    ...                       "estimate": [-0.03, -0.02, -0.02], "lower": [-0.07, -0.05, -0.04],
+    ...                       "upper": [0.01, 0.01, 0.0]})
+    >>> figure = plot_template_sensitivity(seat, model)
+    >>> left, right = figure.axes
+    >>> [t.get_text() for t in left.get_xticklabels()], right.get_title()
+    (['1', '2', 'all'], 'crossed model on the same subsets')
+    >>> plt.close(figure)
+    >>> plot_template_sensitivity(seat.drop(columns="d"), model)
+    Traceback (most recent call last):
+    ...
+    ValueError: seat lacks columns ['d']; it needs ['k', 'pair', 'd'] (it has ['k', 'pair'])
     """
     import matplotlib.pyplot as plt
 

@@ -1,5 +1,6 @@
-"""The figures of the pre-averaging simulations: simulated WEAT distributions
-(:func:`plot_weat_simulations`) and one simulated data set
+"""The figures of the pre-averaging simulations.
+
+Simulated WEAT distributions (:func:`plot_weat_simulations`) and one simulated data set
 (:func:`plot_simulated_table`).
 """
 
@@ -27,10 +28,10 @@ def plot_weat_simulations(
     title: str | None = None,
     ax: Any = None,
 ) -> Figure:
-    """Histograms (densities, one step line per simulation) of simulated WEAT values.
+    """Draw histograms (densities, one step line per simulation) of simulated WEAT values.
 
-    Dashed grey lines mark ±threshold (1.81 by default); with ``show_bounds`` dotted
-    lines in each simulation's colour mark its ceiling ±max |WEAT|.
+    Dashed grey lines mark ±threshold (1.81 by default); with ``show_bounds`` dotted lines
+    in each simulation's colour mark its ceiling ±max |WEAT|.
 
     Parameters
     ----------
@@ -48,6 +49,25 @@ def plot_weat_simulations(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn on.
+
+    Raises
+    ------
+    ValueError
+        No simulations.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import embias
+    >>> noise = embias.simulate_weat(n_protected_per_group=4, n_attributes=4, n_sims=200,
+    ...                              random_seed=0)
+    >>> figure = plot_weat_simulations([noise])
+    >>> [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    ['n=4 m=4 sd=0.08 assoc=0 mean: 0.0% with |WEAT| ≥ 1.81']
+    >>> plt.close(figure)
     """
     import matplotlib.pyplot as plt
 
@@ -84,8 +104,10 @@ def plot_weat_simulations(
 
 def plot_simulated_table(table: pd.DataFrame, *, title: str | None = None,
                          ax: Any = None) -> Figure:
-    """The raw similarities of one simulated data set, per protected word and connection
-    (points), with the per-(word, connection) means the WEAT is built from (bars).
+    """Draw the raw similarities of one simulated data set, per protected word and connection.
+
+    Points are the similarities, bars the per-(word, connection) means the WEAT is built
+    from.
 
     Parameters
     ----------
@@ -99,6 +121,24 @@ def plot_simulated_table(table: pd.DataFrame, *, title: str | None = None,
     Returns
     -------
     matplotlib.figure.Figure
+        The figure drawn on.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> import embias
+    >>> noise = embias.simulate_weat(n_protected_per_group=4, n_attributes=4, n_sims=200,
+    ...                              random_seed=0)
+    >>> table = embias.simulated_cosine_table(noise, sim_index=0)
+    >>> figure = plot_simulated_table(table)
+    >>> ax = figure.axes[0]
+    >>> [t.get_text() for t in ax.get_xticklabels()]
+    ['x1', 'x2', 'x3', 'x4', 'y1', 'y2', 'y3', 'y4']
+    >>> ax.get_title() == f"one simulated data set: WEAT = {noise.scores[0]:.2f} (mean)"
+    True
+    >>> plt.close(figure)
     """
     import matplotlib.pyplot as plt
 
