@@ -94,7 +94,7 @@ DECISIONS: tuple[str, ...] = (CREDIBLE_DIFFERENCE, PRACTICALLY_EQUIVALENT, UNDEC
 
 
 def rope_decision(lower: Any, upper: Any, rope: float) -> np.ndarray:
-    """Kruschke's interval + ROPE decision for a difference (ROPE = [−rope, rope]).
+    """Return Kruschke's interval + ROPE decision for a difference (ROPE = [−rope, rope]).
 
     The one rule for every decision embias prints: a Bayesian contrast (HDI), a change
     between embeddings, a parity test's HDI or simple z-interval, a BBU confidence interval
@@ -114,6 +114,18 @@ def rope_decision(lower: Any, upper: Any, rope: float) -> np.ndarray:
         the ROPE, :data:`PRACTICALLY_EQUIVALENT` when it lies entirely inside it (never
         with ``rope=0`` unless the interval is the single point 0), else
         :data:`UNDECIDED`.
+
+    Raises
+    ------
+    ValueError
+        A negative or non-numeric ``rope``.
+
+    Examples
+    --------
+    >>> rope_decision([-0.07, -0.01, -0.03], [-0.03, 0.01, 0.05], 0.02).tolist()
+    ['credible difference', 'practically equivalent', 'undecided']
+    >>> rope_decision(0.01, 0.05, 0).tolist()  # rope=0: does the interval exclude 0?
+    'credible difference'
     """
     from ._validation import check_rope
 
@@ -155,6 +167,20 @@ def interval_table(
     ValueError
         Unknown ``ci_kind``, ``ci_prob`` outside (0, 1), a row missing a required key, or
         a row whose ``lower`` exceeds its ``upper``.
+
+    Examples
+    --------
+    >>> rows = [{"estimand": "contrast", "group": "associated - none", "estimate": -0.041,
+    ...          "lower": -0.07, "upper": -0.012, "prob_gt_0": 0.01}]
+    >>> table = interval_table(rows, ci_prob=0.89, ci_kind="hdi")
+    >>> table.columns.tolist()
+    ['estimand', 'group', 'estimate', 'lower', 'upper', 'ci_prob', 'ci_kind', 'prob_gt_0']
+    >>> table.to_dict(orient="records")[0]["ci_prob"], table["ci_kind"].tolist()
+    (0.89, ['hdi'])
+    >>> interval_table(rows, ci_prob=0.89, ci_kind="hpd")
+    Traceback (most recent call last):
+    ...
+    ValueError: ci_kind='hpd' is not one of ['bernstein', 'bootstrap', 'eti', 'hdi', ...]
     """
     if ci_kind not in CI_KINDS:
         raise ValueError(f"ci_kind={ci_kind!r} is not one of {sorted(CI_KINDS)}")
@@ -190,10 +216,31 @@ def interval_table(
 def validate_interval_table(table: pd.DataFrame) -> pd.DataFrame:
     """Check that ``table`` is an interval table; return it unchanged.
 
+    Parameters
+    ----------
+    table
+        The table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table``.
+
     Raises
     ------
     ValueError
         Missing columns, unknown ``ci_kind`` values or a ``lower`` above its ``upper``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"estimand": ["mac"], "group": ["all"], "estimate": [0.86],
+    ...                       "lower": [0.9], "upper": [0.83], "ci_prob": [0.89],
+    ...                       "ci_kind": ["t"]})
+    >>> validate_interval_table(table)
+    Traceback (most recent call last):
+    ...
+    ValueError: interval row 0 ('mac', 'all') has lower=0.9 > upper=0.83
     """
     check_columns(table, INTERVAL_COLUMNS, name="the interval table",
                   hint=f"an interval table (to_interval_table()) has {list(INTERVAL_COLUMNS)}")
@@ -244,6 +291,18 @@ def stack_interval_tables(
     ValueError
         No tables, something that is not an interval table, or a labelled table that
         already has the ``key`` column.
+
+    Examples
+    --------
+    >>> row = {"estimand": "mac", "group": "all", "estimate": 0.86, "lower": 0.83,
+    ...        "upper": 0.9}
+    >>> biased = interval_table([row], ci_prob=0.89, ci_kind="t")
+    >>> hard = interval_table([{**row, "estimate": 0.95, "upper": 0.99}], ci_prob=0.89,
+    ...                       ci_kind="t")
+    >>> stack_interval_tables({"biased": biased, "hard": hard})
+      estimand group embedding  estimate  lower  upper  ci_prob ci_kind
+    0      mac   all    biased      0.86   0.83   0.90     0.89       t
+    1      mac   all      hard      0.95   0.83   0.99     0.89       t
     """
     if isinstance(tables, Mapping):
         parts = []
@@ -272,7 +331,35 @@ def combine_interval_tables(
     *,
     key: str = "embedding",
 ) -> pd.DataFrame:
-    """Deprecated name of :func:`stack_interval_tables` with a mapping (kept for 0.1 code)."""
+    """Stack labelled interval tables: :func:`stack_interval_tables` with a mapping.
+
+    Another name of ``stack_interval_tables(tables, key=key)``; new code calls that.
+
+    Parameters
+    ----------
+    tables
+        A mapping label → interval table.
+    key
+        Name of the label column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One interval table.
+
+    Raises
+    ------
+    ValueError
+        As :func:`stack_interval_tables`.
+
+    Examples
+    --------
+    >>> row = {"estimand": "mac", "group": "all", "estimate": 0.86, "lower": 0.83,
+    ...        "upper": 0.9}
+    >>> table = interval_table([row], ci_prob=0.89, ci_kind="t")
+    >>> combine_interval_tables({"a": table, "b": table})["embedding"].tolist()
+    ['a', 'b']
+    """
     return stack_interval_tables(tables, key=key)
 
 #: Columns whose tiny values print in scientific notation (a test's p-value, which is not
@@ -282,7 +369,7 @@ SCIENTIFIC_COLUMNS: tuple[str, ...] = ("p_value",)
 
 
 def format_number(value: Any, digits: int = 3, *, scientific: bool = False) -> str:
-    """A number as embias prints it in tables and intervals.
+    """Return a number as embias prints it in tables and intervals.
 
     Fixed point with ``digits`` decimals, so an estimate and its interval ends line up
     (``[-0.159, 0.001]``, not ``[-0.159, 9.68e-04]``); a value that rounds to zero prints
@@ -303,6 +390,14 @@ def format_number(value: Any, digits: int = 3, *, scientific: bool = False) -> s
     Returns
     -------
     str
+        The text.
+
+    Examples
+    --------
+    >>> format_number(-0.15912), format_number(0.000968), format_number(-0.0004)
+    ('-0.159', '0.001', '0.000')
+    >>> format_number(0.000155, scientific=True), format_number(float("nan")), format_number(7)
+    ('1.55e-04', '', '7')
     """
     if not isinstance(value, float | np.floating):
         return str(value)
@@ -318,8 +413,25 @@ def format_number(value: Any, digits: int = 3, *, scientific: bool = False) -> s
 
 
 def is_scientific_column(column: Any) -> bool:
-    """Whether a column's tiny values print in scientific notation (p-values,
-    :data:`SCIENTIFIC_COLUMNS`)."""
+    """Return whether a column's tiny values print in scientific notation.
+
+    Parameters
+    ----------
+    column
+        The column's name.
+
+    Returns
+    -------
+    bool
+        True for p-values (:data:`SCIENTIFIC_COLUMNS`, and names that start with them).
+
+    Examples
+    --------
+    >>> is_scientific_column("p_value"), is_scientific_column("p_value_se")
+    (True, True)
+    >>> is_scientific_column("estimate")
+    False
+    """
     return str(column).startswith(SCIENTIFIC_COLUMNS)
 
 
@@ -347,6 +459,26 @@ def to_markdown(
     -------
     str
         The markdown text, one line per row; readable as plain text in a terminal.
+
+    Raises
+    ------
+    ValueError
+        ``columns`` not in the table.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"group": ["associated", "none"], "estimate": [-0.0004, 0.8612],
+    ...                       "p_value": [0.000155, 0.5]})
+    >>> print(to_markdown(table))
+    | group      | estimate |  p_value |
+    |:-----------|---------:|---------:|
+    | associated |    0.000 | 1.55e-04 |
+    | none       |    0.861 |    0.500 |
+    >>> to_markdown(table, columns=["rope"])
+    Traceback (most recent call last):
+    ...
+    ValueError: columns ['rope'] are not in the table (it has ['group', 'estimate', 'p_value'])
     """
     cols = list(table.columns if columns is None else columns)
     unknown = [c for c in cols if c not in table.columns]
@@ -359,6 +491,7 @@ def to_markdown(
     numeric = [pd.api.types.is_numeric_dtype(table[c]) for c in cols]
 
     def line(values: Sequence[str]) -> str:
+        """Return one row of the table, its cells padded to the column widths."""
         padded = [
             v.rjust(w) if num else v.ljust(w)
             for v, w, num in zip(values, widths, numeric, strict=True)
@@ -421,7 +554,7 @@ CLI_SIMULATION_COLUMNS: Mapping[str, str] = {
 
 
 def share_with_mc_se(hits: pd.Series) -> tuple[float, float]:
-    """The share of ``True`` in ``hits`` and its binomial Monte Carlo standard error.
+    """Return the share of ``True`` in ``hits`` and its binomial Monte Carlo standard error.
 
     Parameters
     ----------
@@ -436,8 +569,8 @@ def share_with_mc_se(hits: pd.Series) -> tuple[float, float]:
     Examples
     --------
     >>> import pandas as pd
-    >>> share_with_mc_se(pd.Series([True, True, False, True]))
-    (0.75, 0.21650635094610965)
+    >>> share_with_mc_se(pd.Series([True, True, False, True]))  # √(0.75 · 0.25 / 4)
+    (0.75, 0.217)
     """
     n = len(hits)
     p = float(hits.mean())
