@@ -130,8 +130,18 @@ def _read_tsv(name: str) -> pd.DataFrame:
 
 @functools.cache
 def load_templates() -> Mapping[str, tuple[str, ...]]:
-    """May et al.'s template sets (set name → templates), as shipped in
-    ``embias/data/templates/may2019.tsv``."""
+    """Return May et al.'s template sets, as shipped in ``embias/data/templates/may2019.tsv``.
+
+    Returns
+    -------
+    Mapping of str to tuple of str
+        Set name (``name``, ``verb``, ``plural_noun`` …) → its templates.
+
+    Examples
+    --------
+    >>> load_templates()["name"][:2]
+    ('This is {term}.', 'That is {term}.')
+    """
     table = _read_tsv("may2019.tsv")
     return {name: tuple(group["template"]) for name, group in
             table.groupby("set", sort=False)}
@@ -148,7 +158,7 @@ def _word_kind_table() -> pd.DataFrame:
 
 @functools.cache
 def _word_kind_lookup() -> tuple[dict[str, tuple[str, str, str, str]], dict[str, str]]:
-    """word → (kind, singular, plural, article), and lower-cased word → word."""
+    """Return word → (kind, singular, plural, article), and lower-cased word → word."""
     table = _word_kind_table()
     rows = {w: (k, s, p, a) for w, k, s, p, a in table[
         ["word", "kind", "singular", "plural", "article"]].itertuples(index=False)}
@@ -159,11 +169,20 @@ def _word_kind_lookup() -> tuple[dict[str, tuple[str, str, str, str]], dict[str,
 
 
 def load_word_kinds() -> pd.DataFrame:
-    """The shipped word-kind table: one row per word of the shipped studies.
+    """Return the shipped word-kind table: one row per word of the shipped studies.
 
-    Columns ``word``, ``kind`` (one of :data:`KINDS`), ``singular``, ``plural`` and
-    ``article`` (nouns), ``may2019_kind`` (the kind May et al.'s script gives the word);
-    the file's header explains how the kinds were assigned.
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``word``, ``kind`` (one of :data:`KINDS`), ``singular``, ``plural`` and
+        ``article`` (nouns), ``may2019_kind`` (the kind May et al.'s script gives the
+        word); the file's header explains how the kinds were assigned.
+
+    Examples
+    --------
+    >>> kinds = load_word_kinds().set_index("word")
+    >>> kinds.loc["rose", ["kind", "plural", "article"]].tolist()
+    ['thing_noun', 'roses', 'a']
     """
     return _word_kind_table().copy()
 
@@ -218,10 +237,11 @@ def _given_kind(word: str, value: Any) -> WordKind:
     singular = plural = ""
     if kind in _NOUNS:
         singular = str(spec.get("singular") or word)
-        plural = spec.get("plural")
-        if not isinstance(plural, str) or not plural:
+        given_plural = spec.get("plural")
+        if not isinstance(given_plural, str) or not given_plural:
             raise ValueError(f"{where}: a {kind} needs its plural (the plural templates take "
                              f"it), e.g. {{'kind': {kind!r}, 'plural': ...}}; got {value!r}")
+        plural = given_plural
     article = spec.get("article") or _article(singular or word)
     if article not in ("a", "an"):
         raise ValueError(f"{where}: article must be 'a' or 'an', got {article!r}")
@@ -232,8 +252,10 @@ def resolve_word_kinds(
     words: Sequence[str],
     word_kinds: Mapping[str, Any] | None = None,
 ) -> dict[str, WordKind]:
-    """The kind of each word: ``word_kinds`` first, then the shipped table (as written,
-    then in lower case), then May et al.'s rule (capitalised → name), else unknown.
+    """Resolve the kind of each word.
+
+    ``word_kinds`` first, then the shipped table (as written, then in lower case), then
+    May et al.'s rule (capitalised → name), else unknown.
 
     Parameters
     ----------
@@ -247,6 +269,18 @@ def resolve_word_kinds(
     -------
     dict of str to WordKind
         Words of unknown kind have kind ``"other"`` and source ``"unknown"``.
+
+    Raises
+    ------
+    ValueError
+        ``word_kinds`` that is not a mapping, an unknown kind, a noun without its plural,
+        or an article other than ``"a"`` or ``"an"``.
+
+    Examples
+    --------
+    >>> kinds = resolve_word_kinds(["rose", "Amy", "qwzx"], {"qwzx": "adjective"})
+    >>> {word: (info.kind, info.source) for word, info in kinds.items()}
+    {'rose': ('thing_noun', 'table'), 'Amy': ('name', 'table'), 'qwzx': ('adjective', 'given')}
     """
     if word_kinds is not None and not isinstance(word_kinds, Mapping):
         raise ValueError(f"word_kinds must be a mapping word → kind, got {word_kinds!r}")
@@ -314,7 +348,36 @@ def _check_template_list(templates: Any, where: str) -> tuple[str, ...]:
 
 
 def template_spec(templates: Any) -> str | tuple[str, ...] | dict[str, tuple[str, ...]]:
-    """``"may2019"``, one checked list for every word, or kind → checked list."""
+    """Check the ``templates`` argument: ``"may2019"``, a list, or kind → list.
+
+    Parameters
+    ----------
+    templates
+        ``"may2019"`` (May et al.'s sets), a list of templates for every word, or a
+        mapping kind → list of templates.
+
+    Returns
+    -------
+    str or tuple of str or dict of str to tuple of str
+        ``"may2019"``, the checked list, or kind → checked list.
+
+    Raises
+    ------
+    ValueError
+        Another string (a lone template is named, with how to wrap it in a list), an
+        empty list or mapping, an unknown kind, a template repeated, without ``{term}``
+        or with another slot.
+
+    Examples
+    --------
+    >>> template_spec(["This is {term}.", "Here is {article} {term}."])
+    ('This is {term}.', 'Here is {article} {term}.')
+    >>> template_spec("This is {term}.")
+    Traceback (most recent call last):
+    ...
+    ValueError: templates='This is {term}.' is not 'may2019', a list of templates or a mapping
+    kind → templates (one template? wrap it in a list: ['This is {term}.'])
+    """
     if isinstance(templates, str):
         if templates == _SHIPPED:
             return _SHIPPED
@@ -358,7 +421,7 @@ def word_sentences(
     templates: Any = _SHIPPED,
     word_kinds: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """The sentences each word is put in.
+    """Put each word in its templates.
 
     Parameters
     ----------
@@ -390,6 +453,17 @@ def word_sentences(
         An empty template list, a template without ``{term}`` or with another slot, an
         unknown kind, a noun given without its plural, a kind missing from a mapping of
         templates, or no words.
+
+    Examples
+    --------
+    >>> sentences = word_sentences(["aster", "kill"])
+    >>> sentences.groupby("word", sort=False)["kind"].agg(["first", "size"])
+                first  size
+    word
+    aster  thing_noun    14
+    kill         verb     8
+    >>> list(sentences["sentence"].iloc[[0, 8, 14]])
+    ['This is an aster.', 'These are asters.', 'This will kill.']
     """
     spec = template_spec(templates)
     words = list(dict.fromkeys(check_word_list("words", words)))
@@ -430,7 +504,7 @@ def sentence_table(
     pairing: Literal["mean", "all"] = "mean",
     embedding_name: str | None = None,
 ) -> pd.DataFrame:
-    """Long-form table of a study on a sentence encoder, words put in templates.
+    """Build the long-form table of a study on a sentence encoder, words put in templates.
 
     Parameters
     ----------
@@ -470,6 +544,30 @@ def sentence_table(
     ValueError
         Bad templates or kinds (see :func:`word_sentences`), an unknown pairing, or an
         encoder answer of the wrong shape, with NaN or with zero vectors.
+
+    Examples
+    --------
+    A toy encoder whose sentence vector is its word's: with two templates the table has
+    4 protected words × 2 templates × 4 compared words = 32 rows, and cos(he, strong) =
+    1/√1.04, a distance of 0.0194.
+
+    >>> import numpy as np
+    >>> from embias.wordlists import Study
+    >>> VECTORS = {"he": [1, 0], "him": [0.9, 0.1], "she": [0, 1], "her": [0.1, 0.9],
+    ...            "strong": [1, 0.2], "tough": [0.8, 0.1], "gentle": [0.1, 1],
+    ...            "kind": [0.2, 0.8]}
+    >>> def encode(sentences):  # a sentence's vector is its last word's
+    ...     return np.array([VECTORS[s.split()[-1].rstrip(".").lower()] for s in sentences])
+    >>> study = Study.from_dicts("toy", protected={"m": ["he", "him"], "f": ["she", "her"]},
+    ...                          attributes={"m": ["strong", "tough"],
+    ...                                      "f": ["gentle", "kind"]})
+    >>> table = sentence_table(encode, study, templates=["This is {term}.", "Here is {term}."])
+    >>> table.shape
+    (32, 11)
+    >>> table[["protected_word", "template", "word_to_compare", "cosine_distance"]].head(2)
+      protected_word         template word_to_compare  cosine_distance
+    0             he  This is {term}.          strong           0.0194
+    1             he  This is {term}.           tough           0.0077
     """
     from .encoders import as_encoder
 
@@ -491,58 +589,14 @@ def sentence_table(
     distinct = list(dict.fromkeys(sentences["sentence"]))
     vectors = _unit(enc(distinct))
     index = {s: i for i, s in enumerate(distinct)}
-
-    def side(lists: Mapping[str, Sequence[str]]) -> dict[str, np.ndarray]:
-        parts: dict[str, list[Any]] = {k: [] for k in ("list", "word", "template", "sentence")}
-        for label, words in lists.items():
-            for w in words:
-                g = by_word[w]
-                parts["list"] += [label] * len(g)
-                parts["word"] += [w] * len(g)
-                parts["template"] += list(g["template"])
-                parts["sentence"] += list(g["sentence"])
-        return {k: np.array(v, dtype=object) for k, v in parts.items()}
-
-    p = side(protected_lists)
-    c = side(compared_lists)
+    p = _sentence_side(protected_lists, by_word)
+    c = _sentence_side(compared_lists, by_word)
     sim = vectors[[index[s] for s in p["sentence"]]] @ vectors[[index[s] for s in c["sentence"]]].T
     if pairing == "mean":
-        # one column per compared word of each list: the mean over its sentences
-        entry = np.array([f"{a}\x00{b}" for a, b in zip(c["list"], c["word"], strict=True)])
-        starts = np.flatnonzero(np.r_[True, entry[1:] != entry[:-1]])
-        counts = np.diff(np.r_[starts, entry.size])
-        sim = np.add.reduceat(sim, starts, axis=1) / counts
-        c_cols = {k: v[starts] for k, v in c.items() if k in ("list", "word")}
-        c_cols["n_compared_sentences"] = counts
+        sim, c_cols = _mean_over_compared_sentences(sim, c)
     else:
         c_cols = dict(c)
-    n_p, n_c = sim.shape
-    c_list = np.tile(c_cols["list"], n_p)
-    c_kind = np.array([lab.split(":", 1)[0] for lab in c_list])
-    c_class = np.array([lab.split(":", 1)[-1] for lab in c_list], dtype=object)
-    pw_class = np.repeat(p["list"], n_c)
-    assoc = np.array([study.associations.get(cl) for cl in pw_class], dtype=object)
-    connection = np.where(c_kind == "neutral", "none",
-                          np.where(c_kind == "human", "human",
-                                   np.where(c_class == assoc, "associated", "different")))
-    similarity = sim.ravel()
-    table = pd.DataFrame({
-        "protected_word": np.repeat(p["word"], n_c),
-        "protected_class": pw_class,
-        "word_to_compare": np.tile(c_cols["word"], n_p),
-        "word_class": np.where(c_kind == "attributes", c_class, c_kind),
-        "connection": connection,
-        "cosine_similarity": similarity,
-        "cosine_distance": 1.0 - similarity,
-        "embedding": name,
-        "template": np.repeat(p["template"], n_c),
-        "sentence": np.repeat(p["sentence"], n_c),
-    })
-    if pairing == "mean":
-        table["n_compared_sentences"] = np.tile(c_cols["n_compared_sentences"], n_p)
-    else:
-        table["compared_template"] = np.tile(c_cols["template"], n_p)
-        table["compared_sentence"] = np.tile(c_cols["sentence"], n_p)
+    table = _sentence_rows(sim, p, c_cols, study, embedding_name=name)
     self_rows = (table["protected_word"] == table["word_to_compare"]).to_numpy()
     self_pairs: list[tuple[str, str]] = []
     if self_rows.any():
@@ -571,6 +625,70 @@ def sentence_table(
         "self_pairs_dropped": self_pairs,
     }
     return validate_table(table, what=f"sentence table of {study.name!r}")
+
+
+def _sentence_side(lists: Mapping[str, Sequence[str]], by_word: Mapping[str, pd.DataFrame]
+                   ) -> dict[str, np.ndarray]:
+    """Lay out one side's sentences: ``list``, ``word``, ``template``, ``sentence``."""
+    parts: dict[str, list[Any]] = {k: [] for k in ("list", "word", "template", "sentence")}
+    for label, words in lists.items():
+        for w in words:
+            g = by_word[w]
+            parts["list"] += [label] * len(g)
+            parts["word"] += [w] * len(g)
+            parts["template"] += list(g["template"])
+            parts["sentence"] += list(g["sentence"])
+    return {k: np.array(v, dtype=object) for k, v in parts.items()}
+
+
+def _mean_over_compared_sentences(sim: np.ndarray, compared: Mapping[str, np.ndarray]
+                                  ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Average the similarities over each compared word's sentences (``pairing="mean"``).
+
+    One column per compared word of each list; its columns ``list``, ``word`` and
+    ``n_compared_sentences``.
+    """
+    entry = np.array([f"{a}\x00{b}" for a, b in zip(compared["list"], compared["word"],
+                                                     strict=True)])
+    starts = np.flatnonzero(np.r_[True, entry[1:] != entry[:-1]])
+    counts = np.diff(np.r_[starts, entry.size])
+    columns = {k: v[starts] for k, v in compared.items() if k in ("list", "word")}
+    columns["n_compared_sentences"] = counts
+    return np.add.reduceat(sim, starts, axis=1) / counts, columns
+
+
+def _sentence_rows(sim: np.ndarray, p: Mapping[str, np.ndarray],
+                   c_cols: Mapping[str, np.ndarray], study: Study, *, embedding_name: str
+                   ) -> pd.DataFrame:
+    """Lay the similarities (protected sentences × compared columns) out as rows."""
+    n_p, n_c = sim.shape
+    c_list = np.tile(c_cols["list"], n_p)
+    c_kind = np.array([lab.split(":", 1)[0] for lab in c_list])
+    c_class = np.array([lab.split(":", 1)[-1] for lab in c_list], dtype=object)
+    pw_class = np.repeat(p["list"], n_c)
+    assoc = np.array([study.associations.get(cl) for cl in pw_class], dtype=object)
+    connection = np.where(c_kind == "neutral", "none",
+                          np.where(c_kind == "human", "human",
+                                   np.where(c_class == assoc, "associated", "different")))
+    similarity = sim.ravel()
+    table = pd.DataFrame({
+        "protected_word": np.repeat(p["word"], n_c),
+        "protected_class": pw_class,
+        "word_to_compare": np.tile(c_cols["word"], n_p),
+        "word_class": np.where(c_kind == "attributes", c_class, c_kind),
+        "connection": connection,
+        "cosine_similarity": similarity,
+        "cosine_distance": 1.0 - similarity,
+        "embedding": embedding_name,
+        "template": np.repeat(p["template"], n_c),
+        "sentence": np.repeat(p["sentence"], n_c),
+    })
+    if "n_compared_sentences" in c_cols:
+        table["n_compared_sentences"] = np.tile(c_cols["n_compared_sentences"], n_p)
+    else:
+        table["compared_template"] = np.tile(c_cols["template"], n_p)
+        table["compared_sentence"] = np.tile(c_cols["sentence"], n_p)
+    return table
 
 
 # =========================================================================== SEAT
@@ -617,6 +735,25 @@ def seat_test(
         sentence's first letter), naming the word and both lists
         (:func:`embias.classic.check_weat_roles`); the errors of :func:`word_sentences`
         and :func:`embias.classic.weat`.
+
+    Examples
+    --------
+    Two words per list, one template: the 6 ways to split the four target sentences in
+    two give the exact two-sided p-value 2/6.
+
+    >>> import numpy as np
+    >>> from embias.wordlists import Study
+    >>> VECTORS = {"he": [1, 0], "him": [0.9, 0.1], "she": [0, 1], "her": [0.1, 0.9],
+    ...            "strong": [1, 0.2], "tough": [0.8, 0.1], "gentle": [0.1, 1],
+    ...            "kind": [0.2, 0.8]}
+    >>> def encode(sentences):  # a sentence's vector is its last word's
+    ...     return np.array([VECTORS[s.split()[-1].rstrip(".").lower()] for s in sentences])
+    >>> study = Study.from_dicts("toy", protected={"m": ["he", "him"], "f": ["she", "her"]},
+    ...                          attributes={"m": ["strong", "tough"],
+    ...                                      "f": ["gentle", "kind"]})
+    >>> result = seat_test(study, encode, templates=["This is {term}."], random_seed=0)
+    >>> result.name, round(result.effect_size, 3), result.p_value, result.exact
+    ('toy (SEAT)', 1.729, 0.333, True)
     """
     from .encoders import as_encoder
 
@@ -678,10 +815,18 @@ def seat_overview(
     ci_prob: float = DEFAULT_CI_PROB,
     random_seed: int | np.random.Generator | None = None,
 ) -> pd.DataFrame:
-    """SEAT effect size and permutation p-value of several tests on one encoder.
+    """Run SEAT on several tests with one encoder: effect sizes and permutation p-values.
 
     Parameters
     ----------
+    encoder
+        Anything :func:`embias.encoders.as_encoder` accepts (default all-MiniLM-L6-v2).
+    tests
+        Shipped test names or two-class studies (default Caliskan et al.'s ten).
+    templates, word_kinds
+        As for :func:`word_sentences`.
+    permutations, alternative
+        As for :func:`embias.classic.weat`.
     ci_prob
         Probability of the interval for the population effect size (default 0.89).
     random_seed
@@ -703,6 +848,29 @@ def seat_overview(
         computed), ``ci_prob``, ``random_seed`` (the seed of the test's permutations and
         bootstrap; None when a Generator was given). ``attrs["random_seed"]`` holds the
         seed too.
+
+    Raises
+    ------
+    ValueError
+        A bad ``ci_prob``, and the errors of :func:`seat_test`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embias.wordlists import Study
+    >>> VECTORS = {"he": [1, 0], "him": [0.9, 0.1], "she": [0, 1], "her": [0.1, 0.9],
+    ...            "strong": [1, 0.2], "tough": [0.8, 0.1], "gentle": [0.1, 1],
+    ...            "kind": [0.2, 0.8]}
+    >>> def encode(sentences):  # a sentence's vector is its last word's
+    ...     return np.array([VECTORS[s.split()[-1].rstrip(".").lower()] for s in sentences])
+    >>> study = Study.from_dicts("toy", protected={"m": ["he", "him"], "f": ["she", "her"]},
+    ...                          attributes={"m": ["strong", "tough"],
+    ...                                      "f": ["gentle", "kind"]})
+    >>> overview = seat_overview(encode, tests=[study], templates=["This is {term}."],
+    ...                          random_seed=0)
+    >>> overview[["test", "sentences", "effect_size", "p_value", "p_method"]]
+      test sentences  effect_size   p_value p_method
+    0  toy   2/2/2/2     1.728744  0.333333    exact
     """
     from ._validation import check_probability, resolve_rng
     from .encoders import as_encoder
