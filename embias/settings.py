@@ -91,9 +91,22 @@ DEFAULT_MODELS_DIR = "models"
 
 
 def cache_home() -> Path:
-    """embias's per-user cache folder: ``$XDG_CACHE_HOME/embias`` (``~/.cache/embias``),
-    where the study tables, the saved fits' lock files and the audit page's templates are
-    kept (and JAX's compiled programs, when :func:`embias.configure_jax` is asked to)."""
+    """Return embias's per-user cache folder: ``$XDG_CACHE_HOME/embias``.
+
+    ``~/.cache/embias`` by default: the study tables, the saved fits' lock files and the
+    audit page's templates are kept there (and JAX's compiled programs, when
+    :func:`embias.configure_jax` is asked to).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (not created here).
+
+    Examples
+    --------
+    >>> cache_home().name
+    'embias'
+    """
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base).expanduser() / "embias"
 
@@ -130,7 +143,19 @@ BYTES_PER_VALUE = 8
 
 
 def physical_memory() -> int | None:
-    """This machine's physical memory in bytes (``None`` where it cannot be read)."""
+    """Return the machine's physical memory in bytes (``None`` where it cannot be read).
+
+    Returns
+    -------
+    int or None
+        Bytes of physical memory.
+
+    Examples
+    --------
+    >>> memory = physical_memory()
+    >>> memory is None or memory > 2**20
+    True
+    """
     try:
         return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows)
@@ -143,7 +168,7 @@ def physical_memory() -> int | None:
 
 
 def _size(n: float) -> str:
-    """``n`` bytes in the largest unit that keeps a number ≥ 1 (``'24.0 GB'``)."""
+    """Show ``n`` bytes in the largest unit that keeps a number ≥ 1 (``'24.0 GB'``)."""
     for unit in ("B", "kB", "MB", "GB", "TB", "PB"):
         if n < 1000 or unit == "PB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
@@ -152,8 +177,30 @@ def _size(n: float) -> str:
 
 
 def check_memory(needed: float, what: str, *, advice: str = "") -> None:
-    """Raise ``ValueError`` when ``needed`` bytes are more than this machine's physical
-    memory: the message gives both figures, ``what`` needs them, and ``advice``."""
+    """Refuse a task that needs more bytes than the machine's physical memory.
+
+    Parameters
+    ----------
+    needed
+        Bytes the task needs.
+    what
+        The task, named in the message.
+    advice
+        What to do instead, appended to the message.
+
+    Raises
+    ------
+    ValueError
+        ``needed`` is more than :func:`physical_memory`; the message gives both figures.
+
+    Examples
+    --------
+    >>> check_memory(1e6, "a small fit")
+    >>> check_memory(1e20, "a fit", advice="use fewer draws")
+    Traceback (most recent call last):
+    ...
+    ValueError: a fit needs about 100000.0 PB of memory; this machine has ... — use fewer draws
+    """
     total = physical_memory()
     if total is not None and needed > total:
         raise ValueError(f"{what} needs about {_size(needed)} of memory; this machine has "
@@ -161,8 +208,28 @@ def check_memory(needed: float, what: str, *, advice: str = "") -> None:
 
 
 def sampler_available(sampler: str) -> None:
-    """Raise ``ValueError`` naming the package to install when ``sampler`` needs one that
-    is not installed (checked before any work starts, without importing it)."""
+    """Refuse a sampler whose package is not installed, naming the package to install.
+
+    Checked before any work starts, without importing the package.
+
+    Parameters
+    ----------
+    sampler
+        One of :data:`SAMPLERS`.
+
+    Raises
+    ------
+    ValueError
+        The sampler's package (:data:`SAMPLER_PACKAGES`) is not installed.
+
+    Examples
+    --------
+    numpyro, the default sampler's package, is a dependency of embias:
+
+    >>> sampler_available("numpyro")
+    >>> SAMPLER_PACKAGES["nutpie"]
+    'nutpie'
+    """
     package = SAMPLER_PACKAGES.get(sampler)
     if package is None:
         return
@@ -209,6 +276,23 @@ class FitSettings:
     prior_location
         Location of the priors of the connection means (1.0: cosine distances centre on 1;
         the paired change model uses 0.0).
+
+    Raises
+    ------
+    ValueError
+        A value outside what the field allows (naming it), or ``draws × chains`` whose
+        draws alone exceed this machine's memory.
+
+    Examples
+    --------
+    >>> FitSettings(level="hierarchical", draws=500, random_seed=1)
+    FitSettings(level='hierarchical', data='summary', draws=500, tune=1000, chains=2,
+                cores=None, random_seed=1, sampler='auto', target_accept=0.9, centred='auto',
+                prior_location=1.0)
+    >>> FitSettings(draws=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: draws must be an integer ≥ 1, got 0
     """
 
     level: str = DEFAULT_LEVEL
@@ -224,6 +308,7 @@ class FitSettings:
     prior_location: float = DEFAULT_PRIOR_LOCATION
 
     def __post_init__(self) -> None:
+        """Check every field (the checks of :mod:`embias._validation`)."""
         set_ = object.__setattr__
         check_choice("level", self.level, LEVELS)
         check_choice("data", self.data, DATA_MODES)
@@ -256,12 +341,24 @@ class FitSettings:
     # ------------------------------------------------------------------ constructors
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
+        """Return the names of the settings' fields."""
         return tuple(f.name for f in dataclasses.fields(cls))
 
     @classmethod
     def build(cls, settings: FitSettings | None = None, /, **options: Any) -> FitSettings:
-        """``settings`` (default: the defaults) with ``options`` replaced; an unknown
-        option name is a ValueError listing the allowed ones."""
+        """Return ``settings`` (default: the defaults) with ``options`` replaced.
+
+        An unknown option name is a ValueError listing the allowed ones.
+
+        Examples
+        --------
+        >>> FitSettings.build(FitSettings(draws=500), chains=4).chains
+        4
+        >>> FitSettings.build(draw=10)
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown fit option(s) ['draw']; allowed: ['level', 'data', 'draws', ...]
+        """
         unknown = sorted(set(options) - set(cls.field_names()))
         if unknown:
             raise ValueError(f"unknown fit option(s) {unknown}; allowed: "
@@ -274,7 +371,7 @@ class FitSettings:
 
     @classmethod
     def from_dict(cls, record: Mapping[str, Any]) -> FitSettings:
-        """The settings stored in a saved fit (keys that are not fields are ignored)."""
+        """Read the settings stored in a saved fit (keys that are not fields are ignored)."""
         fields = {k: v for k, v in record.items() if k in cls.field_names()}
         if isinstance(fields.get("centred"), list):
             fields["centred"] = tuple(fields["centred"])
@@ -283,16 +380,21 @@ class FitSettings:
     # ------------------------------------------------------------------ views
     @classmethod
     def for_batch(cls, **fields: Any) -> FitSettings:
-        """Settings of the many fits behind one answer (:data:`BATCH_DRAWS`,
-        :data:`BATCH_TUNE`, :data:`BATCH_TARGET_ACCEPT`), any field replaced by
-        ``fields``."""
+        """Return the settings of the many fits behind one answer, any field replaced.
+
+        :data:`BATCH_DRAWS`, :data:`BATCH_TUNE` and :data:`BATCH_TARGET_ACCEPT`, any field
+        replaced by ``fields``.
+        """
         return cls.build(**{"draws": BATCH_DRAWS, "tune": BATCH_TUNE,
                             "target_accept": BATCH_TARGET_ACCEPT, **fields})
 
     def resolved(self) -> FitSettings:
-        """The settings a fit actually runs with: a seed drawn if none was given, and
-        ``cores`` = min(chains, CPUs) if unset, ``sampler="auto"`` as for a fit run alone
-        (:data:`SINGLE_FIT_SAMPLER`; :func:`embias.fit_many` resolves it for a batch)."""
+        """Return the settings a fit actually runs with.
+
+        A seed drawn if none was given, ``cores`` = min(chains, CPUs) if unset, and
+        ``sampler="auto"`` as for a fit run alone (:data:`SINGLE_FIT_SAMPLER`;
+        :func:`embias.fit_many` resolves it for a batch).
+        """
         seed = check_seed(self.random_seed)
         cores = self.cores if self.cores is not None else min(self.chains,
                                                               os.cpu_count() or 1)
@@ -300,21 +402,23 @@ class FitSettings:
         return dataclasses.replace(self, random_seed=seed, cores=cores, sampler=sampler)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record (what ``settings.json`` stores)."""
+        """Return a JSON-ready record (what ``settings.json`` stores)."""
         out = dataclasses.asdict(self)
         if not isinstance(self.centred, str):
             out["centred"] = list(self.centred)
         return out
 
     def key_fields(self) -> dict[str, Any]:
-        """What the saved-fit key hashes: everything that changes the draws (``cores``
-        does not)."""
+        """Return what the saved-fit key hashes: everything that changes the draws.
+
+        ``cores`` does not.
+        """
         out = self.to_dict()
         out.pop("cores")
         return out
 
     def sampling_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of ``pm.sample`` for these (resolved) settings."""
+        """Return the keyword arguments of ``pm.sample`` for these (resolved) settings."""
         if self.random_seed is None or self.cores is None:
             raise ValueError("sampling_kwargs() needs resolved settings (call .resolved())")
         return {"draws": self.draws, "tune": self.tune, "chains": self.chains,
