@@ -26,7 +26,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -54,11 +54,37 @@ SEED_BOUND = 2**31
 
 
 class UnknownNameError(ValueError):
-    """A name (study, test, embedding, option value) that is not one of the known ones."""
+    """A name (study, test, embedding, option value) that is not one of the known ones.
+
+    Examples
+    --------
+    >>> isinstance(UnknownNameError("level='pooled' is not one of [...]"), ValueError)
+    True
+    """
 
 
 def close_match_hint(value: Any, allowed: Iterable[str]) -> str:
-    """``" (did you mean 'x'?)"`` for the closest allowed name, or ``""``."""
+    """Return ``" (did you mean 'x'?)"`` for the closest allowed name, or ``""``.
+
+    Parameters
+    ----------
+    value
+        The name given.
+    allowed
+        The known names.
+
+    Returns
+    -------
+    str
+        The hint, to append to a message (empty when no name is close).
+
+    Examples
+    --------
+    >>> close_match_hint("religon", ["religion", "race"])
+    " (did you mean 'religion'?)"
+    >>> close_match_hint("xyz", ["religion", "race"])
+    ''
+    """
     if not isinstance(value, str):
         return ""
     hint = difflib.get_close_matches(value.lower(), [str(a) for a in allowed], n=1)
@@ -84,6 +110,14 @@ def check_columns(frame: Any, columns: Iterable[str], *, name: str,
     ------
     ValueError
         ``"<name> lacks columns [...]; <hint> (it has [...])"``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_columns(pd.DataFrame({"a": [1]}), ["a", "b"], name="markers")
+    Traceback (most recent call last):
+    ...
+    ValueError: markers lacks columns ['b']; it needs ['a', 'b'] (it has ['a'])
     """
     needed = list(columns)
     absent = [c for c in needed if c not in frame.columns]
@@ -94,7 +128,9 @@ def check_columns(frame: Any, columns: Iterable[str], *, name: str,
 
 def check_word_list(name: str, value: Any, *, minimum: int = 1,
                     why: str = "") -> tuple[str, ...]:
-    """A list of words as a tuple of str: the one check of every word-list argument.
+    """Check a list of words; return it as a tuple of str.
+
+    The one check of every word-list argument.
 
     A bare string is refused (iterating it would give its letters: ``"he"`` as the words
     ``h`` and ``e``), and so is a mapping, anything not iterable, an entry that is not a
@@ -123,6 +159,16 @@ def check_word_list(name: str, value: Any, *, minimum: int = 1,
         ``"X must be a list of words, got the string 'he' (one word? wrap it in a list:
         ['he'])"``, ``"X[2] must be a word (a non-empty string), got 3"``, ``"X has no
         words; it needs at least 2 (…)"``.
+
+    Examples
+    --------
+    >>> check_word_list("X", ["he", "him"])
+    ('he', 'him')
+    >>> check_word_list("X", "he")
+    Traceback (most recent call last):
+    ...
+    ValueError: X must be a list of words, got the string 'he' (one word? wrap it in a list:
+    ['he'])
     """
     if isinstance(value, str | bytes):
         hint = (f"one word? wrap it in a list: [{value!r}]" if len(value.split()) <= 1
@@ -163,9 +209,18 @@ def check_distinct_lists(lists: Mapping[str, Sequence[str]], *,
     ValueError
         Naming every shared word and both lists, e.g. ``"the word 'man' is in both X and
         Y: a word can play one role only (remove it from one of the lists)"``.
+
+    Examples
+    --------
+    >>> check_distinct_lists({"X": ["man", "king"], "Y": ["woman", "Man"]}, key=str.lower)
+    Traceback (most recent call last):
+    ...
+    ValueError: the word 'man' (as 'Man' in Y) is in both X and Y: a word can play one role
+    only (remove it from one of the lists)
     """
     fold = key or (lambda w: w)
-    spelled = {name: {} for name in lists}  # list → key → first spelling
+    # list → key → first spelling
+    spelled: dict[str, dict[str, str]] = {name: {} for name in lists}
     for name, words in lists.items():
         for w in words:
             spelled[name].setdefault(fold(w), w)
@@ -188,7 +243,35 @@ def check_distinct_lists(lists: Mapping[str, Sequence[str]], *,
 
 
 def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> Any:
-    """``value`` if it is one of ``allowed``; else :class:`UnknownNameError` naming both."""
+    """Return ``value`` if it is one of ``allowed``; else refuse it, naming both.
+
+    Parameters
+    ----------
+    name
+        The argument, named in the message.
+    value
+        The value given.
+    allowed
+        The values allowed.
+
+    Returns
+    -------
+    object
+        ``value``.
+
+    Raises
+    ------
+    UnknownNameError
+        ``value`` is not allowed (a ``ValueError``, with a close-match hint).
+
+    Examples
+    --------
+    >>> check_choice("level", "crosed", ["word", "crossed"])
+    Traceback (most recent call last):
+    ...
+    embias._validation.UnknownNameError: level='crosed' is not one of ['word', 'crossed'] (did
+    you mean 'crossed'?)
+    """
     try:
         ok = value in allowed
     except TypeError:  # unhashable value against a set
@@ -213,9 +296,38 @@ def _is_int(value: Any) -> bool:
 
 def check_int(name: str, value: Any, *, minimum: int | None = None,
               maximum: int | None = None, why: str = "") -> int:
-    """An integer within [minimum, maximum]; a bool or a float such as 1.5 is refused.
+    """Check an integer within [minimum, maximum]; a bool or a float such as 1.5 is refused.
 
-    ``why`` (e.g. ``"WEAT needs at least 2 words per set"``) is appended to the message.
+    Parameters
+    ----------
+    name
+        The argument, named in the message.
+    value
+        The value given (a Python or numpy integer).
+    minimum, maximum
+        The bounds (``None``: none).
+    why
+        Why the bound (e.g. ``"WEAT needs at least 2 words per set"``), appended to the
+        message.
+
+    Returns
+    -------
+    int
+        ``value`` as a Python int.
+
+    Raises
+    ------
+    ValueError
+        Not an integer, or out of bounds.
+
+    Examples
+    --------
+    >>> check_int("draws", 500, minimum=1)
+    500
+    >>> check_int("draws", 1.5, minimum=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: draws must be an integer ≥ 1, got 1.5
     """
     reason = f" ({why})" if why else ""
     if not _is_int(value):
@@ -232,7 +344,38 @@ def check_int(name: str, value: Any, *, minimum: int | None = None,
 def check_number(name: str, value: Any, *, low: float | None = None,
                  high: float | None = None, low_open: bool = False,
                  high_open: bool = False) -> float:
-    """A finite real number in the given range (open or closed at either end)."""
+    """Check a finite real number in the given range (open or closed at either end).
+
+    Parameters
+    ----------
+    name
+        The argument, named in the message.
+    value
+        The value given.
+    low, high
+        The bounds (``None``: none).
+    low_open, high_open
+        Whether a bound itself is refused.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    ValueError
+        Not a number (a bool is not one), not finite, or out of the range.
+
+    Examples
+    --------
+    >>> check_number("x_share", 0.25, low=0.0, high=1.0, low_open=True, high_open=True)
+    0.25
+    >>> check_number("rope", float("nan"), low=0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: rope must be a finite number ≥ 0, got nan
+    """
     if isinstance(value, bool) or (not isinstance(value, int | float) and not _is_number(value)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     x = float(value)
@@ -269,12 +412,64 @@ def _is_number(value: Any) -> bool:
 
 
 def check_probability(name: str, value: Any) -> float:
-    """A probability strictly between 0 and 1 (``ci_prob``, ``target_accept`` …)."""
+    """Check a probability strictly between 0 and 1 (``ci_prob``, ``target_accept`` …).
+
+    Parameters
+    ----------
+    name
+        The argument, named in the message.
+    value
+        The value given.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    ValueError
+        Not a number in (0, 1).
+
+    Examples
+    --------
+    >>> check_probability("ci_prob", 89)
+    Traceback (most recent call last):
+    ...
+    ValueError: ci_prob must be in (0, 1), got 89
+    """
     return check_number(name, value, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
 def check_share(name: str, value: Any) -> float:
-    """A share in (0, 1] (``min_shared``)."""
+    """Check a share in (0, 1] (``min_shared``).
+
+    Parameters
+    ----------
+    name
+        The argument, named in the message.
+    value
+        The value given.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    ValueError
+        Not a number in (0, 1].
+
+    Examples
+    --------
+    >>> check_share("min_shared", 1)
+    1.0
+    >>> check_share("min_shared", 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: min_shared must be a share in (0, 1], got 0
+    """
     try:
         return check_number(name, value, low=0.0, high=1.0, low_open=True)
     except ValueError:
@@ -282,7 +477,32 @@ def check_share(name: str, value: Any) -> float:
 
 
 def check_rope(value: Any, *, name: str = "rope") -> float:
-    """The half-width of a region of practical equivalence: a number ≥ 0."""
+    """Check the half-width of a region of practical equivalence: a number ≥ 0.
+
+    Parameters
+    ----------
+    value
+        The value given.
+    name
+        The argument, named in the message.
+
+    Returns
+    -------
+    float
+        ``value`` as a float.
+
+    Raises
+    ------
+    ValueError
+        Not a finite number ≥ 0.
+
+    Examples
+    --------
+    >>> check_rope(-0.1)
+    Traceback (most recent call last):
+    ...
+    ValueError: rope must be a non-negative half-width, got -0.1
+    """
     try:
         return check_number(name, value, low=0.0)
     except ValueError:
@@ -314,6 +534,19 @@ def check_output(name: str, path: str | os.PathLike[str], *, folder: bool = Fals
     ValueError
         ``path`` is a folder where a file is wanted (or a file where a folder is), or a
         folder it needs cannot be created or written to (names the folder and why).
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     out = check_output("--out", pathlib.Path(root) / "new" / "table.csv")
+    ...     out.name, (pathlib.Path(root) / "new").exists()
+    ('table.csv', False)
+    >>> check_output("--out", ".")
+    Traceback (most recent call last):
+    ...
+    ValueError: --out '.' is a folder; give a file name
     """
     path = Path(path)
     shown = f"{name} {str(path)!r}"
@@ -357,21 +590,77 @@ def check_output(name: str, path: str | os.PathLike[str], *, folder: bool = Fals
 
 
 def writable(path: str | os.PathLike[str], *, folder: bool = False) -> Path:
-    """The output policy when an output is written (:func:`check_output` checks it before
-    any work): create the missing parent folders of ``path`` (for a folder output, the
-    folder itself) just before writing; returns the path."""
+    """Create the missing parent folders of an output just before it is written.
+
+    The output policy (:func:`check_output` checks it before any work): for a folder
+    output, the folder itself is created.
+
+    Parameters
+    ----------
+    path
+        The file to write (``folder=False``) or the folder to write into.
+    folder
+        Whether ``path`` is a folder.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     path = writable(pathlib.Path(root) / "runs" / "1" / "table.csv")
+    ...     path.parent.is_dir(), path.exists()
+    (True, False)
+    """
     path = Path(path)
     (path if folder else path.parent).mkdir(parents=True, exist_ok=True)
     return path
 
 
 def check_seed(random_seed: Any, *, name: str = "random_seed") -> int:
-    """The seed policy for results that record their seed: a non-negative integer, or
-    ``None`` for a fresh seed from the OS entropy (returned, so it can be recorded)."""
+    """Apply the seed policy of results that record their seed.
+
+    A non-negative integer, or ``None`` for a fresh seed from the OS entropy (returned, so
+    it can be recorded).
+
+    Parameters
+    ----------
+    random_seed
+        The seed given.
+    name
+        The argument, named in the message.
+
+    Returns
+    -------
+    int
+        The seed, in [0, :data:`SEED_BOUND`) when drawn.
+
+    Raises
+    ------
+    ValueError
+        Not a non-negative integer or None.
+
+    Examples
+    --------
+    >>> check_seed(3)
+    3
+    >>> 0 <= check_seed(None) < SEED_BOUND
+    True
+    >>> check_seed(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: random_seed must be a non-negative integer or None, got -1
+    """
     if random_seed is None:
         import numpy as np
 
-        return int(np.random.SeedSequence().entropy % SEED_BOUND)
+        # a SeedSequence made without entropy draws an integer from the OS
+        entropy = cast(int, np.random.SeedSequence().entropy)
+        return int(entropy % SEED_BOUND)
     if not _is_int(random_seed) or int(random_seed) < 0:
         raise ValueError(f"{name} must be a non-negative integer or None, got "
                          f"{random_seed!r}")
@@ -380,9 +669,35 @@ def check_seed(random_seed: Any, *, name: str = "random_seed") -> int:
 
 def resolve_rng(random_seed: Any, *, name: str = "random_seed"
                 ) -> tuple[np.random.Generator, int | None]:
-    """A numpy Generator and the integer seed it came from (None for a given Generator).
+    """Return a numpy Generator and the integer seed it came from.
 
-    Accepts what :func:`check_seed` accepts, or a ``numpy.random.Generator`` (used as is).
+    Accepts what :func:`check_seed` accepts, or a ``numpy.random.Generator`` (used as is;
+    its seed is then None).
+
+    Parameters
+    ----------
+    random_seed
+        A seed, None or a Generator.
+    name
+        The argument, named in the message.
+
+    Returns
+    -------
+    generator : numpy.random.Generator
+        The generator.
+    seed : int or None
+        Its seed (drawn when ``random_seed`` is None; None for a given Generator).
+
+    Raises
+    ------
+    ValueError
+        Neither a seed, None nor a Generator.
+
+    Examples
+    --------
+    >>> rng, seed = resolve_rng(3)
+    >>> seed, bool(rng.integers(10) == resolve_rng(3)[0].integers(10))
+    (3, True)
     """
     import numpy as np
 
