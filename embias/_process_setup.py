@@ -1,5 +1,6 @@
-"""What embias sets up in a Python process, and only when asked: JAX's CPU devices and
-compilation cache, PyTensor's compile folder.
+"""What embias sets up in a Python process, and only when asked.
+
+JAX's CPU devices and compilation cache, PyTensor's compile folder.
 
 A library does not change the state of the process it is imported into. Fitting with
 embias leaves ``XLA_FLAGS``, ``PYTENSOR_FLAGS`` and JAX's configuration as they were; these
@@ -62,11 +63,40 @@ _PYTENSOR_FOLDER_KEYS = ("base_compiledir", "compiledir")
 
 
 class CompileCacheWarning(UserWarning):
-    """The compile cache folder is unusable; a temporary one is used instead."""
+    """The compile cache folder is unusable; a temporary one is used instead.
+
+    Examples
+    --------
+    >>> issubclass(CompileCacheWarning, UserWarning)
+    True
+    """
 
 
 def usable_folder(folder: Path) -> str | None:
-    """None when ``folder`` can be created and written to, else the reason it cannot."""
+    """Tell why ``folder`` cannot be created and written to (None when it can).
+
+    Parameters
+    ----------
+    folder
+        The folder (created, with its parents, when missing).
+
+    Returns
+    -------
+    str or None
+        The reason, or None.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     print(usable_folder(pathlib.Path(root) / "cache"))
+    ...     blocker = pathlib.Path(root) / "file"
+    ...     _ = blocker.write_text("")
+    ...     usable_folder(blocker / "cache")
+    None
+    '...Error: ...'
+    """
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".embias-write-test-"):
@@ -77,21 +107,23 @@ def usable_folder(folder: Path) -> str | None:
 
 
 def _temporary_folder(name: str) -> Path:
-    """A per-user folder in the temporary directory (``embias-<name>-<uid>``)."""
+    """Return a per-user folder in the temporary directory (``embias-<name>-<uid>``)."""
     uid = os.getuid() if hasattr(os, "getuid") else "user"
     return Path(tempfile.gettempdir()) / f"embias-{name}-{uid}"
 
 
 def _jax_backend_started() -> bool:
-    """Whether JAX has started its backends in this process (devices are fixed then)."""
+    """Tell whether JAX has started its backends in this process (devices are fixed then)."""
     bridge = sys.modules.get("jax._src.xla_bridge")
     return bridge is not None and bool(bridge.backends_are_initialized())
 
 
 def _jax_cache_folder(cache_dir: str | os.PathLike[str] | None) -> Path:
-    """The folder JAX's compiled programs go to: ``cache_dir`` (which must be usable), or
-    ``$XDG_CACHE_HOME/embias/jax`` (an unusable one falls back to a per-user temporary
-    folder, with a :class:`CompileCacheWarning`)."""
+    """Return the folder JAX's compiled programs go to.
+
+    ``cache_dir`` (which must be usable), or ``$XDG_CACHE_HOME/embias/jax`` (an unusable
+    one falls back to a per-user temporary folder, with a :class:`CompileCacheWarning`).
+    """
     if cache_dir is not None:
         folder = Path(cache_dir).expanduser()
         reason = usable_folder(folder)
@@ -118,8 +150,9 @@ def configure_jax(
     cache_dir: str | os.PathLike[str] | None = None,
     keep_every_program: bool = True,
 ) -> Path | None:
-    """Set JAX up in this process for embias's fits: CPU devices for parallel chains and a
-    persistent compilation cache.
+    """Set JAX up in this process for embias's fits: CPU devices and a compilation cache.
+
+    CPU devices for parallel chains, and a persistent compilation cache.
 
     embias never does this by itself: a fit leaves JAX's configuration and ``XLA_FLAGS``
     as they are. Call this once, before the first fit; the ``embias`` command line sets up
@@ -163,9 +196,24 @@ def configure_jax(
 
     Examples
     --------
-    >>> import embias
-    >>> embias.configure_jax()                      # before the first fit
-    >>> fit = embias.fit_religion_model()           # its chains run in parallel
+    Called once, before the first fit (here in a fresh process, without JAX settings of
+    its own, so that this one is left as it is):
+
+    >>> import os
+    >>> import subprocess
+    >>> import sys
+    >>> import tempfile
+    >>> code = ("import os, embias; embias.configure_jax(cache_dir={!r}); "
+    ...         "print(os.environ['JAX_NUM_CPU_DEVICES'])")
+    >>> env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))}
+    >>> with tempfile.TemporaryDirectory() as cache:
+    ...     subprocess.run([sys.executable, "-c", code.format(cache)], env=env,
+    ...                    capture_output=True, text=True, check=True).stdout.strip()
+    '8'
+    >>> configure_jax(host_devices=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: host_devices must be an integer ≥ 1, got 0
     """
     if host_devices is not None:
         host_devices = check_int("host_devices", host_devices, minimum=1)
@@ -205,8 +253,10 @@ def configure_jax(
 
 
 def use_writable_compile_folder() -> Path | None:
-    """Point PyTensor at a per-user temporary compile folder when the one it would use
-    cannot be created or written to (it then refuses to compile anything); warn once.
+    """Point PyTensor at a temporary compile folder when its own cannot be written; warn.
+
+    PyTensor refuses to compile anything when its compile folder cannot be created or
+    written to; the folder used instead is per-user, in the temporary directory.
 
     PyTensor's folder is the one an existing ``PYTENSOR_FLAGS`` names, else
     ``~/.pytensor``. This rewrites ``PYTENSOR_FLAGS`` in this process's environment, so
@@ -217,6 +267,22 @@ def use_writable_compile_folder() -> Path | None:
     -------
     pathlib.Path or None
         The temporary folder when one was set, else None.
+
+    Examples
+    --------
+    In a fresh process whose ``PYTENSOR_FLAGS`` name a folder below a file:
+
+    >>> import os
+    >>> import subprocess
+    >>> import sys
+    >>> import tempfile
+    >>> code = ("import os; from embias._process_setup import use_writable_compile_folder; "
+    ...         "use_writable_compile_folder(); print(os.environ['PYTENSOR_FLAGS'])")
+    >>> with tempfile.NamedTemporaryFile() as blocker:
+    ...     env = {**os.environ, "PYTENSOR_FLAGS": f"base_compiledir={blocker.name}/sub"}
+    ...     subprocess.run([sys.executable, "-W", "ignore", "-c", code], env=env,
+    ...                    capture_output=True, text=True, check=True).stdout.strip()
+    'base_compiledir=...embias-pytensor-...'
     """
     if "pytensor" in sys.modules:  # imported already: too late to change its folder
         return None

@@ -1,7 +1,7 @@
-"""When embias shows progress bars: asked for, and somewhere a person watches them.
+r"""When embias shows progress bars: asked for, and somewhere a person watches them.
 
 A progress bar redraws itself with terminal escape codes; written to a log file or a pipe it
-leaves lines such as ``\\x1b[A`` and, with several chains, interleaved bars. So a bar is drawn
+leaves lines such as ``\x1b[A`` and, with several chains, interleaved bars. So a bar is drawn
 only when the standard error is a terminal or the code runs in a Jupyter kernel (which renders
 bars as widgets), whatever ``progress`` says.
 """
@@ -25,6 +25,17 @@ def progress_wanted(progress: bool) -> bool:
     -------
     bool
         ``progress`` and (the standard error is a terminal or this is a Jupyter kernel).
+
+    Examples
+    --------
+    >>> progress_wanted(False)
+    False
+    >>> import subprocess
+    >>> import sys
+    >>> subprocess.run([sys.executable, "-c", "from embias._progress import progress_wanted; "
+    ...                 "print(progress_wanted(True))"], capture_output=True, text=True,
+    ...                check=True).stdout.strip()  # its standard error is a pipe
+    'False'
     """
     if not progress:
         return False

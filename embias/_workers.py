@@ -1,5 +1,7 @@
-"""A local pool of fresh Python processes: a ``concurrent.futures.Executor`` that forks
-nothing and does not re-run the caller's script.
+"""A local pool of fresh Python processes, forking nothing, re-running no script.
+
+A ``concurrent.futures.Executor`` that forks nothing and does not re-run the caller's
+script.
 
 A ``ProcessPoolExecutor`` either forks this process (unsafe once it runs threads: JAX's,
 OpenBLAS's, a notebook kernel's) or starts workers that import the caller's ``__main__``
@@ -31,6 +33,7 @@ _HEADER = 8  # bytes of the length that precedes every message
 
 
 def _send(stream: IO[bytes], payload: Any) -> None:
+    """Write ``payload`` pickled, after its length."""
     data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(len(data).to_bytes(_HEADER, "big"))
     stream.write(data)
@@ -38,7 +41,7 @@ def _send(stream: IO[bytes], payload: Any) -> None:
 
 
 def _receive(stream: IO[bytes]) -> Any:
-    """The next message, or ``EOFError`` when the other side closed the pipe."""
+    """Read the next message; raise ``EOFError`` when the other side closed the pipe."""
     header = stream.read(_HEADER)
     if len(header) < _HEADER:
         raise EOFError
@@ -50,8 +53,11 @@ def _receive(stream: IO[bytes]) -> Any:
 
 
 def _worker_environment() -> dict[str, str]:
-    """This process's environment, with the folder embias is imported from first on the
-    workers' ``PYTHONPATH`` (so a worker finds the same embias, installed or not)."""
+    """Return the workers' environment: this process's, embias's folder first on the path.
+
+    The folder embias is imported from goes first on the workers' ``PYTHONPATH``, so a
+    worker finds the same embias, installed or not.
+    """
     root = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
@@ -59,8 +65,10 @@ def _worker_environment() -> dict[str, str]:
 
 
 class WorkerProcesses(cf.Executor):
-    """Run calls in up to ``max_workers`` fresh Python processes (started on first use,
-    reused for later calls, ended by :meth:`shutdown`).
+    """Run calls in up to ``max_workers`` fresh Python processes.
+
+    The processes are started on first use, reused for later calls and ended by
+    :meth:`shutdown`.
 
     Parameters
     ----------
@@ -71,9 +79,21 @@ class WorkerProcesses(cf.Executor):
     ------
     ValueError
         ``max_workers`` below 1.
+
+    Examples
+    --------
+    >>> import math
+    >>> with WorkerProcesses(1) as pool:
+    ...     pool.submit(math.factorial, 10).result()
+    3628800
+    >>> WorkerProcesses(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_workers must be at least 1, got 0
     """
 
     def __init__(self, max_workers: int) -> None:
+        """Make the pool; no process starts until the first call."""
         if int(max_workers) < 1:
             raise ValueError(f"max_workers must be at least 1, got {max_workers!r}")
         self._threads = cf.ThreadPoolExecutor(int(max_workers),
@@ -83,11 +103,14 @@ class WorkerProcesses(cf.Executor):
         self._lock = threading.Lock()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
-        """Schedule ``fn(*args, **kwargs)`` in a worker process; ``fn`` and its arguments
-        are pickled (``fn`` by its module and name)."""
+        """Schedule ``fn(*args, **kwargs)`` in a worker process.
+
+        ``fn`` and its arguments are pickled (``fn`` by its module and name).
+        """
         return self._threads.submit(self._call, fn, args, kwargs)
 
     def _worker(self) -> subprocess.Popen[bytes]:
+        """Return an idle worker process, or start one."""
         try:
             return self._idle.get_nowait()
         except queue.Empty:
@@ -101,6 +124,7 @@ class WorkerProcesses(cf.Executor):
 
     def _call(self, fn: Callable[..., Any], args: tuple[Any, ...],
               kwargs: dict[str, Any]) -> Any:
+        """Run one call in a worker process; return its result or raise its exception."""
         process = self._worker()
         assert process.stdin is not None and process.stdout is not None
         try:
@@ -134,8 +158,11 @@ class WorkerProcesses(cf.Executor):
 
 
 def _serve() -> None:
-    """The worker's loop: read a call, run it, send back ``(True, result)`` or
-    ``(False, exception)``, until the pool closes the pipe."""
+    """Serve calls: the worker's loop.
+
+    Read a call, run it, send back ``(True, result)`` or ``(False, exception)``, until the
+    pool closes the pipe.
+    """
     channel = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # what the calls print goes to stderr, not into the pipe
     source = sys.stdin.buffer
