@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -107,7 +107,8 @@ _STRUCTURES: dict[str, LevelStructure] = {
 
 def level_structure(level: str) -> LevelStructure:
     """The :class:`LevelStructure` of a hierarchical-family level (``"hierarchical"``,
-    ``"crossed"``, ``"crossed_strata"``)."""
+    ``"crossed"``, ``"crossed_strata"``).
+    """
     check_choice("level", level, tuple(_STRUCTURES))
     return _STRUCTURES[level]
 
@@ -141,7 +142,7 @@ def build_model(
         The cosine table the cells come from; required with ``data="raw"`` and at the
         crossed level.
     centred
-        Hierarchical level only: connections whose coefficients are sampled centred;
+        Hierarchical family only: connections whose coefficients are sampled centred;
         ``"auto"`` uses :func:`~embias.bayes.data.choose_centring`.
     prior_location
         Location of the priors of the connection means: ``bar ~ N(prior_location, 0.3)``
@@ -163,237 +164,488 @@ def build_model(
         compared words' effects per kind) and, with ``data="raw"``, ``word_effect``
         (dims ``word_to_compare``).
 
+    Raises
+    ------
+    ValueError
+        An unknown ``level`` or ``data``, a ``prior_location`` that is not a finite
+        number, ``centred`` naming connections the table does not have, no ``table``
+        where one is needed, a table the crossed level cannot fit
+        (:func:`~embias.bayes.crossed.crossed_design`), or a ``structure`` whose choices
+        do not go together.
+
     Notes
     -----
     Priors of the crossed level: those of the hierarchical model, and
     τ_u[kind] ~ Exponential(2) (mean 0.5, like τ and σ: weakly informative on the scale
     of cosine distances, which lie in [0, 2]; the measured word sds are 0.03–0.15).
+
+    Examples
+    --------
+    >>> import embias
+    >>> from embias.bayes import build_model, cell_statistics
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> cells = cell_statistics(table)
+    >>> model = build_model(cells, level="hierarchical", centred=())
+    >>> [variable.name for variable in model.free_RVs]
+    ['bar', 'tau', 'sigma', 'coef_raw']
+    >>> model.coords["connection"]
+    ('associated', 'different', 'human', 'none')
+    >>> model = build_model(cells, level="crossed", table=table)
+    >>> [variable.name for variable in model.free_RVs]
+    ['bar', 'tau', 'sigma', 'coef_raw', 'tau_word']
+    >>> build_model(cells, level="crossed")
+    Traceback (most recent call last):
+    ...
+    ValueError: data='summary' at level='crossed' needs the table (table=...)
+    """
+    check_choice("level", level, LEVELS)
+    check_choice("data", data, DATA_MODES)
+    prior_location = check_number("prior_location", prior_location)
+    if level not in _STRUCTURES:
+        return _build_pooled(cells, level=level, data=data, table=table,
+                             prior_location=prior_location)
+    if structure is None:
+        structure = level_structure(level)
+    build = _build_crossed if structure.word_effects else _build_hierarchical
+    return build(cells, level=level, data=data, table=table, centred=centred,
+                 prior_location=prior_location, structure=structure)
+
+
+@dataclass(frozen=True)
+class _CellLayout:
+    """The cells' protected words and connections, each cell's indices into them, and the
+    coordinates every level's model has (``protected_word``, ``connection``, ``cell``).
+    """
+
+    words: list[str]
+    cons: list[str]
+    cell_word: np.ndarray
+    cell_connection: np.ndarray
+    cell_labels: list[str]
+
+    @classmethod
+    def of(cls, cells: pd.DataFrame) -> _CellLayout:
+        """Return the layout of a cell statistics table (:func:`cell_statistics`)."""
+        words = list(dict.fromkeys(cells["protected_word"]))
+        cons = list(dict.fromkeys(cells["connection"]))
+        return cls(
+            words=words, cons=cons,
+            cell_word=pd.Index(words).get_indexer(cells["protected_word"]).astype(np.int64),
+            cell_connection=pd.Index(cons).get_indexer(cells["connection"]).astype(np.int64),
+            cell_labels=[f"{w}|{c}" for w, c in zip(cells["protected_word"],
+                                                    cells["connection"], strict=True)])
+
+    def coords(self) -> dict[str, Any]:
+        """Return the coordinates every level's model has."""
+        return {"protected_word": self.words, "connection": self.cons,
+                "cell": self.cell_labels}
+
+    def data(self, prior_location: float) -> tuple[Any, Any, Any]:
+        """Add the containers every level's model has (inside the model context).
+
+        Each cell's protected word and connection, and the location of the prior of the
+        connection means.
+        """
+        import pymc as pm
+
+        return (pm.Data("cell_word", self.cell_word, dims="cell"),
+                pm.Data("cell_connection", self.cell_connection, dims="cell"),
+                pm.Data("prior_location", np.asarray(prior_location, dtype=float)))
+
+
+def _table_rows(table: pd.DataFrame | None, cells: pd.DataFrame, *, level: str,
+                data: str) -> tuple[pd.DataFrame, np.ndarray]:
+    """Return the table a model of its rows needs (refused when missing) and each row's
+    cell.
+    """
+    if table is None:
+        raise ValueError(f"data={data!r} at level={level!r} needs the table (table=...)")
+    return table, row_cells(table, cells)
+
+
+def _cell_likelihood(cells: pd.DataFrame, layout: _CellLayout, cell_mu: Any,
+                     cell_sigma: Any) -> None:
+    """Add the likelihood of the cell sufficient statistics (inside the model context).
+
+    Each cell's mean ȳ ~ N(μ, σ/√n) and, for a cell of two rows or more,
+    SS ~ Gamma((n − 1)/2, 1/(2σ²)).
     """
     import pymc as pm
     import pytensor.tensor as pt
 
-    check_choice("level", level, LEVELS)
-    check_choice("data", data, DATA_MODES)
-    prior_location = check_number("prior_location", prior_location)
-    hierarchical = level in _STRUCTURES
-    if structure is None and hierarchical:
-        structure = level_structure(level)
-    crossed = hierarchical and structure is not None and structure.word_effects
-    words = list(dict.fromkeys(cells["protected_word"]))
-    cons = list(dict.fromkeys(cells["connection"]))
-    w_idx = pd.Index(words).get_indexer(cells["protected_word"]).astype(np.int64)
-    c_idx = pd.Index(cons).get_indexer(cells["connection"]).astype(np.int64)
-    cell_labels = [f"{w}|{c}" for w, c in zip(cells["protected_word"], cells["connection"],
-                                              strict=True)]
-    coords: dict[str, Any] = {"protected_word": words, "connection": cons, "cell": cell_labels}
-    if hierarchical:
-        chosen = choose_centring(cells) if centred == "auto" else tuple(centred)
-        unknown = sorted(set(chosen) - set(cons))
-        if unknown:
-            raise ValueError(f"centred={list(chosen)} names connections {unknown} that are not "
-                             f"in the table ({cons})")
-        centred_mask = np.array([float(c in chosen) for c in cons])
-    if data == "raw" or crossed:
-        if table is None:
-            raise ValueError(f"data={data!r} at level={level!r} needs the table (table=...)")
-        row_cell = row_cells(table, cells)
-        coords["row"] = np.arange(len(table))
-    if hierarchical and structure.strata:
-        classes, word_class, class_weight = protected_strata(cells)
-        coords["protected_class"] = classes
-    if crossed:
-        design = crossed_design(table, cells)
-        coords["word_to_compare"] = design.words
-        coords["word_kind"] = design.kinds
-        if structure.attribute_pair:
-            coords["effect"] = [0, 1]
-        if design.template is not None:
-            coords["template"] = design.template.templates
+    model = pm.modelcontext(None)
+    n = cells["n"].to_numpy(dtype=np.int64)
+    multi = np.flatnonzero(n >= 2)
+    model.add_coord("cell_multi", [layout.cell_labels[i] for i in multi])
+    cell_n = pm.Data("cell_n", n, dims="cell")
+    multi_idx = pm.Data("cell_multi_index", multi, dims="cell_multi")
+    pm.Normal("cell_mean", mu=cell_mu, sigma=cell_sigma / pt.sqrt(cell_n),
+              observed=pm.Data("cell_mean_data", cells["mean"].to_numpy(float), dims="cell"),
+              dims="cell")
+    multi_sigma = cell_sigma[multi_idx]
+    pm.Gamma("cell_ss", alpha=(cell_n[multi_idx] - 1) / 2.0,
+             beta=1.0 / (2.0 * multi_sigma**2),
+             observed=pm.Data("cell_ss_data", cells["ss"].to_numpy(float)[multi],
+                              dims="cell_multi"),
+             dims="cell_multi")
 
+
+def _row_likelihood(table: pd.DataFrame, row_cell: np.ndarray, cell_mu: Any,
+                    cell_sigma: Any) -> None:
+    """Add one Normal term per row of the table, with its cell's μ and σ (inside the model
+    context).
+    """
+    import pymc as pm
+
+    row_index = pm.Data("row_cell", row_cell, dims="row")
+    pm.Normal("cosine_distance", mu=cell_mu[row_index], sigma=cell_sigma[row_index],
+              observed=pm.Data("cosine_distance_data",
+                               table["cosine_distance"].to_numpy(float), dims="row"),
+              dims="row")
+
+
+def _build_pooled(cells: pd.DataFrame, *, level: str, data: str, table: pd.DataFrame | None,
+                  prior_location: float) -> pm.Model:
+    """Build the dataset or the word level: μ = m + co[con] or m[pw] + co[con], one σ, co
+    a zero-sum effect of the connections.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    layout = _CellLayout.of(cells)
+    coords = layout.coords()
+    rows = None
+    if data == "raw":
+        rows = _table_rows(table, cells, level=level, data=data)
+        coords["row"] = np.arange(len(rows[0]))
     with pm.Model(coords=coords) as model:
-        cell_word = pm.Data("cell_word", w_idx, dims="cell")
-        cell_connection = pm.Data("cell_connection", c_idx, dims="cell")
-        location = pm.Data("prior_location", np.asarray(prior_location, dtype=float))
-        if hierarchical:
-            if structure.strata:
-                # protected classes as fixed strata: a mean per class and connection; the
-                # connection mean is their average, weighted as the population answer
-                word_class_ = pm.Data("protected_word_class", word_class,
-                                      dims="protected_word")
-                weight = pm.Data("protected_class_weight", class_weight,
-                                 dims="protected_class")
-                bar_class = pm.Normal("bar_class", mu=location, sigma=structure.mean_prior_sd,
-                                      dims=("protected_class", "connection"))
-                centre = bar_class[word_class_]
-                pm.Deterministic("connection_mean", weight @ bar_class, dims="connection")
-            else:
-                bar = pm.Normal("bar", mu=location, sigma=structure.mean_prior_sd,
-                                dims="connection")
-                centre = bar
-                pm.Deterministic("connection_mean", bar, dims="connection")
-            tau = structure.sd_variable("tau", dims="connection")
-            sigma = pm.Exponential("sigma", lam=2.0, dims="connection")
-            # one raw variable for both parametrisations: centred columns hold coef itself
-            # (~ N(bar, τ)), non-centred columns the standardised offset (~ N(0, 1)) with
-            # coef = bar + τ·offset; the mask is data, so every centring choice shares
-            # one compiled graph
-            if structure.integrate_coefficients:
-                if not crossed or data != "summary" or table is None or (
-                        "template" in table.columns):
-                    raise ValueError("integrate_coefficients serves the crossed levels on the "
-                                     "cell statistics of a table without templates")
-                if structure.correlated:
-                    raise ValueError("integrate_coefficients takes S = diag(τ²) (+ the "
-                                     "protected offset τ_protected²·11ᵀ), not correlated=True")
-                tau_protected = (structure.sd_variable("tau_protected")
-                                 if structure.protected_offset else pt.zeros(()))
-                coef = None
-            elif structure.correlated or structure.protected_offset:
-                centred_ = pm.Data("centred", centred_mask, dims="connection")
-                coef = _correlated_coefficients(
-                    centre, _coefficient_cholesky(tau, len(cons), structure), centred_,
-                    len(cons))
-            else:
-                centred_ = pm.Data("centred", centred_mask, dims="connection")
-                coef_raw = pm.Normal("coef_raw", mu=centred_ * centre,
-                                     sigma=centred_ * tau + (1.0 - centred_),
-                                     dims=("protected_word", "connection"))
-                coef = pm.Deterministic(
-                    "coef",
-                    (1.0 - centred_) * centre + ((1.0 - centred_) * tau + centred_) * coef_raw,
-                    dims=("protected_word", "connection"))
-            cell_mu = None if coef is None else coef[cell_word, cell_connection]
-            cell_sigma = sigma[cell_connection]
+        cell_word, cell_connection, location = layout.data(prior_location)
+        co = pm.ZeroSumNormal("co", sigma=0.5, dims="connection")
+        sigma = pm.HalfCauchy("sigma", beta=1.0)
+        if level == "dataset":
+            m = pm.Normal("m", mu=location, sigma=0.5)
+            pm.Deterministic("connection_mean", m + co, dims="connection")
+            cell_mu = m + co[cell_connection]
         else:
-            co = pm.ZeroSumNormal("co", sigma=0.5, dims="connection")
-            sigma = pm.HalfCauchy("sigma", beta=1.0)
-            if level == "dataset":
-                m = pm.Normal("m", mu=location, sigma=0.5)
-                pm.Deterministic("connection_mean", m + co, dims="connection")
-                cell_mu = m + co[cell_connection]
-            else:
-                m = pm.Normal("m", mu=location, sigma=0.5, dims="protected_word")
-                coef = pm.Deterministic("coef", m[:, None] + co[None, :],
-                                        dims=("protected_word", "connection"))
-                pm.Deterministic("connection_mean", m.mean() + co, dims="connection")
-                cell_mu = coef[cell_word, cell_connection]
-            cell_sigma = sigma * pt.ones_like(cell_mu)
-
-        if crossed:
-            tau_word = structure.sd_variable("tau_word", dims="word_kind")
-            template_kind = (None if design.template is None
-                             else _template_effects(design))
-            if data == "raw":
-                row_index = pm.Data("row_cell", row_cell, dims="row")
-                row_word = pm.Data("row_word", design.row_word, dims="row")
-                word_kind = pm.Data("word_kind_index", design.word_kind,
-                                    dims="word_to_compare")
-                y = pm.Data("cosine_distance_data", table["cosine_distance"].to_numpy(float),
-                            dims="row")
-                row_mu = cell_mu[row_index]
-                if template_kind is not None:
-                    template = design.template
-                    row_template = pm.Data("row_template", template.row_template, dims="row")
-                    row_kind = pm.Data("row_word_kind",
-                                       template.connection_kind[row_cell % len(cons)],
-                                       dims="row")
-                    row_mu = row_mu + template_kind[row_template, row_kind]
-                row_sigma = cell_sigma[row_index]
-                if template_kind is None:
-                    offset = pm.Normal("word_offset", 0.0, 1.0, dims="word_to_compare")
-                    u = pm.Deterministic("word_effect", tau_word[word_kind] * offset,
-                                         dims="word_to_compare")
-                else:  # a word has rows in every template: its u is pinned (centred)
-                    u = pm.Normal("word_effect", 0.0, tau_word[word_kind],
-                                  dims="word_to_compare")
-                pm.Normal("cosine_distance", mu=row_mu + u[row_word], sigma=row_sigma,
-                          observed=y, dims="row")
-            else:
-                # u integrated out (module notes of embias.bayes.crossed): the likelihood
-                # of all rows from the cell statistics and the words' counts and sums
-                shape = (len(words), len(cons))
-                n_pc = pm.Data("cell_n", cells["n"].to_numpy(float).reshape(shape),
-                               dims=("protected_word", "connection"))
-                ybar = pm.Data("cell_mean_data", cells["mean"].to_numpy(float).reshape(shape),
-                               dims=("protected_word", "connection"))
-                ss = pm.Data("cell_ss_data", cells["ss"].to_numpy(float).reshape(shape),
-                             dims=("protected_word", "connection"))
-                model.add_coord("count_pattern", np.arange(len(design.patterns)))
-                patterns = pm.Data("pattern_cell_count", design.patterns,
-                                   dims=("count_pattern", "protected_word", "connection"))
-                # the compared words by (kind, count pattern): the sums over a group's
-                # words are data (module notes of embias.bayes.crossed, "Groups")
-                groups = design.word_groups()
-                group_kind = pm.Data("word_group_kind", groups.kind)
-                group_pattern = pm.Data("word_group_pattern", groups.pattern)
-                group_size = pm.Data("word_group_size", groups.size)
-                mean_sum = pm.Data("word_group_mean_sum", groups.mean_sum)   # (group, con)
-                scatter = pm.Data("word_group_sum_scatter", groups.sum_scatter)  # (g, con, con)
-                inv_var = sigma**-2                                      # (connection,)
-                rows_per_con = pt.sum(n_pc, axis=0)
-                if coef is None:  # the coefficients integrated out as well
-                    if structure.attribute_pair:
-                        raise ValueError("integrate_coefficients with attribute_pair is not "
-                                         "implemented")
-                    pm.Potential("cosine_distance_marginal",
-                                 integrated_coefficients_log_likelihood(
-                                     centre + pt.zeros_like(ybar), tau, tau_protected,
-                                     n_pc, ybar, ss,
-                                     patterns, group_kind, group_pattern, group_size,
-                                     mean_sum, scatter, tau_word, sigma, rows=len(table),
-                                     n_groups=len(groups.size)))
-                elif template_kind is None:
-                    within = pt.sum((ss + n_pc * (ybar - coef) ** 2) * inv_var[None, :])
-                    fitted = pt.sum(patterns * coef[None, :, :], axis=1)  # (pattern, con)
-                else:  # sentence table: per template cell, and Σ_t m·V per pattern
-                    within, fitted_template = _template_statistics(
-                        design, coef, template_kind, inv_var)
-                    fitted = pt.sum(patterns * coef[None, :, :], axis=1) + fitted_template
-                if coef is None:
-                    pass
-                elif structure.attribute_pair:
-                    pair_terms = _attribute_pair_terms(
-                        design, cons, tau_word, inv_var, fitted, mean_sum, scatter,
-                        group_kind, group_pattern, group_size, patterns, structure)
-                    pm.Potential("cosine_distance_marginal", -0.5 * (
-                        len(table) * np.log(2.0 * np.pi)
-                        + pt.sum(rows_per_con * pt.log(sigma**2)) + within + pair_terms))
-                else:
-                    # Σ_{w∈g} b_w² = ιᵀ M_g ι + n_g (S̄_g·ι − F_g)², ι = 1/σ²
-                    offset = mean_sum @ inv_var - (fitted @ inv_var)[group_pattern]
-                    b2 = (scatter @ inv_var) @ inv_var + group_size * offset**2
-                    c = (pt.sum(patterns, axis=1) @ inv_var)[group_pattern]
-                    t2 = tau_word[group_kind] ** 2
-                    denom = 1.0 + t2 * c
-                    pm.Potential("cosine_distance_marginal", -0.5 * (
-                        len(table) * np.log(2.0 * np.pi)
-                        + pt.sum(rows_per_con * pt.log(sigma**2))
-                        + pt.sum(group_size * pt.log(denom)) + within
-                        - pt.sum(t2 * b2 / denom)))
-        elif data == "summary":
-            n = cells["n"].to_numpy(dtype=np.int64)
-            multi = np.flatnonzero(n >= 2)
-            coords_multi = [cell_labels[i] for i in multi]
-            model.add_coord("cell_multi", coords_multi)
-            cell_n = pm.Data("cell_n", n, dims="cell")
-            multi_idx = pm.Data("cell_multi_index", multi, dims="cell_multi")
-            pm.Normal("cell_mean", mu=cell_mu, sigma=cell_sigma / pt.sqrt(cell_n),
-                      observed=pm.Data("cell_mean_data", cells["mean"].to_numpy(float),
-                                       dims="cell"),
-                      dims="cell")
-            multi_sigma = cell_sigma[multi_idx]
-            pm.Gamma("cell_ss", alpha=(cell_n[multi_idx] - 1) / 2.0,
-                     beta=1.0 / (2.0 * multi_sigma**2),
-                     observed=pm.Data("cell_ss_data", cells["ss"].to_numpy(float)[multi],
-                                      dims="cell_multi"),
-                     dims="cell_multi")
+            m = pm.Normal("m", mu=location, sigma=0.5, dims="protected_word")
+            coef = pm.Deterministic("coef", m[:, None] + co[None, :],
+                                    dims=("protected_word", "connection"))
+            pm.Deterministic("connection_mean", m.mean() + co, dims="connection")
+            cell_mu = coef[cell_word, cell_connection]
+        cell_sigma = sigma * pt.ones_like(cell_mu)
+        if rows is None:
+            _cell_likelihood(cells, layout, cell_mu, cell_sigma)
         else:
-            row_index = pm.Data("row_cell", row_cell, dims="row")
-            pm.Normal("cosine_distance", mu=cell_mu[row_index], sigma=cell_sigma[row_index],
-                      observed=pm.Data("cosine_distance_data",
-                                       table["cosine_distance"].to_numpy(float), dims="row"),
-                      dims="row")
+            _row_likelihood(*rows, cell_mu, cell_sigma)
     return model
+
+
+@dataclass(frozen=True)
+class _HierarchicalLayout:
+    """What the hierarchical family's models add to :class:`_CellLayout`: the connections
+    sampled centred (as a 0/1 mask) and, with protected classes as strata, the classes
+    (:func:`protected_strata`).
+    """
+
+    cells: _CellLayout
+    centred_mask: np.ndarray
+    strata: tuple[list[str], np.ndarray, np.ndarray] | None
+
+    @classmethod
+    def of(cls, cells: pd.DataFrame, centred: Sequence[str] | Literal["auto"],
+           structure: LevelStructure) -> _HierarchicalLayout:
+        """Return the layout of a cell statistics table (``centred`` checked)."""
+        layout = _CellLayout.of(cells)
+        chosen = choose_centring(cells) if centred == "auto" else tuple(centred)
+        unknown = sorted(set(chosen) - set(layout.cons))
+        if unknown:
+            raise ValueError(f"centred={list(chosen)} names connections {unknown} that are "
+                             f"not in the table ({layout.cons})")
+        return cls(cells=layout, centred_mask=np.array([float(c in chosen)
+                                                        for c in layout.cons]),
+                   strata=protected_strata(cells) if structure.strata else None)
+
+    def coords(self) -> dict[str, Any]:
+        """Return the coordinates of the hierarchical family's models."""
+        coords = self.cells.coords()
+        if self.strata is not None:
+            coords["protected_class"] = self.strata[0]
+        return coords
+
+
+class _Prior(NamedTuple):
+    """The hierarchical family's parameters of the protected words' coefficients."""
+
+    centre: Any
+    tau: Any
+    sigma: Any
+    coef: Any
+    tau_protected: Any
+
+
+def _hierarchical_prior(structure: LevelStructure, layout: _HierarchicalLayout,
+                        location: Any, *, integrable: bool) -> _Prior:
+    """Add the connection means, τ, σ and the protected words' coefficients (inside the
+    model context).
+
+    ``coef`` is ``None`` when the coefficients are integrated out (``integrable``: the
+    crossed levels on the cell statistics of a table without templates), and
+    ``tau_protected`` then their shared offset's sd (0 without one).
+    """
+    import pymc as pm
+
+    centre = _connection_means(structure, location, layout.strata)
+    tau = structure.sd_variable("tau", dims="connection")
+    sigma = pm.Exponential("sigma", lam=2.0, dims="connection")
+    coef, tau_protected = _protected_coefficients(
+        structure, centre, tau, layout.centred_mask, len(layout.cells.cons),
+        integrable=integrable)
+    return _Prior(centre, tau, sigma, coef, tau_protected)
+
+
+def _build_hierarchical(cells: pd.DataFrame, *, level: str, data: str,
+                        table: pd.DataFrame | None, centred: Sequence[str] | Literal["auto"],
+                        prior_location: float, structure: LevelStructure) -> pm.Model:
+    """Build the hierarchical level: coef[pw, con] ~ N(bar[con], τ[con]) (or a structure
+    without compared-word effects), σ per connection.
+    """
+    import pymc as pm
+
+    layout = _HierarchicalLayout.of(cells, centred, structure)
+    coords = layout.coords()
+    rows = None
+    if data == "raw":
+        rows = _table_rows(table, cells, level=level, data=data)
+        coords["row"] = np.arange(len(rows[0]))
+    with pm.Model(coords=coords) as model:
+        cell_word, cell_connection, location = layout.cells.data(prior_location)
+        prior = _hierarchical_prior(structure, layout, location, integrable=False)
+        cell_mu = prior.coef[cell_word, cell_connection]
+        cell_sigma = prior.sigma[cell_connection]
+        if rows is None:
+            _cell_likelihood(cells, layout.cells, cell_mu, cell_sigma)
+        else:
+            _row_likelihood(*rows, cell_mu, cell_sigma)
+    return model
+
+
+def _build_crossed(cells: pd.DataFrame, *, level: str, data: str, table: pd.DataFrame | None,
+                   centred: Sequence[str] | Literal["auto"], prior_location: float,
+                   structure: LevelStructure) -> pm.Model:
+    """Build the crossed levels: the hierarchical model plus every compared word's effect
+    u[w] ~ N(0, τ_u[kind]) (and, for a sentence table, the templates' effects) —
+    integrated out on the cell statistics, sampled on the rows.
+    """
+    import pymc as pm
+
+    layout = _HierarchicalLayout.of(cells, centred, structure)
+    coords = layout.coords()
+    table, row_cell = _table_rows(table, cells, level=level, data=data)
+    coords["row"] = np.arange(len(table))
+    design = crossed_design(table, cells)
+    coords.update(word_to_compare=design.words, word_kind=design.kinds)
+    if structure.attribute_pair:
+        coords["effect"] = [0, 1]
+    if design.template is not None:
+        coords["template"] = design.template.templates
+    with pm.Model(coords=coords) as model:
+        cell_word, cell_connection, location = layout.cells.data(prior_location)
+        prior = _hierarchical_prior(
+            structure, layout, location,
+            integrable=data == "summary" and "template" not in table.columns)
+        tau_word = structure.sd_variable("tau_word", dims="word_kind")
+        template_kind = None if design.template is None else _template_effects(design)
+        if data == "raw":
+            _crossed_row_likelihood(table, row_cell, design, len(layout.cells.cons),
+                                    prior.coef[cell_word, cell_connection],
+                                    prior.sigma[cell_connection], tau_word, template_kind)
+        else:
+            _crossed_cell_likelihood(cells, design, layout.cells, structure, prior, tau_word,
+                                     template_kind, rows=len(table))
+    return model
+
+
+def _connection_means(structure: LevelStructure, location: Any,
+                      strata: tuple[list[str], np.ndarray, np.ndarray] | None) -> Any:
+    """Add the connection means and return the centre of every protected word's
+    coefficients (inside the model context).
+
+    ``bar`` per connection or, with protected classes as fixed strata, ``bar_class`` per
+    class and connection, whose deterministic ``connection_mean`` is the average of the
+    class means weighted by the classes' shares of the protected words (the weights of the
+    population answer).
+    """
+    import pymc as pm
+
+    if strata is None:
+        bar = pm.Normal("bar", mu=location, sigma=structure.mean_prior_sd, dims="connection")
+        pm.Deterministic("connection_mean", bar, dims="connection")
+        return bar
+    _, word_class, class_weight = strata
+    word_class_ = pm.Data("protected_word_class", word_class, dims="protected_word")
+    weight = pm.Data("protected_class_weight", class_weight, dims="protected_class")
+    bar_class = pm.Normal("bar_class", mu=location, sigma=structure.mean_prior_sd,
+                          dims=("protected_class", "connection"))
+    pm.Deterministic("connection_mean", weight @ bar_class, dims="connection")
+    return bar_class[word_class_]
+
+
+def _protected_coefficients(structure: LevelStructure, centre: Any, tau: Any,
+                            centred_mask: np.ndarray, size: int, *,
+                            integrable: bool) -> tuple[Any, Any]:
+    """Add the protected words' coefficients (inside the model context).
+
+    Returns ``(coef, None)``, or ``(None, τ_protected)`` when the coefficients are
+    integrated out. One raw variable serves both parametrisations: centred columns hold
+    coef itself (~ N(centre, τ)), non-centred columns the standardised offset (~ N(0, 1))
+    with coef = centre + τ·offset; the mask is data, so every centring choice shares one
+    compiled graph.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    if structure.integrate_coefficients:
+        if not integrable:
+            raise ValueError("integrate_coefficients serves the crossed levels on the "
+                             "cell statistics of a table without templates")
+        if structure.correlated:
+            raise ValueError("integrate_coefficients takes S = diag(τ²) (+ the "
+                             "protected offset τ_protected²·11ᵀ), not correlated=True")
+        return None, (structure.sd_variable("tau_protected") if structure.protected_offset
+                      else pt.zeros(()))
+    centred = pm.Data("centred", centred_mask, dims="connection")
+    if structure.correlated or structure.protected_offset:
+        chol = _coefficient_cholesky(tau, size, structure)
+        return _correlated_coefficients(centre, chol, centred, size), None
+    coef_raw = pm.Normal("coef_raw", mu=centred * centre,
+                         sigma=centred * tau + (1.0 - centred),
+                         dims=("protected_word", "connection"))
+    coef = pm.Deterministic(
+        "coef", (1.0 - centred) * centre + ((1.0 - centred) * tau + centred) * coef_raw,
+        dims=("protected_word", "connection"))
+    return coef, None
+
+
+def _crossed_row_likelihood(table: pd.DataFrame, row_cell: np.ndarray,
+                            design: CrossedDesign, n_cons: int, cell_mu: Any,
+                            cell_sigma: Any, tau_word: Any, template_kind: Any) -> None:
+    """Add the crossed level's likelihood of the rows (inside the model context).
+
+    Every compared word's effect u is sampled — non-centred, or centred when templates
+    pin it (a word has rows in every template) — and each row is one Normal term.
+    """
+    import pymc as pm
+
+    row_index = pm.Data("row_cell", row_cell, dims="row")
+    row_word = pm.Data("row_word", design.row_word, dims="row")
+    word_kind = pm.Data("word_kind_index", design.word_kind, dims="word_to_compare")
+    y = pm.Data("cosine_distance_data", table["cosine_distance"].to_numpy(float), dims="row")
+    row_mu = cell_mu[row_index]
+    template = design.template
+    if template_kind is not None and template is not None:
+        row_template = pm.Data("row_template", template.row_template, dims="row")
+        row_kind = pm.Data("row_word_kind", template.connection_kind[row_cell % n_cons],
+                           dims="row")
+        row_mu = row_mu + template_kind[row_template, row_kind]
+    row_sigma = cell_sigma[row_index]
+    if template_kind is None:
+        offset = pm.Normal("word_offset", 0.0, 1.0, dims="word_to_compare")
+        u = pm.Deterministic("word_effect", tau_word[word_kind] * offset,
+                             dims="word_to_compare")
+    else:
+        u = pm.Normal("word_effect", 0.0, tau_word[word_kind], dims="word_to_compare")
+    pm.Normal("cosine_distance", mu=row_mu + u[row_word], sigma=row_sigma, observed=y,
+              dims="row")
+
+
+class _WordGroupData(NamedTuple):
+    """The data containers of the crossed level's likelihood on the cell statistics."""
+
+    n: Any
+    mean: Any
+    ss: Any
+    patterns: Any
+    kind: Any
+    pattern: Any
+    size: Any
+    mean_sum: Any
+    scatter: Any
+    groups: int
+
+
+def _word_group_data(cells: pd.DataFrame, design: CrossedDesign,
+                     layout: _CellLayout) -> _WordGroupData:
+    """Add the cells' statistics (protected word × connection) and the compared words'
+    count patterns and group sums as data (inside the model context; module notes of
+    :mod:`embias.bayes.crossed`, "Groups").
+    """
+    import pymc as pm
+
+    shape = (len(layout.words), len(layout.cons))
+    dims = ("protected_word", "connection")
+    n = pm.Data("cell_n", cells["n"].to_numpy(float).reshape(shape), dims=dims)
+    mean = pm.Data("cell_mean_data", cells["mean"].to_numpy(float).reshape(shape), dims=dims)
+    ss = pm.Data("cell_ss_data", cells["ss"].to_numpy(float).reshape(shape), dims=dims)
+    pm.modelcontext(None).add_coord("count_pattern", np.arange(len(design.patterns)))
+    patterns = pm.Data("pattern_cell_count", design.patterns, dims=("count_pattern", *dims))
+    groups = design.word_groups()
+    return _WordGroupData(
+        n=n, mean=mean, ss=ss, patterns=patterns,
+        kind=pm.Data("word_group_kind", groups.kind),
+        pattern=pm.Data("word_group_pattern", groups.pattern),
+        size=pm.Data("word_group_size", groups.size),
+        mean_sum=pm.Data("word_group_mean_sum", groups.mean_sum),          # (group, con)
+        scatter=pm.Data("word_group_sum_scatter", groups.sum_scatter),    # (g, con, con)
+        groups=len(groups.size))
+
+
+def _crossed_cell_likelihood(cells: pd.DataFrame, design: CrossedDesign,
+                             layout: _CellLayout, structure: LevelStructure, prior: _Prior,
+                             tau_word: Any, template_kind: Any, *, rows: int) -> None:
+    """Add the crossed level's likelihood of the rows from the cell statistics (inside the
+    model context): the potential ``cosine_distance_marginal``, log p(rows | coef, σ, τ_u,
+    V) with the compared words' effects u integrated out (module notes of
+    :mod:`embias.bayes.crossed`) — and the coefficients too when ``prior.coef`` is
+    ``None``.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    d = _word_group_data(cells, design, layout)
+    sigma, coef = prior.sigma, prior.coef
+    inv_var = sigma**-2                                                  # (connection,)
+    rows_per_con = pt.sum(d.n, axis=0)
+    if coef is None:  # the coefficients integrated out as well
+        if structure.attribute_pair:
+            raise ValueError("integrate_coefficients with attribute_pair is not implemented")
+        pm.Potential("cosine_distance_marginal", integrated_coefficients_log_likelihood(
+            prior.centre + pt.zeros_like(d.mean), prior.tau, prior.tau_protected, d.n,
+            d.mean, d.ss, d.patterns, d.kind, d.pattern, d.size, d.mean_sum, d.scatter,
+            tau_word, sigma, rows=rows, n_groups=d.groups))
+        return
+    if template_kind is None:
+        within = pt.sum((d.ss + d.n * (d.mean - coef) ** 2) * inv_var[None, :])
+        fitted = pt.sum(d.patterns * coef[None, :, :], axis=1)          # (pattern, con)
+    else:  # sentence table: per template cell, and Σ_t m·V per pattern
+        within, fitted_template = _template_statistics(design, coef, template_kind, inv_var)
+        fitted = pt.sum(d.patterns * coef[None, :, :], axis=1) + fitted_template
+    if structure.attribute_pair:
+        pair_terms = _attribute_pair_terms(
+            design, layout.cons, tau_word, inv_var, fitted, d.mean_sum, d.scatter, d.kind,
+            d.pattern, d.size, d.patterns, structure)
+        pm.Potential("cosine_distance_marginal", -0.5 * (
+            rows * np.log(2.0 * np.pi) + pt.sum(rows_per_con * pt.log(sigma**2)) + within
+            + pair_terms))
+        return
+    # Σ_{w∈g} b_w² = ιᵀ M_g ι + n_g (S̄_g·ι − F_g)², ι = 1/σ²
+    offset = d.mean_sum @ inv_var - (fitted @ inv_var)[d.pattern]
+    b2 = (d.scatter @ inv_var) @ inv_var + d.size * offset**2
+    c = (pt.sum(d.patterns, axis=1) @ inv_var)[d.pattern]
+    t2 = tau_word[d.kind] ** 2
+    denom = 1.0 + t2 * c
+    pm.Potential("cosine_distance_marginal", -0.5 * (
+        rows * np.log(2.0 * np.pi) + pt.sum(rows_per_con * pt.log(sigma**2))
+        + pt.sum(d.size * pt.log(denom)) + within - pt.sum(t2 * b2 / denom)))
 
 
 
@@ -402,7 +654,8 @@ def correlation_cholesky(cpc: Any, size: int) -> Any:
     correlations (the C-vine of Lewandowski, Kurowicka & Joe 2009; Stan's construction):
     ``cpc`` holds, row by row of the lower triangle, z[i, j] (j < i), the partial
     correlation of i and j given 0 … j − 1; L[i, j] = z[i, j]·√(1 − Σ_{k<j} L[i, k]²) and
-    L[i, i] = √(1 − Σ_{k<i} L[i, k]²). Works on NumPy arrays and PyTensor tensors."""
+    L[i, i] = √(1 − Σ_{k<i} L[i, k]²). Works on NumPy arrays and PyTensor tensors.
+    """
     import pytensor.tensor as pt
 
     rows = []
@@ -424,7 +677,8 @@ def lkj_cpc_log_density(cpc_raw: Any, size: int, eta: float) -> Any:
     """Log density of the unconstrained canonical partial correlations x (cpc = tanh x)
     under R ~ LKJ(η): the C-vine's partial correlation with k conditioning variables is
     Beta(b, b) on (−1, 1) with b = η + (size − 2 − k)/2 (Lewandowski et al. 2009), and
-    dz/dx = 1 − z², so log p(x) = b·log(1 − tanh²x) + constant."""
+    dz/dx = 1 − z², so log p(x) = b·log(1 − tanh²x) + constant.
+    """
     import pytensor.tensor as pt
 
     betas = [eta + (size - 2 - j) / 2.0 for i in range(size) for j in range(i)]
@@ -439,7 +693,8 @@ def _coefficient_cholesky(tau: Any, size: int, structure: LevelStructure) -> Any
     diag(τ) R diag(τ) with R ~ LKJ(η) (``structure.correlated``; reported as
     ``coef_correlation``, dims ``connection, connection_b``) or diag(τ²), plus
     τ_protected²·11ᵀ (a protected word's offset shared by its connections, integrated out:
-    ``structure.protected_offset``)."""
+    ``structure.protected_offset``).
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -477,14 +732,16 @@ def _correlated_coefficients(centre: Any, chol: Any, centred: Any, size: int) ->
     centred one holds coef itself and gives z_k = (coef_k − centre_k − Σ_{j<k} L_kj z_j)/L_kk
     (Jacobian 1/L_kk), a non-centred one holds z_k. The density is
     Σ log N(z; 0, 1) − Σ_centred log L_kk (a Potential), so with R = I this is the
-    independent parametrisation."""
+    independent parametrisation.
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
     raw = pm.Flat("coef_raw", dims=("protected_word", "connection"))
     centre = pt.broadcast_to(centre, raw.shape)
-    z, coefs = [], []
-    log_jacobian = 0.0
+    z: list[Any] = []
+    coefs: list[Any] = []
+    log_jacobian: Any = 0.0
     for k in range(size):
         acc = sum((chol[k, j] * z[j] for j in range(k)), pt.zeros_like(raw[:, k]))
         free = centre[:, k] + acc
@@ -505,7 +762,7 @@ def integrated_coefficients_log_likelihood(
     group_kind: Any, group_pattern: Any, group_size: Any, mean_sum: Any, scatter: Any,
     tau_word: Any, sigma: Any, *, rows: int, n_groups: int,
 ) -> Any:
-    """log p(rows | means, τ, τ_protected, σ, τ_u) with the compared words' effects u and
+    """Log p(rows | means, τ, τ_protected, σ, τ_u) with the compared words' effects u and
     the protected words' coefficients x = coef both integrated out (PyTensor).
 
     Given x, the u-integrated log-likelihood (:mod:`embias.bayes.crossed`) is quadratic in
@@ -525,7 +782,8 @@ def integrated_coefficients_log_likelihood(
     rank-(groups) term, so Q⁻¹ and det Q follow from the blocks and one groups × groups
     matrix J = I − W^½ Vᵀ G⁻¹ V W^½ (Woodbury and the determinant lemma). Everything is
     element-wise over (protected word, connection) arrays but J's Cholesky factor: the cost
-    is linear in the protected words, and the rows never enter."""
+    is linear in the protected words, and the rows never enter.
+    """
     import pytensor.tensor as pt
 
     inv_var = sigma**-2
@@ -580,7 +838,8 @@ def integrated_coefficients_log_likelihood(
 
 def _cholesky(a: list[list[Any]], n: int) -> list[list[Any]]:
     """Cholesky factor (lower) of a symmetric positive-definite n × n matrix given as
-    nested lists of (possibly batched) tensors, element by element."""
+    nested lists of (possibly batched) tensors, element by element.
+    """
     import pytensor.tensor as pt
 
     chol: list[list[Any]] = [[0.0] * n for _ in range(n)]
@@ -614,7 +873,8 @@ def _attribute_pair_terms(design: CrossedDesign, cons: list[str], tau_word: Any,
     depend on the word's group only; Σ_w b_w b_wᵀ = Bᵀ diag(ι) (M_g + n_g e_g e_gᵀ)
     diag(ι) B with e_g = S̄_g − F_g (module notes of :mod:`embias.bayes.crossed`). A
     kind with one effect (neutral, human words; an attribute table without ``different``
-    rows) has c₂ = 0 and b₂ = 0, which leaves the one-effect form τ²b²/(1 + τ²c)."""
+    rows) has c₂ = 0 and b₂ = 0, which leaves the one-effect form τ²b²/(1 + τ²c).
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -661,7 +921,8 @@ def _template_effects(design: CrossedDesign) -> Any:
 
     Each of v and v× is one raw variable sampled centred or non-centred as the design
     chose (the choice is data, as for ``coef``); the starting values are the design's
-    moment estimates."""
+    moment estimates.
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -694,7 +955,8 @@ def _template_effects(design: CrossedDesign) -> Any:
 def _template_statistics(design: CrossedDesign, coef: Any, template_kind: Any,
                          inv_var: Any) -> tuple[Any, Any]:
     """Σ rᵢ²/dᵢ over all rows from the template cells, and Σ_t m·V per count pattern
-    (:mod:`embias.bayes.crossed`, "Templates")."""
+    (:mod:`embias.bayes.crossed`, "Templates").
+    """
     import pymc as pm
     import pytensor.tensor as pt
 
@@ -785,7 +1047,8 @@ def structure_starting_values(
 def protected_strata(cells: pd.DataFrame) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The protected classes of a table as strata: the classes (in the cells' order), each
     protected word's class index and each class's share of the protected words (a table
-    without classes is one stratum)."""
+    without classes is one stratum).
+    """
     first = cells.drop_duplicates("protected_word")
     labels = first["protected_class"].astype(str).to_numpy()
     classes = list(dict.fromkeys(labels))
