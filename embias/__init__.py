@@ -62,4 +62,5 @@ __all__ = sorted([*__all__, "__version__"])
 
 
 def __dir__() -> list[str]:
+    """Return the public names (those of ``__init__.pyi`` and ``__version__``)."""
     return list(__all__)
