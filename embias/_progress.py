@@ -14,7 +14,7 @@ __all__ = ["progress_wanted"]
 
 
 def progress_wanted(progress: bool) -> bool:
-    """Whether to draw a progress bar for a call that asked for ``progress``.
+    """Tell whether to draw a progress bar for a call that asked for ``progress``.
 
     Parameters
     ----------

@@ -175,7 +175,7 @@ def bias_subspace(
 def _subspace(
     embeddings: KeyedVectors, rows: list[list[int]], study_name: str, k: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """PCA of the centred definitional sets given by their vocabulary rows."""
+    """Find the subspace by PCA of the centred definitional sets (given by their rows)."""
     centred = []
     for r in rows:
         v = _unit_rows(np.asarray(embeddings.vectors[r], dtype=np.float64))
@@ -205,7 +205,7 @@ def hard_debias(
     neutralize: Sequence[str] | None = None,
     lowercase: bool | None = None,
 ) -> DebiasResult:
-    """Hard debiasing: neutralize and equalize (Bolukbasi et al. 2016; Manzini et al. 2019).
+    """Debias hard: neutralize and equalize (Bolukbasi et al. 2016; Manzini et al. 2019).
 
     1. All vectors are scaled to unit length.
     2. Bias subspace: :func:`bias_subspace` of the study's definitional sets (``k``

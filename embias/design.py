@@ -114,7 +114,7 @@ _CREDIBLE = "credible difference"
 
 # =========================================================================== designs
 def _per_class(value: int | Mapping[str, int]) -> float:
-    """Words per class of a design role: the number, or the mean over the classes."""
+    """Return the words per class of a design role: the number, or the mean over classes."""
     if isinstance(value, Mapping):
         counts = list(value.values())
         return float(counts[0]) if len(set(counts)) == 1 else float(np.mean(counts))
@@ -396,7 +396,7 @@ class DesignAnalysis:
             drop=True)
 
     def plot(self, **kwargs: Any) -> Figure:
-        """:func:`plot_design_analysis` of this result."""
+        """Draw :func:`plot_design_analysis` of this result."""
         return plot_design_analysis(self, **kwargs)
 
     def __repr__(self) -> str:
@@ -410,7 +410,7 @@ class DesignAnalysis:
 
 def summarize_design_analysis(results: pd.DataFrame, *, converged_only: bool = False
                               ) -> pd.DataFrame:
-    """Rates and widths over the simulated studies, per design and contrast.
+    """Summarize the rates and widths over the simulated studies, per design and contrast.
 
     Parameters
     ----------

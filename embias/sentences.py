@@ -401,7 +401,7 @@ def _fill(template: str, term: str, article: str) -> str:
 
 
 def _word_templates(info: WordKind, spec: Any) -> list[tuple[str, str]]:
-    """(template, sentence) pairs of one word."""
+    """Return the (template, sentence) pairs of one word."""
     if spec == _SHIPPED:
         if info.kind == "other":
             return [(t, _fill(t, info.word, info.article)) for t in FALLBACK_TEMPLATES]
@@ -700,7 +700,7 @@ def seat_test(
     word_kinds: Mapping[str, Any] | None = None,
     **options: Any,
 ) -> WeatResult:
-    """SEAT (May et al. 2019): WEAT on the sentences of a two-class study.
+    """Run SEAT (May et al. 2019): WEAT on the sentences of a two-class study.
 
     X, Y, A and B are the sentences of the study's target and attribute words (each word
     in each of its templates, :func:`word_sentences`); the effect size, the permutation
@@ -764,7 +764,7 @@ def seat_test(
 
 def _seat(study: Study, enc: Any, spec: Any, word_kinds: Mapping[str, Any] | None,
           options: dict[str, Any]) -> tuple[WeatResult, list[list[str]]]:
-    """SEAT of one study: the WEAT result and the sentences of X, Y, A, B."""
+    """Run SEAT on one study; return the WEAT result and the sentences of X, Y, A, B."""
     import dataclasses
 
     from .classic import check_weat_roles, weat

@@ -251,7 +251,7 @@ class WordSamplingParameters:
 
 
 def _design_indices(table: pd.DataFrame) -> dict[str, Any]:
-    """Cells, compared words and their kinds of a design table (checked)."""
+    """Index a design table: its cells, compared words and their kinds (checked)."""
     validate_table(table)
     protected = table["protected_word"].astype(str)
     connection = table["connection"].astype(str)
@@ -847,7 +847,7 @@ def _fit_tables(design: pd.DataFrame, parameters: WordSamplingParameters,
 # =========================================================================== summary
 def summarize_word_sampling(results: pd.DataFrame, *, converged_only: bool = False
                             ) -> pd.DataFrame:
-    """Rates over the simulated tables, with binomial Monte Carlo standard errors.
+    """Summarize the rates over the simulated tables, with binomial Monte Carlo errors.
 
     Parameters
     ----------
