@@ -15,15 +15,19 @@ reader needs:
    PSIS-LOO comparison of the levels when several were fitted (:func:`embias.compare_models`);
 5. which words drive the result — the word-influence ranking when given;
 6. across embeddings — the paired change table and figure;
-7. how to reproduce it — versions (now and when each fit was made), settings, seeds, the
-   saved-fit keys and the command that rebuilds the page from the saved fits.
+7. how to reproduce it — versions (installed, and when each fit was made), settings, seeds,
+   the saved-fit keys and the command that rebuilds the page from the saved fits.
+
+:func:`audit_html` gives the same page as a string. What the page shows (intervals,
+ROPE, figures, seed, title, and the results computed elsewhere) is one
+:class:`AuditOptions`; :func:`audit_report` also takes each of its fields as a keyword.
 
 The page is one file: figures are inlined as SVG (or PNG) ``data:`` URIs, the style sheet
 is inlined, nothing is fetched from any host, there is no script, and a print style sheet
 keeps figures and table rows whole across pages. Tables are HTML tables (copyable), the
 page is built from Jinja2 templates (``embias/audit/templates``). A report built from saved
-fits refits nothing: the interval tables, diagnostics and classic scores kept with each
-fit are read back, so rebuilding a page after a wording change takes seconds.
+fits refits nothing: the interval tables, diagnostics, classic scores and figures kept
+with each fit are read back.
 
 Parts that need results computed elsewhere take them as optional inputs (a DataFrame, a
 matplotlib figure, a list of them, or the path of a CSV or parquet file) and say "not
@@ -662,7 +666,7 @@ def keep_figures(
     random_seed: int = 0,
     png_dpi: int | None = None,
 ) -> bytes | None:
-    r"""Draw the figures of a saved fit's audit page now and keep them with the fit.
+    """Draw the figures of a saved fit's audit page and keep them with the fit.
 
     ``embias fit`` does this with every fit it makes, so that ``embias report STUDY --fits
     FIT`` afterwards only reads them back (the page's first build then takes what a
@@ -693,28 +697,14 @@ def keep_figures(
 
     Examples
     --------
-    A small fit (the dataset level; 20 of the neutral words), saved, keeps its forest plot
-    and predictive check:
+    ``embias fit`` calls it with every fit it saves (its forest plot's PNG is the one
+    written next to the fit); :func:`audit_report`'s Example builds a page. The options
+    are checked first, whatever the fit:
 
-    >>> import tempfile, warnings
-    >>> from pathlib import Path
-    >>> import embias
-    >>> table = embias.load_published_table("religion", "reddit")
-    >>> neutral = table.loc[table["connection"] == "none", "word_to_compare"].unique()[:20]
-    >>> table = table[(table["connection"] != "none") | table["word_to_compare"].isin(neutral)]
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")  # 100 draws: too few for the convergence checks
-    ...     fit = embias.fit_bias_model(table, level="dataset", draws=100, tune=100,
-    ...                                 chains=1, sampler="pymc", random_seed=1,
-    ...                                 progress=False)
-    ...     saved = embias.save_fit(fit, tempfile.mkdtemp())
-    >>> png = keep_figures(saved, png_dpi=50)
-    >>> png[:8] == b"\x89PNG\r\n\x1a\n"
-    True
-    >>> sorted(p.name.split("-")[0] for p in (Path(saved.path) / "report-cache").iterdir())
-    ['forest', 'ppc']
-    >>> keep_figures(fit) is None  # not saved: nowhere to keep them
-    True
+    >>> keep_figures(None, ci_kind="hpd")
+    Traceback (most recent call last):
+    ...
+    embias._validation.UnknownNameError: ci_kind='hpd' is not one of ['hdi', 'eti']...
     """
     options = options_from_keywords(None, {"ci_prob": ci_prob, "ci_kind": ci_kind,
                                            "rope": rope, "figures": figures,

@@ -990,7 +990,7 @@ def across_section(comparison: Any, *, labels: Sequence[str], fmt: str) -> dict[
 
 # =========================================================================== reproduce
 def package_versions() -> dict[str, str]:
-    """Python, the platform and the versions of :data:`VERSIONED_PACKAGES` installed now."""
+    """Return the versions of Python, the platform and :data:`VERSIONED_PACKAGES` installed."""
     from .. import __version__
 
     versions = {"python": platform.python_version(), "platform": platform.platform()}
