@@ -257,7 +257,8 @@ class CrossedDesign:
     @property
     def pattern_template_count(self) -> np.ndarray:
         """(pattern, template, connection) → rows of a word with that pattern (sentence
-        tables only)."""
+        tables only).
+        """
         if self.template is None:
             raise ValueError("the table has no template column")
         return self._patterns()[2]
@@ -269,7 +270,8 @@ class CrossedDesign:
 
     def word_groups(self) -> WordGroups:
         """The compared words grouped by (kind, count pattern), with the group statistics
-        of their sums that the integrated likelihood needs (module notes, "Groups")."""
+        of their sums that the integrated likelihood needs (module notes, "Groups").
+        """
         keys = np.stack([self.word_kind, self.word_pattern], axis=1)
         unique, group = np.unique(keys, axis=0, return_inverse=True)
         group = np.asarray(group, dtype=np.int64).ravel()
@@ -407,7 +409,8 @@ def _template_design(table: pd.DataFrame, cells: pd.DataFrame, row_cell: np.ndar
 
     def spread(values: np.ndarray, rows: np.ndarray) -> float:
         """Method-of-moments variance of the effects behind ``values`` (means of
-        ``rows`` rows each), ≤ 0 when the noise explains them."""
+        ``rows`` rows each), ≤ 0 when the noise explains them.
+        """
         if values.size < 2:
             return 0.0
         return float(values.var(ddof=1)) - float(np.mean(resid_var / rows))
@@ -535,7 +538,7 @@ def draw_protected_coefficients(
     S (τ, the correlations ``coef_correlation`` and ``tau_protected`` when the model has
     them), σ and τ_u, the coefficients x (compared words' effects integrated out) are
     Normal with precision Q = A + I ⊗ S⁻¹ and mean Q⁻¹h
-    (:func:`embias.bayes.model.integrated_coefficients_log_likelihood`).
+    (:func:`embias.bayes.crossed_terms.integrated_coefficients_log_likelihood`).
 
     Q = L (I − ZZᵀ) Lᵀ with L the Cholesky factors of the protected words' blocks
     G_p = S⁻¹ + diag(n_p/σ²) and Z = L⁻¹ V W^½ (protected cells × word groups), so
@@ -628,13 +631,14 @@ def draw_protected_coefficients(
 def integrated_protected_cells(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
                                centre: np.ndarray, tau2: np.ndarray, offset2: np.ndarray,
                                sigma2: np.ndarray) -> np.ndarray:
-    """log p(rows of one protected word | its centre, τ, τ_protected, σ) with its
+    """Log p(rows of one protected word | its centre, τ, τ_protected, σ) with its
     coefficients coef ~ MvN(centre, diag(τ²) + τ_protected²·11ᵀ) integrated out, from the
     word's cells (rows n, mean, sum of squared deviations ss per connection; with the
     compared words' effects taken out of the rows). The cell means are jointly Normal with
     covariance diag(τ² + σ²/n) + τ_protected²·11ᵀ (determinant lemma and Sherman–Morrison);
     each cell's SS adds its within-cell term. Arrays broadcast to (sample, connection),
-    ``offset2`` to (sample,); returns (sample,)."""
+    ``offset2`` to (sample,); returns (sample,).
+    """
     log_2pi = float(np.log(2.0 * np.pi))
     within = -0.5 * np.sum((n - 1.0) * (log_2pi + np.log(sigma2)) + np.log(n) + ss / sigma2,
                            axis=-1)
@@ -653,7 +657,8 @@ def row_template_effects(posterior: DataTree, table: pd.DataFrame,
     """Each row's template effect V[t, kind(w)] per posterior draw, shape (sample, row)
     (``chain × draw`` samples, in that order), for a sentence table fitted at the crossed
     level; ``None`` when the fit has no template effects (a word table, or another
-    level). Adding it to the row's coef (and u) gives the row's mean."""
+    level). Adding it to the row's coef (and u) gives the row's mean.
+    """
     post = posterior["posterior"]
     if "template_kind_effect" not in post or "template" not in table.columns:
         return None
