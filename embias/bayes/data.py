@@ -28,7 +28,7 @@ CENTRED_MIN_ROWS = 10
 
 
 def cell_statistics(table: pd.DataFrame) -> pd.DataFrame:
-    """Sufficient statistics of each (protected word, connection) cell of a cosine table.
+    """Return the sufficient statistics of each (protected word, connection) cell.
 
     Parameters
     ----------
@@ -53,6 +53,24 @@ def cell_statistics(table: pd.DataFrame) -> pd.DataFrame:
         rows …), unknown or empty connection levels, ``different`` rows without any
         ``associated`` row (a study without associations), empty (protected word,
         connection) cells, a single protected word or a single connection.
+
+    Examples
+    --------
+    The cell (he, associated) holds 0.6 and 0.8: n = 2, ȳ = 0.7, SS = 0.1² + 0.1².
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "protected_word": ["he"] * 4 + ["she"] * 4,
+    ...     "word_to_compare": ["doctor", "engineer", "chair", "table"] * 2,
+    ...     "connection": ["associated", "associated", "none", "none"] * 2,
+    ...     "cosine_distance": [0.6, 0.8, 0.9, 1.1, 0.7, 0.9, 1.0, 1.0]})
+    >>> from embias.bayes import cell_statistics
+    >>> cell_statistics(table)
+      protected_word protected_class  connection  n  mean    ss
+    0             he                  associated  2   0.7  0.02
+    1             he                        none  2   1.0  0.02
+    2            she                  associated  2   0.8  0.02
+    3            she                        none  2   1.0  0.00
     """
     what = "table given to fit_bias_model()"
     if not isinstance(table, pd.DataFrame):
@@ -125,7 +143,32 @@ def cell_statistics(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def row_cells(table: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
-    """Index into ``cells`` of every row of ``table``."""
+    """Return the index into ``cells`` of every row of ``table``.
+
+    Parameters
+    ----------
+    table
+        A long-form cosine table.
+    cells
+        Its :func:`cell_statistics`.
+
+    Returns
+    -------
+    numpy.ndarray
+        One cell index per row (int64).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "protected_word": ["he"] * 4 + ["she"] * 4,
+    ...     "word_to_compare": ["doctor", "engineer", "chair", "table"] * 2,
+    ...     "connection": ["associated", "associated", "none", "none"] * 2,
+    ...     "cosine_distance": [0.6, 0.8, 0.9, 1.1, 0.7, 0.9, 1.0, 1.0]})
+    >>> from embias.bayes.data import cell_statistics, row_cells
+    >>> row_cells(table, cell_statistics(table))
+    array([0, 0, 1, 1, 2, 2, 3, 3])
+    """
     key = pd.MultiIndex.from_frame(cells[["protected_word", "connection"]])
     rows = pd.MultiIndex.from_arrays([table["protected_word"].astype(str),
                                       table["connection"].astype(str)])
@@ -137,7 +180,7 @@ def row_cells(table: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
 
 
 def choose_centring(cells: pd.DataFrame) -> tuple[str, ...]:
-    """Connections whose word coefficients are sampled centred (see the module notes).
+    """Return the connections whose coefficients are sampled centred.
 
     Centred when the data of a typical cell outweigh the prior, median(n)·τ̂²/σ̂² > 1,
     and the cells have at least :data:`CENTRED_MIN_ROWS` rows (with fewer, τ̂ is too
@@ -145,6 +188,26 @@ def choose_centring(cells: pd.DataFrame) -> tuple[str, ...]:
     has a funnel). σ̂² = Σ SS / Σ(n − 1) is the pooled within-cell variance and
     τ̂² = var(cell means) − mean(σ̂²/n) the method-of-moments between-cell variance; a
     connection with τ̂² ≤ 0 stays non-centred.
+
+    Parameters
+    ----------
+    cells
+        Output of :func:`cell_statistics`.
+
+    Returns
+    -------
+    tuple of str
+        The centred connections, in the cells' order.
+
+    Examples
+    --------
+    On the authors' religion table (Reddit) a protected word has 3–4 ``associated`` and
+    7–8 ``different`` rows (too few), 85 ``human`` and 226 ``none`` rows:
+
+    >>> import embias
+    >>> from embias.bayes import cell_statistics, choose_centring
+    >>> choose_centring(cell_statistics(embias.load_published_table("religion", "reddit")))
+    ('human', 'none')
     """
     moments = connection_moments(cells)
     n_median = cells.groupby("connection", sort=False)["n"].median()
@@ -159,8 +222,11 @@ def choose_centring(cells: pd.DataFrame) -> tuple[str, ...]:
 
 
 def connection_moments(cells: pd.DataFrame) -> pd.DataFrame:
-    """Per connection: rows, pooled within-cell variance s2, row-weighted mean, mean and
-    variance of the cell means, and the method-of-moments between-cell variance tau2."""
+    """Return the moments of the cells per connection.
+
+    Rows, pooled within-cell variance s2, row-weighted mean, mean and variance of the cell
+    means, and the method-of-moments between-cell variance tau2.
+    """
     out = []
     for con, part in cells.groupby("connection", sort=False):
         n = part["n"].to_numpy(float)
@@ -183,8 +249,11 @@ TAU_WORD_LOG_SD = 0.25
 
 
 def _hierarchical_moments(cells: pd.DataFrame) -> dict[str, np.ndarray]:
-    """Moment estimates of the hierarchical parameters and their approximate posterior
-    sds (on the sampled scale: log for τ and σ), per connection and protected word."""
+    """Return moment estimates of the hierarchical parameters, and approximate sds.
+
+    The approximate posterior sds are on the sampled scale (log for τ and σ), per
+    connection and protected word.
+    """
     moments = connection_moments(cells)
     words = len(dict.fromkeys(cells["protected_word"]))
     shape = (words, len(moments))
@@ -206,7 +275,7 @@ def _hierarchical_moments(cells: pd.DataFrame) -> dict[str, np.ndarray]:
 def approximate_posterior_sd(
     cells: pd.DataFrame, *, level: Level, centred: Sequence[str] = ()
 ) -> dict[str, np.ndarray]:
-    """Approximate posterior sds of the sampled parameters, from the cell moments.
+    """Return approximate posterior sds of the sampled parameters, from the cell moments.
 
     The scales :func:`initial_values` moves the starting points by, per parameter of the
     hierarchical and crossed levels on the scale the sampler sees: ``bar`` τ̂/√words;
@@ -216,11 +285,38 @@ def approximate_posterior_sd(
     its tuning from their squares as the inverse mass matrix instead of the identity
     (:func:`embias.bayes.sampling.sample_posterior`).
 
+    Parameters
+    ----------
+    cells
+        Output of :func:`cell_statistics`.
+    level
+        ``"dataset"``, ``"word"``, ``"hierarchical"`` or ``"crossed"``.
+    centred
+        The connections whose coefficients are sampled centred.
+
     Returns
     -------
     dict
         Variable name → sds broadcastable to its shape; empty for the dataset and word
         levels.
+
+    Examples
+    --------
+    Two protected words: ``tau`` 1/√(2·2) = 0.5; four rows per connection: ``sigma``
+    1/√(2·4) ≈ 0.354.
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({
+    ...     "protected_word": ["he"] * 4 + ["she"] * 4,
+    ...     "word_to_compare": ["doctor", "engineer", "chair", "table"] * 2,
+    ...     "connection": ["associated", "associated", "none", "none"] * 2,
+    ...     "cosine_distance": [0.6, 0.8, 0.9, 1.1, 0.7, 0.9, 1.0, 1.0]})
+    >>> from embias.bayes.data import approximate_posterior_sd, cell_statistics
+    >>> sd = approximate_posterior_sd(cell_statistics(table), level="hierarchical")
+    >>> sd["tau"], sd["sigma"]
+    (array([0.5, 0.5]), array([0.35355339, 0.35355339]))
+    >>> approximate_posterior_sd(cell_statistics(table), level="word")
+    {}
     """
     if level not in ("hierarchical", "crossed"):
         return {}
@@ -242,50 +338,102 @@ def initial_values(
     random_seed: int,
     word_kinds: Sequence[str] = (),
 ) -> list[dict[str, np.ndarray]]:
-    """Starting points of the chains: moment estimates from the cell statistics, each
-    moved by about one approximate posterior sd (uniform, seeded) so the chains start
-    apart.
+    """Return the chains' starting points: moment estimates, moved apart.
 
-    Starting near the posterior keeps the warm-up cost from growing with the data: with
-    PyMC's default start (the prior's centre jittered by ±1 on the unconstrained scale) a
-    table of a million rows starts thousands of posterior sds away and the early warm-up
-    needs very long trajectories.
+    The moment estimates of the cell statistics, each moved by about one approximate
+    posterior sd (uniform, seeded) so the chains start apart. Starting near the posterior
+    keeps the warm-up cost from growing with the data: with PyMC's default start (the
+    prior's centre jittered by ±1 on the unconstrained scale) a table of a million rows
+    starts thousands of posterior sds away and the early warm-up needs very long
+    trajectories.
+
+    Parameters
+    ----------
+    cells
+        Output of :func:`cell_statistics`.
+    level
+        ``"dataset"``, ``"word"``, ``"hierarchical"`` or ``"crossed"``.
+    centred
+        The connections whose coefficients are sampled centred (hierarchical and
+        crossed levels).
+    chains
+        Number of starting points.
+    random_seed
+        Seed of the moves.
+    word_kinds
+        The compared words' kinds (crossed level: one ``tau_word`` each).
 
     Returns
     -------
     list of dict
         One ``{variable: value}`` per chain, for ``pm.sample(initvals=...)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from embias.bayes.data import cell_statistics, initial_values
+    >>> table = pd.DataFrame({
+    ...     "protected_word": ["he"] * 4 + ["she"] * 4,
+    ...     "word_to_compare": ["doctor", "engineer", "chair", "table"] * 2,
+    ...     "connection": ["associated", "associated", "none", "none"] * 2,
+    ...     "cosine_distance": [0.6, 0.8, 0.9, 1.1, 0.7, 0.9, 1.0, 1.0]})
+    >>> first, second = initial_values(cell_statistics(table), level="hierarchical",
+    ...                                chains=2, random_seed=1)
+    >>> sorted(first), first["coef_raw"].shape
+    (['bar', 'coef_raw', 'sigma', 'tau'], (2, 2))
+    >>> bool((first["bar"] != second["bar"]).all())
+    True
     """
     rng = np.random.default_rng([int(random_seed), 7919])
+    if level in ("hierarchical", "crossed"):
+        return _hierarchical_starts(cells, level=level, centred=centred, chains=chains,
+                                    word_kinds=word_kinds, rng=rng)
+    return _pooled_starts(cells, level=level, chains=chains, rng=rng)
+
+
+def _move(value: np.ndarray | float, sd: np.ndarray | float,
+          rng: np.random.Generator) -> np.ndarray:
+    """Return ``value`` moved by a uniform draw in ±``sd``."""
+    return np.asarray(value + rng.uniform(-1.0, 1.0, np.shape(value)) * sd, dtype=float)
+
+
+def _hierarchical_starts(cells: pd.DataFrame, *, level: Level, centred: Sequence[str],
+                         chains: int, word_kinds: Sequence[str],
+                         rng: np.random.Generator) -> list[dict[str, np.ndarray]]:
+    """Return the starting points of the hierarchical and crossed levels."""
     moments = connection_moments(cells)
     cons = list(moments.index)
-    words = list(dict.fromkeys(cells["protected_word"]))
-    shape = (len(words), len(cons))
+    words = len(dict.fromkeys(cells["protected_word"]))
+    hm = _hierarchical_moments(cells)
+    mask = np.array([float(c in centred) for c in cons])
+    points = []
+    for _ in range(chains):
+        s2, tau = hm["s2"], hm["tau"]
+        bar = _move(hm["bar"], hm["bar_sd"], rng)
+        tau = tau * np.exp(rng.uniform(-1.0, 1.0, tau.shape) / np.sqrt(2.0 * words))
+        sigma = np.sqrt(s2) * np.exp(rng.uniform(-1.0, 1.0, s2.shape)
+                                     / np.sqrt(2.0 * moments["rows"].to_numpy()))
+        coef = _move(hm["coef"], hm["coef_sd"], rng)
+        point = {"bar": bar, "tau": tau, "sigma": sigma,
+                 "coef_raw": mask * coef + (1.0 - mask) * (coef - bar) / tau}
+        if level == "crossed":  # part of the within-cell spread is the words' own
+            point["sigma"] = sigma * np.sqrt(0.5)
+            point["tau_word"] = np.sqrt(0.5 * s2.mean()) * np.exp(
+                rng.uniform(-0.5, 0.5, len(word_kinds)))
+        points.append(point)
+    return points
+
+
+def _pooled_starts(cells: pd.DataFrame, *, level: Level, chains: int,
+                   rng: np.random.Generator) -> list[dict[str, np.ndarray]]:
+    """Return the starting points of the dataset and word levels (co on its zero sum)."""
+    moments = connection_moments(cells)
+    shape = (len(dict.fromkeys(cells["protected_word"])), len(moments))
     n = cells["n"].to_numpy(float).reshape(shape)
     ybar = cells["mean"].to_numpy(float).reshape(shape)
     total = float(n.sum())
-    hm = _hierarchical_moments(cells) if level in ("hierarchical", "crossed") else None
     points = []
     for _ in range(chains):
-        def move(value: np.ndarray | float, sd: np.ndarray | float) -> np.ndarray:
-            return np.asarray(value + rng.uniform(-1.0, 1.0, np.shape(value)) * sd, dtype=float)
-
-        if hm is not None:
-            s2, tau = hm["s2"], hm["tau"]
-            bar = move(hm["bar"], hm["bar_sd"])
-            tau = tau * np.exp(rng.uniform(-1.0, 1.0, tau.shape) / np.sqrt(2.0 * len(words)))
-            sigma = np.sqrt(s2) * np.exp(rng.uniform(-1.0, 1.0, s2.shape)
-                                         / np.sqrt(2.0 * moments["rows"].to_numpy()))
-            coef = move(hm["coef"], hm["coef_sd"])
-            mask = np.array([float(c in centred) for c in cons])
-            point = {"bar": bar, "tau": tau, "sigma": sigma,
-                     "coef_raw": mask * coef + (1.0 - mask) * (coef - bar) / tau}
-            if level == "crossed":  # part of the within-cell spread is the words' own
-                point["sigma"] = sigma * np.sqrt(0.5)
-                point["tau_word"] = np.sqrt(0.5 * s2.mean()) * np.exp(
-                    rng.uniform(-0.5, 0.5, len(word_kinds)))
-            points.append(point)
-            continue
         con_mean = moments["weighted_mean"].to_numpy()
         co = con_mean - con_mean.mean()
         if level == "dataset":
@@ -296,12 +444,10 @@ def initial_values(
             fitted = m[:, None] + co[None, :]
         residual = float(cells["ss"].sum() + (n * (ybar - fitted) ** 2).sum()) / total
         sigma = np.sqrt(max(residual, 1e-8))
-        con_rows = moments["rows"].to_numpy()
-        co = move(co, sigma / np.sqrt(con_rows))
+        co = _move(co, sigma / np.sqrt(moments["rows"].to_numpy()), rng)
         co = co - co.mean()  # ZeroSumNormal: start on the constraint
         m_sd = sigma / np.sqrt(total) if level == "dataset" else sigma / np.sqrt(n.sum(axis=1))
-        points.append({"m": move(m, m_sd), "co": co,
+        points.append({"m": _move(m, m_sd, rng), "co": co,
                        "sigma": np.asarray(sigma * np.exp(rng.uniform(-1, 1)
                                                           / np.sqrt(2.0 * total)))})
     return points
-
