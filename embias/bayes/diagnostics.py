@@ -46,14 +46,18 @@ class ConvergenceWarning(UserWarning):
 
 
 def convergence_diagnostics(posterior: DataTree) -> pd.DataFrame:
-    """r̂ (rank-normalised), bulk and tail ESS of every scalar in the posterior.
+    """Return r̂ (rank-normalised), bulk and tail ESS of every scalar in the posterior.
 
     The same numbers as ArviZ's ``rhat(method="rank")``, ``ess(method="bulk")`` and
     ``ess(method="tail")`` (Vehtari et al. 2021; the tail quantiles are ArviZ's
     ``stats.ci_prob`` and 1 − it, 0.11/0.89 by default), computed for all scalars at once
-    (:func:`rank_normalized_diagnostics`) instead of one scalar at a time: on the religion
-    crossed fit (460 scalars × 6,000 draws) 1.1 s instead of 3.5 s; tests/test_bayes.py
-    checks them against ArviZ's to 1e-9.
+    (:func:`rank_normalized_diagnostics`) instead of one scalar at a time;
+    tests/test_bayes.py checks them against ArviZ's to 1e-9.
+
+    Parameters
+    ----------
+    posterior
+        A ``DataTree`` with a ``posterior`` group (dims ``chain, draw, …``).
 
     Returns
     -------
@@ -61,6 +65,22 @@ def convergence_diagnostics(posterior: DataTree) -> pd.DataFrame:
         Columns ``parameter`` (e.g. ``coef[jew, associated]``), ``variable``, ``r_hat``,
         ``ess_bulk``, ``ess_tail``; one row per scalar of every posterior variable (raw
         parameters and the deterministic ``connection_mean``/``coef``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> rng = np.random.default_rng(0)
+    >>> mixed = rng.normal(size=(2, 500))          # two chains of one distribution
+    >>> stuck = mixed + np.array([[0.0], [3.0]])   # the second chain 3 sds away
+    >>> tree = xr.DataTree.from_dict({"posterior": xr.Dataset(
+    ...     {"mixed": (("chain", "draw"), mixed), "stuck": (("chain", "draw"), stuck)})})
+    >>> from embias.bayes.diagnostics import convergence_diagnostics
+    >>> table = convergence_diagnostics(tree)
+    >>> print(table.round(2).to_string(index=False))
+    parameter variable  r_hat  ess_bulk  ess_tail
+        mixed    mixed   1.00    998.53    971.71
+        stuck    stuck   1.75      3.08     20.79
     """
     post = posterior["posterior"].to_dataset()
     labels: list[str] = []
@@ -90,7 +110,7 @@ def convergence_diagnostics(posterior: DataTree) -> pd.DataFrame:
 def rank_normalized_diagnostics(
     draws: np.ndarray, *, tail_prob: float | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rank-normalised split r̂, bulk ESS and tail ESS of many scalars at once.
+    """Return the rank-normalised split r̂, bulk ESS and tail ESS of many scalars at once.
 
     Vehtari, Gelman, Simpson, Carpenter & Bürkner (2021), as ArviZ 1.x computes them
     (``arviz_stats``: same split, ranks, Blom offset, FFT autocovariance, Geyer's initial
@@ -110,6 +130,22 @@ def rank_normalized_diagnostics(
     (r_hat, ess_bulk, ess_tail)
         One value per scalar; NaN for a scalar with a NaN draw, or with fewer than 4 draws
         (r̂: or fewer than 2 chains), as ArviZ gives.
+
+    Raises
+    ------
+    ValueError
+        ``draws`` is not three-dimensional.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embias.bayes.diagnostics import rank_normalized_diagnostics
+    >>> rng = np.random.default_rng(0)
+    >>> mixed = rng.normal(size=(2, 500))
+    >>> stuck = mixed + np.array([[0.0], [3.0]])
+    >>> r_hat, ess_bulk, ess_tail = rank_normalized_diagnostics(np.stack([mixed, stuck], 2))
+    >>> r_hat.round(2), ess_bulk.round()
+    (array([1.  , 1.75]), array([999.,   3.]))
     """
     x = np.asarray(draws, dtype=float)
     if x.ndim != 3:
@@ -145,15 +181,19 @@ def rank_normalized_diagnostics(
 
 
 def _split_chains(x: np.ndarray) -> np.ndarray:
-    """``(scalar, chain, draw)``: each chain's first and last halves as two chains (the
-    middle draw of an odd count is dropped)."""
+    """Return each chain's first and last halves as two chains, ``(scalar, chain, draw)``.
+
+    The middle draw of an odd count is dropped.
+    """
     half = x.shape[2] // 2
     return np.concatenate((x[:, :, :half], x[:, :, x.shape[2] - half:]), axis=1)
 
 
 def _z_scale(x: np.ndarray) -> np.ndarray:
-    """Normal scores of the ranks over all chains and draws (average ranks for ties,
-    Blom's offset 3/8), per scalar; ``x`` is ``(scalar, chain, draw)``."""
+    """Return the normal scores of the ranks over all chains and draws, per scalar.
+
+    Average ranks for ties, Blom's offset 3/8; ``x`` is ``(scalar, chain, draw)``.
+    """
     from scipy.special import ndtri
 
     n_scalar, n_chain, n_draw = x.shape
@@ -180,7 +220,7 @@ def _z_scale(x: np.ndarray) -> np.ndarray:
 
 
 def _rhat(x: np.ndarray) -> np.ndarray:
-    """Potential scale reduction factor of ``(scalar, chain, draw)``."""
+    """Return the potential scale reduction factor of ``(scalar, chain, draw)``."""
     n = x.shape[2]
     between = n * np.var(x.mean(axis=2), axis=1, ddof=1)
     within = np.mean(np.var(x, axis=2, ddof=1), axis=1)
@@ -189,8 +229,10 @@ def _rhat(x: np.ndarray) -> np.ndarray:
 
 
 def _ess(x: np.ndarray) -> np.ndarray:
-    """Effective sample size of ``(scalar, chain, draw)`` (chains already split): Geyer's
-    initial positive then initial monotone sequence of the autocorrelations."""
+    """Return the effective sample size of ``(scalar, chain, draw)`` (chains split).
+
+    Geyer's initial positive then initial monotone sequence of the autocorrelations.
+    """
     from scipy.fft import next_fast_len
 
     n_scalar, n_chain, n_draw = x.shape
@@ -244,7 +286,28 @@ def _ess(x: np.ndarray) -> np.ndarray:
 
 
 def count_divergences(posterior: DataTree) -> int:
-    """Divergent transitions after tuning (0 when the sampler records none)."""
+    """Return the number of divergent transitions after tuning.
+
+    Parameters
+    ----------
+    posterior
+        A fit's ``DataTree`` (group ``sample_stats``, variable ``diverging``).
+
+    Returns
+    -------
+    int
+        Divergences; 0 when the sampler records none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> from embias.bayes.diagnostics import count_divergences
+    >>> diverging = np.array([[False, True, False], [True, True, False]])
+    >>> count_divergences(xr.DataTree.from_dict({"sample_stats": xr.Dataset(
+    ...     {"diverging": (("chain", "draw"), diverging)})}))
+    3
+    """
     stats = posterior["sample_stats"].to_dataset()
     if "diverging" not in stats:
         return 0
@@ -260,7 +323,7 @@ def convergence_problems(
     ess_min: float = ESS_MIN,
     chains: int | None = None,
 ) -> list[str]:
-    """Human-readable convergence problems (empty list when all checks pass).
+    """Return the convergence problems in words (an empty list when all checks pass).
 
     Checks r̂ > ``r_hat_max``, bulk or tail ESS < ``ess_min`` and divergences > 0.
 
@@ -275,6 +338,28 @@ def convergence_problems(
     chains
         Chains of the fit. r̂ compares chains: with one chain it is not computed, and the
         problem says so (instead of a NaN r̂ for every parameter).
+
+    Returns
+    -------
+    list of str
+        One sentence per failed check, naming the worst parameter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xarray as xr
+    >>> rng = np.random.default_rng(0)
+    >>> mixed = rng.normal(size=(2, 500))          # two chains of one distribution
+    >>> stuck = mixed + np.array([[0.0], [3.0]])   # the second chain 3 sds away
+    >>> tree = xr.DataTree.from_dict({"posterior": xr.Dataset(
+    ...     {"mixed": (("chain", "draw"), mixed), "stuck": (("chain", "draw"), stuck)})})
+    >>> from embias.bayes.diagnostics import convergence_diagnostics, convergence_problems
+    >>> for problem in convergence_problems(convergence_diagnostics(tree), 2):
+    ...     print(problem)
+    r_hat > 1.01 for 1 parameter(s) (worst stuck: 1.747)
+    ess_bulk < 400 for 1 parameter(s) (worst stuck: 3); draw more samples
+    ess_tail < 400 for 1 parameter(s) (worst stuck: 21); draw more samples
+    2 divergent transition(s); raise target_accept or treat the intervals with caution
     """
     problems = []
     r_hat = diagnostics["r_hat"]
@@ -306,7 +391,29 @@ def convergence_problems(
 
 
 def diagnostics_overview(diagnostics: pd.DataFrame, divergences: int) -> dict[str, float]:
-    """Worst r̂, smallest bulk/tail ESS and the divergence count, as one record."""
+    """Return the worst r̂, the smallest bulk/tail ESS and the divergences, as one record.
+
+    Parameters
+    ----------
+    diagnostics
+        :func:`convergence_diagnostics`'s table.
+    divergences
+        Divergent transitions after tuning.
+
+    Returns
+    -------
+    dict
+        ``max_r_hat``, ``min_ess_bulk``, ``min_ess_tail`` and ``divergences``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from embias.bayes.diagnostics import diagnostics_overview
+    >>> table = pd.DataFrame({"r_hat": [1.002, 1.03], "ess_bulk": [900.0, 350.0],
+    ...                       "ess_tail": [800.0, 420.0]})
+    >>> diagnostics_overview(table, 0)
+    {'max_r_hat': 1.03, 'min_ess_bulk': 350.0, 'min_ess_tail': 420.0, 'divergences': 0}
+    """
     return {"max_r_hat": float(diagnostics["r_hat"].max()),
             "min_ess_bulk": float(diagnostics["ess_bulk"].min()),
             "min_ess_tail": float(diagnostics["ess_tail"].min()),
@@ -340,8 +447,10 @@ class PredictiveCheck:
     observed: pd.DataFrame = field(repr=False)
 
     def plot(self) -> Figure:
-        """Observed vs predictive distances per connection
-        (:func:`embias.plots.plot_predictive_check`)."""
+        """Plot observed vs predictive distances per connection.
+
+        See :func:`embias.plots.plot_predictive_check`.
+        """
         from ..plots import plot_predictive_check
 
         return plot_predictive_check(self)
@@ -350,7 +459,43 @@ class PredictiveCheck:
 
 def cell_location_scale(posterior: DataTree, cells: pd.DataFrame, *,
                          new_words: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior draws (sample × cell) of each cell's mean and residual sd."""
+    """Return the posterior draws (sample × cell) of each cell's mean and residual sd.
+
+    Parameters
+    ----------
+    posterior
+        A fit's ``DataTree``: ``connection_mean`` or ``coef``, and ``sigma``.
+    cells
+        The fitted table's cell statistics.
+    new_words
+        At the crossed level, the sd of a new row that comes with a new compared word of
+        the cell's kind, √(σ² + τ_u²), instead of σ.
+
+    Returns
+    -------
+    (mu, sigma)
+        Arrays ``(chain × draw, cell)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import xarray as xr
+    >>> from embias.bayes.diagnostics import cell_location_scale
+    >>> post = xr.Dataset({"connection_mean": (("chain", "draw", "connection"),
+    ...                                        [[[0.8, 1.0], [0.7, 0.9]]]),
+    ...                    "sigma": (("chain", "draw"), [[0.1, 0.2]])},
+    ...                   coords={"connection": ["associated", "none"]})
+    >>> cells = pd.DataFrame({"protected_word": ["he", "he", "she"],
+    ...                       "connection": ["associated", "none", "none"]})
+    >>> mu, sigma = cell_location_scale(xr.DataTree.from_dict({"posterior": post}), cells)
+    >>> mu
+    array([[0.8, 1. , 1. ],
+           [0.7, 0.9, 0.9]])
+    >>> sigma
+    array([[0.1, 0.1, 0.1],
+           [0.2, 0.2, 0.2]])
+    """
     import xarray as xr
 
     post = posterior["posterior"].to_dataset()
@@ -360,7 +505,7 @@ def cell_location_scale(posterior: DataTree, cells: pd.DataFrame, *,
         mu = post["coef"].sel(protected_word=words, connection=cons)
     else:
         mu = post["connection_mean"].sel(connection=cons)
-    sigma = post["sigma"]
+    sigma: Any = post["sigma"]  # a DataArray (numpy ufuncs keep it one)
     sigma = sigma.sel(connection=cons) if "connection" in sigma.dims else \
         sigma.expand_dims(cell=len(cells))
     if new_words and "tau_word" in post:
@@ -370,15 +515,35 @@ def cell_location_scale(posterior: DataTree, cells: pd.DataFrame, *,
         kinds = xr.DataArray([WORD_KIND_OF_CONNECTION[str(c)] for c in cells["connection"]],
                              dims="cell")
         sigma = np.sqrt(sigma**2 + post["tau_word"].sel(word_kind=kinds) ** 2)
-    mu = mu.stack(sample=("chain", "draw")).transpose("sample", "cell").values
-    sigma = sigma.stack(sample=("chain", "draw")).transpose("sample", "cell").values
-    return mu, sigma
+    return (mu.stack(sample=("chain", "draw")).transpose("sample", "cell").values,
+            sigma.stack(sample=("chain", "draw")).transpose("sample", "cell").values)
 
 
 
 def observed_distances(table: pd.DataFrame) -> pd.DataFrame:
-    """The observed side of a predictive check: each row's ``connection`` and
-    ``cosine_distance``."""
+    """Return the observed side of a predictive check: each row's connection and distance.
+
+    Parameters
+    ----------
+    table
+        A long-form cosine table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``connection`` (str) and ``cosine_distance`` (float).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from embias.bayes.diagnostics import observed_distances
+    >>> table = pd.DataFrame({"protected_word": ["he", "she"], "connection": ["none", "none"],
+    ...                       "cosine_distance": [0.9, 1.1]})
+    >>> print(observed_distances(table).to_string(index=False))
+    connection  cosine_distance
+          none              0.9
+          none              1.1
+    """
     return pd.DataFrame({"connection": table["connection"].astype(str).to_numpy(),
                          "cosine_distance": table["cosine_distance"].to_numpy(dtype=float)})
 
@@ -394,7 +559,7 @@ def posterior_predictive_check(
     random_seed: int = 0,
     min_predictive_draws: int = 20_000,
 ) -> PredictiveCheck:
-    """Share of observed distances inside their cell's posterior predictive intervals.
+    """Return the share of observed distances inside their cell's predictive intervals.
 
     A new distance in cell (pw, con) is drawn as y* ~ Normal(μ_cell, σ_cell) for every
     posterior draw (repeated until there are at least ``min_predictive_draws`` per cell);
@@ -406,8 +571,8 @@ def posterior_predictive_check(
     Parameters
     ----------
     fit
-        The fit to check (a :class:`~embias.BiasFit`: its ``posterior``, ``cells`` and
-        ``table``).
+        The fit to check (a :class:`~embias.BiasFit`, or anything with its
+        ``posterior``, ``cells`` and ``table``).
     ci_probs
         Interval probabilities, default 89% and 50%.
     random_seed
@@ -418,6 +583,43 @@ def posterior_predictive_check(
     Returns
     -------
     PredictiveCheck
+        The coverage per connection, the cells' intervals and draws for plotting.
+
+    Raises
+    ------
+    ValueError
+        ``ci_probs`` empty or not all in (0, 1).
+
+    Examples
+    --------
+    Every observed distance at its cell's posterior mean lies inside every central
+    interval:
+
+    >>> from types import SimpleNamespace
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import xarray as xr
+    >>> from embias.bayes import cell_statistics, posterior_predictive_check
+    >>> table = pd.DataFrame({"protected_word": ["he", "he", "she", "she"],
+    ...                       "connection": ["associated", "none"] * 2,
+    ...                       "cosine_distance": [0.8, 1.0, 0.8, 1.0]})
+    >>> post = xr.Dataset({"connection_mean": (("chain", "draw", "connection"),
+    ...                                        np.tile([0.8, 1.0], (1, 100, 1))),
+    ...                    "sigma": (("chain", "draw"), np.full((1, 100), 0.1))},
+    ...                   coords={"connection": ["associated", "none"]})
+    >>> fit = SimpleNamespace(posterior=xr.DataTree.from_dict({"posterior": post}),
+    ...                       table=table, cells=cell_statistics(table))
+    >>> check = posterior_predictive_check(fit, ci_probs=[0.5])
+    >>> print(check.coverage.to_string(index=False))
+    connection  ci_prob  inside  rows
+    associated      0.5     1.0     2
+          none      0.5     1.0     2
+           all      0.5     1.0     4
+    >>> try:
+    ...     posterior_predictive_check(fit, ci_probs=[0.89, 1.5])
+    ... except ValueError as error:
+    ...     print(error)
+    ci_probs must be probabilities in (0, 1), got [0.89, 1.5]
     """
     probs = [float(p) for p in ci_probs]
     if not probs or any(not 0 < p < 1 for p in probs):
@@ -428,7 +630,15 @@ def posterior_predictive_check(
     reps = max(1, math.ceil(min_predictive_draws / mu.shape[0]))
     y_rep = mu[None] + sigma[None] * rng.standard_normal((reps, *mu.shape))
     y_rep = y_rep.reshape(-1, mu.shape[1])
-    table = fit.table
+    coverage, intervals = _coverage(y_rep, fit.table, cells, probs)
+    return PredictiveCheck(coverage=coverage, cell_intervals=intervals,
+                           predictive=_plot_draws(y_rep, cells, rng),
+                           observed=observed_distances(fit.table))
+
+
+def _coverage(y_rep: np.ndarray, table: pd.DataFrame, cells: pd.DataFrame,
+              probs: Sequence[float]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return the coverage per connection (and ``"all"``) and the cells' intervals."""
     row_cell = row_cells(table, cells)
     y = table["cosine_distance"].to_numpy(dtype=float)
     row_con = table["connection"].astype(str).to_numpy()
@@ -443,8 +653,12 @@ def posterior_predictive_check(
         int_rows.append(pd.DataFrame({"protected_word": cells["protected_word"],
                                       "connection": cells["connection"], "ci_prob": p,
                                       "lower": lo, "upper": hi}))
-    # predictive draws for plotting: per connection, its cells weighted by their rows
-    n_plot = 10_000
+    return pd.DataFrame(cov_rows), pd.concat(int_rows, ignore_index=True)
+
+
+def _plot_draws(y_rep: np.ndarray, cells: pd.DataFrame, rng: np.random.Generator,
+                n_plot: int = 10_000) -> pd.DataFrame:
+    """Return predictive draws for plotting: per connection, its cells weighted by rows."""
     parts = []
     for con in dict.fromkeys(cells["connection"]):
         members = np.flatnonzero(cells["connection"].to_numpy() == con)
@@ -453,9 +667,4 @@ def posterior_predictive_check(
         pick_draw = rng.integers(0, y_rep.shape[0], size=n_plot)
         parts.append(pd.DataFrame({"connection": con,
                                    "cosine_distance": y_rep[pick_draw, pick_cell]}))
-    predictive = pd.concat(parts, ignore_index=True)
-    observed = observed_distances(table)
-    return PredictiveCheck(coverage=pd.DataFrame(cov_rows),
-                           cell_intervals=pd.concat(int_rows, ignore_index=True),
-                           predictive=predictive, observed=observed)
-
+    return pd.concat(parts, ignore_index=True)
