@@ -145,3 +145,37 @@ def test_warm_up_windows_are_stans(tune: int) -> None:
         expected_end[w.end] = True
     np.testing.assert_array_equal(collect, expected_collect)
     np.testing.assert_array_equal(end, expected_end)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_a_chain_has_the_same_draws_in_a_lane_of_its_own_or_after_other_chains(
+        dense: bool) -> None:
+    """With fewer lanes than chains a lane takes up the next chain when its own is done;
+    a chain's draws depend only on its seed and data, so 24 chains give the same draws on
+    24 lanes and on 8 (each of which runs three chains one after another), the program
+    is shorter than the chains' steps run side by side, and chains left out
+    (``chains=``) are not run."""
+    import jax.numpy as jnp
+
+    dim, chains = 3, 24
+    scales = np.linspace(0.5, 3.0, chains)
+
+    def potential(z, data):
+        return 0.5 * jnp.sum((z / data) ** 2)
+
+    data = np.repeat(scales[:, None], dim, axis=1)
+    runs = {lanes: run_lanes(potential, data, np.zeros((chains, dim)),
+                             np.ones((chains, dim)), np.arange(chains, dtype=np.uint64) + 11,
+                             tune=200, draws=100, dense=dense, lanes=lanes)
+            for lanes in (24, 8)}
+    np.testing.assert_array_equal(runs[8].positions, runs[24].positions)
+    np.testing.assert_array_equal(runs[8].leapfrog_steps, runs[24].leapfrog_steps)
+    steps = runs[8].leapfrog_steps
+    # three chains a lane: at least a third of the work, at most all of it in a row
+    assert steps.sum() / 8 <= runs[8].program_steps < steps.sum()
+    assert runs[24].program_steps == steps.max()
+    part = run_lanes(potential, data, np.zeros((chains, dim)), np.ones((chains, dim)),
+                     np.arange(chains, dtype=np.uint64) + 11, tune=200, draws=100,
+                     dense=dense, lanes=8, chains=20)
+    np.testing.assert_array_equal(part.positions[:20], runs[24].positions[:20])
+    assert (part.leapfrog_steps[20:] == 0).all() and (part.positions[20:] == 0).all()

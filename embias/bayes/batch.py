@@ -130,11 +130,11 @@ def run_fit_job(job: FitJob) -> BiasFit:
 
 
 
-#: Fits per compiled program when a batch runs in this process. A program step costs a
-#: fixed ≈ 70 µs plus ≈ 1.4 µs a lane (population design, 2 cores), and runs until its
-#: slowest lane is done (≈ 1.5× the mean lane's steps): larger chunks spread the fixed
-#: part over more lanes; the progress bar moves once per chunk.
-LOCAL_CHUNK = 128
+#: Fits per compiled program when a batch runs in this process. A program runs a few
+#: chains per lane one after another (:func:`embias.bayes.batch_sampling.lanes_at_once`);
+#: the more chains, the smaller the share of the program's tail, where lanes whose chains
+#: are all done wait for the last ones.
+LOCAL_CHUNK = 256
 #: Fits per chunk sent to an executor's worker (each chunk one compiled program there).
 EXECUTOR_CHUNK = 64
 

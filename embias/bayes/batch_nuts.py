@@ -175,7 +175,7 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
             "steps": jnp.asarray(0),
         }
 
-    def step(s: dict[str, Any], data: Any, momenta: Any,
+    def step(s: dict[str, Any], data: Any, normal: Any,
              limit: Any) -> tuple[dict[str, Any], Any, Any]:
         w = jnp.where
         active = s["i"] < limit
@@ -186,7 +186,7 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
         # a new draw: fresh momentum (the lane's normals of this draw), a tree of the
         # current point alone
         fresh = s["fresh"]
-        r0 = momenta[jnp.minimum(s["i"], total - 1)] / jnp.sqrt(inv_mass)
+        r0 = normal / jnp.sqrt(inv_mass)
         e0 = w(fresh, s["u"] + kinetic(inv_mass, r0), s["e0"])
         t = {name: w(fresh, new, s[name]) for name, new in (
             ("zl", s["z"]), ("rl", r0), ("gl", s["g"]), ("zr", s["z"]), ("rr", r0),
@@ -334,66 +334,83 @@ def run_lanes(
     max_tree_depth: int = 10,
     step_size: float | None = None,
     dense: bool = False,
+    lanes: int | None = None,
+    chains: int | None = None,
     progress: Callable[[float], None] | None = None,
 ) -> LaneDraws:
-    """Run one NUTS chain per lane, all lanes in one compiled program.
+    """Run independent NUTS chains, all in one compiled program.
 
     Parameters
     ----------
     potential
         ``potential(z, data) -> U``: the negative log density of a flat position ``z``
-        (dim,) given one lane's ``data``; JAX-traceable.
+        (dim,) given one chain's ``data``; JAX-traceable.
     data
-        Pytree of arrays with a leading lane axis (each lane's data).
+        Pytree of arrays with a leading chain axis (each chain's data).
     initial_positions
-        (lanes, dim) starting points on the sampler's scale.
+        (chains, dim) starting points on the sampler's scale.
     inverse_mass
-        (lanes, dim) starting diagonal inverse mass matrices (the squared approximate
+        (chains, dim) starting diagonal inverse mass matrices (the squared approximate
         posterior sds; the warm-up re-estimates them).
     seeds
-        (lanes,) unsigned 64-bit seeds, one per lane (its random numbers are a
+        (chains,) unsigned 64-bit seeds, one per chain (its random numbers are a
         counter-based stream of it: the same seed gives the same chain in any batch).
     tune, draws
-        Warm-up iterations (discarded) and kept draws per lane.
+        Warm-up iterations (discarded) and kept draws per chain.
     target_accept
         Dual-averaging target of the mean acceptance statistic.
     max_tree_depth
         Largest tree depth (2^depth leapfrog steps per draw at most).
     step_size
         The first step size; default found by a doubling/halving heuristic from each
-        lane's starting point. With ``tune=0`` it is the step size of every draw (a
+        chain's starting point. With ``tune=0`` it is the step size of every draw (a
         fixed kernel, as the tests of its invariance need).
     dense
-        Sample the draws with a dense inverse mass matrix: the covariance of each lane's
+        Sample the draws with a dense inverse mass matrix: the covariance of each chain's
         draws in the last warm-up window (the warm-up before it adapts a diagonal one).
+    lanes
+        How many chains run at a time (default all): a lane whose chain has all its
+        iterations takes up the next chain not yet started, so the program's length is
+        about the chains' total leapfrog steps over ``lanes`` rather than the slowest
+        chain's. Fewer lanes make a program step cheaper; at least 8 keep a chain's
+        draws the same in any batch (:data:`embias.bayes.batch_sampling.LANE_MULTIPLE`).
+    chains
+        Run only the first ``chains`` chains (default all): the rest are padding that
+        lets batches of nearby sizes share one compiled program.
     progress
         Called now and then (every :data:`REPORT_EVERY` program steps) with the share of
-        all lanes' iterations done.
+        all chains' iterations done.
 
     Returns
     -------
     LaneDraws
+        Per chain; the chains not run (``chains``) have zero draws and no steps.
     """
     import jax.numpy as jnp
 
+    n_total = int(np.shape(seeds)[0])
+    lanes = n_total if lanes is None else int(lanes)
+    chains = n_total if chains is None else int(chains)
+    if not 1 <= lanes <= n_total or not 1 <= chains <= n_total:
+        raise ValueError(f"lanes={lanes} and chains={chains} must be between 1 and the "
+                         f"{n_total} chains given")
     token = next(_TOKENS)
     args = (jnp.asarray(seeds, dtype=jnp.uint64), jnp.asarray(initial_positions),
-            jnp.asarray(inverse_mass), data, jnp.asarray(token, dtype=jnp.int64))
+            jnp.asarray(inverse_mass), data, jnp.asarray(chains, dtype=jnp.int64),
+            jnp.asarray(token, dtype=jnp.int64))
     program = compiled_program(potential, args, tune=tune, draws=draws,
                                target_accept=target_accept, max_tree_depth=max_tree_depth,
-                               step_size=step_size, dense=dense)
+                               step_size=step_size, dense=dense, lanes=lanes)
     if progress is not None:
         _PROGRESS[token] = progress
     try:
-        positions, stats, steps = program(*args)
+        positions, stats, steps, program_steps = program(*args)
         positions, stats, steps = (np.asarray(x) for x in (positions, stats, steps))
     finally:
         _PROGRESS.pop(token, None)
-    steps = np.asarray(steps)
-    stats = np.asarray(stats)
-    return LaneDraws(positions=np.asarray(positions),
+    return LaneDraws(positions=positions,
                      stats={name: stats[..., k] for k, name in enumerate(STAT_NAMES)},
-                     leapfrog_steps=steps, program_steps=int(steps.max()))
+                     leapfrog_steps=steps, program_steps=int(program_steps))
 
 
 #: Program steps between two progress reports.
@@ -455,88 +472,154 @@ def dense_metric(window: Any) -> tuple[Any, Any]:
 
 @functools.lru_cache(maxsize=32)
 def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
-             max_tree_depth: int, step_size: float | None, dense: bool = False) -> Any:
+             max_tree_depth: int, step_size: float | None, dense: bool = False,
+             lanes: int) -> Any:
     """The jitted program of :func:`run_lanes` (one per potential and settings; JAX
-    compiles it once per number of lanes).
+    compiles it once per number of chains).
 
-    With ``dense`` (and a warm-up that adapts a mass matrix) the lanes run in two phases:
-    the warm-up with diagonal mass matrices up to the end of its last window, then — from
-    that window's draws — each lane's dense covariance Σ = LLᵀ, and the rest (the final
-    step-size buffer and the draws) on the whitened position x = L⁻¹(z − μ) with a unit
-    mass matrix, which is NUTS with inverse mass matrix Σ; the draws are mapped back."""
+    ``lanes`` chains run at a time; a lane whose chain is done takes up the next chain
+    (its first state, made with every chain's at the start, and its data). With
+    ``dense`` (and a warm-up that adapts a mass matrix) every lane samples the whitened
+    position x = L⁻¹(z − μ) with the potential U(μ + Lx): during the warm-up μ = 0 and
+    L = I (diagonal mass matrices adapted as usual); when a chain ends its last
+    mass-matrix window, its dense covariance Σ = LLᵀ is estimated from that window's
+    draws and the rest of the chain (the final step-size buffer and the draws) runs on x
+    with a unit mass matrix, which is NUTS with inverse mass matrix Σ; the draws are
+    mapped back."""
     import jax
     import jax.numpy as jnp
     import jax.scipy.linalg as jsl
 
     options = {"tune": tune, "draws": draws, "target_accept": target_accept,
                "max_tree_depth": max_tree_depth, "step_size": step_size}
-    init, step, momenta_of = _lane_functions(potential, **options)
     window = last_window(tune) if dense else None
-    if window is not None:
-        def whitened(x: Any, data: Any) -> Any:
+    if window is None:
+        lane_potential = potential
+    else:
+        def lane_potential(x: Any, data: Any) -> Any:
             inner, mean, chol = data
             return potential(mean + chol @ x, inner)
 
-        _, step_whitened, _ = _lane_functions(whitened, **options)
+    init, step, momenta_of = _lane_functions(lane_potential, **options)
     total = tune + draws
 
-    def program(seeds: Any, z0: Any, inv_mass0: Any, data: Any, token: Any) -> tuple:
-        lanes, dim = z0.shape
-        state = jax.vmap(init)(seeds, z0, inv_mass0, data)
-        # every draw's momentum, made at once (a step only looks its draw's up)
-        momenta = jax.vmap(momenta_of, in_axes=(0, None))(seeds, dim)
-        # one slot more than the draws: a lane that did not finish a draw this step writes
-        # to the last slot (a pure scatter, updated in place), which is dropped at the end
-        out_z = jnp.zeros((lanes, draws + 1, dim))
-        out_stats = jnp.zeros((lanes, draws + 1, len(STAT_NAMES)))
+    def program(seeds: Any, z0: Any, inv_mass0: Any, data: Any, n_chains: Any,
+                token: Any) -> tuple:
+        n, dim = z0.shape
+        if window is not None:  # every chain starts unwhitened: μ = 0, L = I
+            data = (data, jnp.zeros((n, dim)), jnp.broadcast_to(jnp.eye(dim), (n, dim, dim)))
+        first_states = jax.vmap(init)(seeds, z0, inv_mass0, data)
+        # every draw's standard normals, made at once (a step looks its draw's up)
+        normals = jax.vmap(momenta_of, in_axes=(0, None))(seeds, dim)
+
+        def take(tree: Any, index: Any) -> Any:
+            return jax.tree.map(lambda x: x[index], tree)
+
         lane_index = jnp.arange(lanes)
+        chain = jnp.minimum(lane_index, n - 1)
+        carry = {
+            "state": take(first_states, chain), "data": take(data, chain), "chain": chain,
+            "idle": lane_index >= n_chains, "next": jnp.minimum(lanes, n_chains),
+            "program_steps": jnp.asarray(0, jnp.int64),
+            # one slot more than the draws: a lane that did not finish a draw this step
+            # writes to the last slot (a pure scatter, updated in place), dropped at the end
+            "out_z": jnp.zeros((n, draws + 1, dim)),
+            "out_stats": jnp.zeros((n, draws + 1, len(STAT_NAMES))),
+            "steps": jnp.zeros(n, jnp.int64),
+        }
+        if window is not None:
+            first, size = window
+            carry |= {"kept": jnp.zeros((lanes, size + 1, dim)),
+                      "mean": jnp.zeros((n, dim)),
+                      "chol": jnp.broadcast_to(jnp.eye(dim), (n, dim, dim))}
 
-        def run(state: Any, out: tuple, lane_step: Any, lane_data: Any, limit: int) -> tuple:
-            """Steps until every lane has ``limit`` iterations; the draws of the last
-            mass-matrix window (dense warm-up) are kept in ``out[2]``."""
+        def body(c: dict[str, Any]) -> dict[str, Any]:
+            state, chain = c["state"], c["chain"]
+            before = state["i"]
+            normal = normals[chain, jnp.minimum(before, total - 1)]
+            state, record, (slot, z, stats) = jax.vmap(step, in_axes=(0, 0, 0, None))(
+                state, c["data"], normal, total)
+            slot = jnp.where(record, slot, draws)
+            c = c | {"state": state, "program_steps": c["program_steps"] + 1,
+                     "out_z": c["out_z"].at[chain, slot].set(z),
+                     "out_stats": c["out_stats"].at[chain, slot].set(stats)}
+            moved = state["i"] > before
+            if window is not None:
+                into = moved & (before >= first) & (before < first + size)
+                c["kept"] = c["kept"].at[lane_index, jnp.where(into, before - first, size)
+                                         ].set(z)
+                switch = moved & (before == first + size - 1)
+                c = c | _only_when(switch, _to_dense, c, ("state", "data", "mean", "chol"),
+                                   ("kept", "chain"))
+            finished = moved & (state["i"] >= total) & ~c["idle"]
+            c = c | _only_when(finished, _next_chains, c,
+                               ("state", "data", "chain", "idle", "next", "steps"), ())
+            # every REPORT_EVERY steps: the share of all iterations done, to the caller's
+            # progress callback (a host callback; the token names the run)
+            running = jnp.sum(jnp.where(c["idle"], 0, jnp.minimum(c["state"]["i"], total)))
+            done = ((c["next"] - jnp.sum(~c["idle"])) * total + running) / (n_chains * total)
+            jax.lax.cond(c["program_steps"] % REPORT_EVERY == 0,
+                         lambda: jax.debug.callback(_report, token, done), lambda: None)
+            return c
 
-            def body(carry: tuple) -> tuple:
-                state, out_z, out_stats, kept = carry
-                before = state["i"]
-                state, record, (slot, z, stats) = jax.vmap(lane_step, in_axes=(0, 0, 0, None))(
-                    state, lane_data, momenta, limit)
-                slot = jnp.where(record, slot, draws)
-                out_z = out_z.at[lane_index, slot].set(z)
-                out_stats = out_stats.at[lane_index, slot].set(stats)
-                if window is not None and kept is not None:
-                    first, size = window
-                    into = (state["i"] > before) & (before >= first) & (before < first + size)
-                    kept = kept.at[lane_index, jnp.where(into, before - first, size)].set(z)
-                # every REPORT_EVERY steps: the share of all draws done, to the caller's
-                # progress callback (a host callback; the token names the run)
-                done = jnp.mean(jnp.minimum(state["i"], total)) / total
-                jax.lax.cond(jnp.max(state["steps"]) % REPORT_EVERY == 0,
-                             lambda: jax.debug.callback(_report, token, done),
-                             lambda: None)
-                return state, out_z, out_stats, kept
+        def _only_when(lanes_mask: Any, update: Callable, c: dict[str, Any],
+                       changed: tuple[str, ...], read: tuple[str, ...]) -> dict[str, Any]:
+            """``update`` of the ``changed`` parts of the carry when a lane is in
+            ``lanes_mask`` (a branch taken on few steps; the draws' buffers stay out of
+            it)."""
+            parts = {k: c[k] for k in changed}
+            fixed = {k: c[k] for k in read}
+            return jax.lax.cond(jnp.any(lanes_mask),
+                                lambda parts: update(parts | fixed, lanes_mask),
+                                lambda parts: parts, parts)
 
-            def unfinished(carry: tuple) -> Any:
-                return jnp.any(carry[0]["i"] < limit)
+        def _to_dense(c: dict[str, Any], switch: Any) -> dict[str, Any]:
+            """Whiten the lanes in ``switch`` (one after another: usually one)."""
+            def one(k: Any, c: dict[str, Any]) -> dict[str, Any]:
+                lane = order[k]
+                mean, chol = dense_metric(c["kept"][lane, :size])
+                state, (inner, _, _) = c["state"], c["data"]
+                z = state["z"][lane]
+                x = jsl.solve_triangular(chol, z - mean, lower=True)
+                g = chol.T @ state["g"][lane]
+                ch = c["chain"][lane]
+                return {
+                    "state": state | {"z": state["z"].at[lane].set(x),
+                                      "g": state["g"].at[lane].set(g),
+                                      "inv_mass": state["inv_mass"].at[lane].set(1.0)},
+                    "data": (inner, c["data"][1].at[lane].set(mean),
+                             c["data"][2].at[lane].set(chol)),
+                    "mean": c["mean"].at[ch].set(mean), "chol": c["chol"].at[ch].set(chol)}
 
-            return jax.lax.while_loop(unfinished, body, (state, *out))
+            order = jnp.argsort(~switch)  # the switching lanes first
+            fixed = {k: c[k] for k in ("kept", "chain")}
+            out = jax.lax.fori_loop(0, jnp.sum(switch), lambda k, c: one(k, c | fixed),
+                                    {k: c[k] for k in ("state", "data", "mean", "chol")})
+            return out
 
-        if window is None:
-            state, out_z, out_stats, _ = run(state, (out_z, out_stats, None), step, data,
-                                             total)
-            return out_z[:, :draws], out_stats[:, :draws], state["steps"]
-        first, size = window
-        kept = jnp.zeros((lanes, size + 1, dim))
-        state, out_z, out_stats, kept = run(state, (out_z, out_stats, kept), step, data,
-                                            first + size)
-        mean, chol = jax.vmap(dense_metric)(kept[:, :size])
-        # every lane has just ended a draw: only its position and gradient carry over
-        state = {**state, "inv_mass": jnp.ones_like(state["inv_mass"]),
-                 "z": jax.vmap(lambda c, v: jsl.solve_triangular(c, v, lower=True))(
-                     chol, state["z"] - mean),
-                 "g": jnp.einsum("lji,lj->li", chol, state["g"])}
-        state, out_x, out_stats, _ = run(state, (out_z, out_stats, None), step_whitened,
-                                         (data, mean, chol), total)
-        out_z = mean[:, None, :] + jnp.einsum("lij,lnj->lni", chol, out_x[:, :draws])
-        return out_z, out_stats[:, :draws], state["steps"]
+        def _next_chains(c: dict[str, Any], finished: Any) -> dict[str, Any]:
+            """Record the finished chains' steps and give their lanes the next chains."""
+            steps = c["steps"].at[jnp.where(finished, c["chain"], n)].set(
+                c["state"]["steps"], mode="drop")
+            rank = jnp.cumsum(finished) - 1
+            new_chain = c["next"] + rank
+            start = finished & (new_chain < n_chains)
+            pick = jnp.where(start, new_chain, c["chain"])
+            fresh, fresh_data = take(first_states, pick), take(data, pick)
+
+            def chosen(a: Any, b: Any) -> Any:
+                return jnp.where(start.reshape((-1,) + (1,) * (a.ndim - 1)), a, b)
+
+            return {"steps": steps, "chain": pick,
+                        "state": jax.tree.map(chosen, fresh, c["state"]),
+                        "data": jax.tree.map(chosen, fresh_data, c["data"]),
+                        "idle": c["idle"] | (finished & ~start),
+                        "next": c["next"] + jnp.sum(start)}
+
+        c = jax.lax.while_loop(lambda c: jnp.any(~c["idle"]), body, carry)
+        out_z = c["out_z"][:, :draws]
+        if window is not None:
+            out_z = c["mean"][:, None, :] + jnp.einsum("cij,cnj->cni", c["chol"], out_z)
+        return out_z, c["out_stats"][:, :draws], c["steps"], c["program_steps"]
 
     return jax.jit(program)

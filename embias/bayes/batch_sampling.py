@@ -265,6 +265,8 @@ def sample_tables(
                              tune=batch.tune, draws=batch.draws,
                              target_accept=batch.target_accept,
                              max_tree_depth=batch.max_tree_depth, dense=batch.dense,
+                             lanes=lanes_at_once(len(index)),
+                             chains=part.stop - part.start,
                              progress=reporter((group_index, parts.index(part))))
 
         started = time.perf_counter()
@@ -308,6 +310,23 @@ def _split(lanes: int, threads: int | None) -> list[slice]:
 #: chain's draws are the same in any batch (measured: the same bits at 8, 16 and 40
 #: lanes, other bits at 1 or 2).
 LANE_MULTIPLE = 8
+
+
+#: Chains per lane a program aims at when it has many chains: each lane runs about this
+#: many chains one after another (:func:`embias.bayes.batch_nuts.run_lanes`), so the
+#: program's length is the chains' total steps over its lanes plus a tail shorter than
+#: one chain, instead of the slowest chain's steps.
+CHAINS_PER_LANE = 4
+
+
+def lanes_at_once(chains: int) -> int:
+    """How many of a program's ``chains`` run at a time: all of them up to
+    ``4 * LANE_MULTIPLE``, else about ``chains / CHAINS_PER_LANE`` (a multiple of
+    :data:`LANE_MULTIPLE`, at least ``4 * LANE_MULTIPLE``)."""
+    floor = 2 * LANE_MULTIPLE
+    if chains <= floor:
+        return chains
+    return max(floor, LANE_MULTIPLE * round(chains / CHAINS_PER_LANE / LANE_MULTIPLE))
 
 
 def lane_bucket(lanes: int) -> int:
