@@ -41,8 +41,8 @@ def glove_file(tmp_path):
 def test_a_path_object_is_read_as_its_file_by_cosine_table(glove_file):
     table = embias.cosine_table(glove_file, _study())
     assert set(table["embedding"]) == {str(glove_file)}
-    similarity = dict(zip(zip(table["protected_word"], table["word_to_compare"]),
-                          table["cosine_similarity"], strict=True))
+    pairs = zip(table["protected_word"], table["word_to_compare"], strict=True)
+    similarity = dict(zip(pairs, table["cosine_similarity"], strict=True))
     # cos(he, strong) = 1, cos(he, gentle) = 0, cos(he, table) = 0.6, cos(she, table) = 0.8
     assert similarity["he", "strong"] == pytest.approx(1.0)
     assert similarity["he", "gentle"] == pytest.approx(0.0, abs=1e-7)
