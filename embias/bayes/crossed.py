@@ -41,9 +41,8 @@ connection, S̄_g the group's mean of S[w, ·] and M_g the scatter matrix of its
 about that mean (both computed once from the data: :meth:`CrossedDesign.word_groups`).
 The gradient then costs (groups × connections²) + (patterns × protected words ×
 connections) multiply-adds, whatever the number of rows or compared words: religion/GloVe
-has 321 compared words in 5 groups, and a leapfrog step of numpyro's NUTS costs 9–10 µs
-instead of the 23 µs of one term per word (the gradient alone: 1.3 µs instead of 8.2 µs;
-``benchmarks/bench_warmup_depth.py``).
+has 321 compared words in 5 groups, and a leapfrog step of numpyro's NUTS costs less than
+half of what one term per word costs (``benchmarks/bench_warmup_depth.py``).
 
 The sampler never sees the u's; after sampling each draw's u is drawn from its exact
 conditional, u | rest ~ Normal(v·b, v) with v = 1/(1/τ² + c) (:func:`draw_word_effects`).
@@ -213,8 +212,9 @@ class WordGroups:
 
 @dataclass(frozen=True)
 class CrossedDesign:
-    """Indices of the crossed model: every row's cell and compared word, every compared
-    word's kind (and, for a sentence table, the template statistics).
+    """Indices of the crossed model: each row's cell and compared word, each word's kind.
+
+    For a sentence table also the template statistics.
 
     Attributes
     ----------
@@ -256,8 +256,9 @@ class CrossedDesign:
 
     @property
     def pattern_template_count(self) -> np.ndarray:
-        """(pattern, template, connection) → rows of a word with that pattern (sentence
-        tables only).
+        """(pattern, template, connection) → rows of a word with that pattern.
+
+        Sentence tables only.
         """
         if self.template is None:
             raise ValueError("the table has no template column")
@@ -269,8 +270,10 @@ class CrossedDesign:
         return self._patterns()[1]
 
     def word_groups(self) -> WordGroups:
-        """The compared words grouped by (kind, count pattern), with the group statistics
-        of their sums that the integrated likelihood needs (module notes, "Groups").
+        """Return the compared words grouped by (kind, count pattern), with group sums.
+
+        The group statistics of their sums that the integrated likelihood needs (module
+        notes, "Groups").
         """
         keys = np.stack([self.word_kind, self.word_pattern], axis=1)
         unique, group = np.unique(keys, axis=0, return_inverse=True)
@@ -302,10 +305,22 @@ class CrossedDesign:
 
 
 def crossed_design(table: pd.DataFrame, cells: pd.DataFrame) -> CrossedDesign:
-    """The crossed model's indices for a cosine table (checked).
+    """Return the crossed model's indices for a cosine table (checked).
 
     A ``template`` column (a sentence table) adds the template statistics
     (:class:`TemplateDesign`).
+
+    Parameters
+    ----------
+    table
+        A long-form cosine table with ``word_to_compare``.
+    cells
+        Its :func:`~embias.bayes.data.cell_statistics`.
+
+    Returns
+    -------
+    CrossedDesign
+        Every row's cell and compared word, every compared word's kind and counts.
 
     Raises
     ------
@@ -314,6 +329,30 @@ def crossed_design(table: pd.DataFrame, cells: pd.DataFrame) -> CrossedDesign:
         own effect cannot be told from the row's noise); a compared word's rows belong to
         two kinds (e.g. it is both a neutral and a human word); a ``template`` column with
         missing values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import xarray as xr
+    >>> from embias.bayes.data import cell_statistics
+    >>> table = pd.DataFrame({
+    ...     "protected_word": ["he"] * 4 + ["she"] * 4,
+    ...     "word_to_compare": ["doctor", "engineer", "chair", "table"] * 2,
+    ...     "connection": ["associated", "associated", "none", "none"] * 2,
+    ...     "cosine_distance": [0.6, 0.8, 0.9, 1.1, 0.7, 0.9, 1.0, 1.0]})
+    >>> cells = cell_statistics(table)
+    >>> from embias.bayes.crossed import crossed_design
+    >>> design = crossed_design(table, cells)
+    >>> design.words, design.kinds, design.word_kind
+    (['doctor', 'engineer', 'chair', 'table'], ['attribute', 'neutral'], array([0, 0, 1, 1]))
+    >>> try:
+    ...     crossed_design(table.iloc[:7], cell_statistics(table.iloc[:7]))
+    ... except ValueError as error:
+    ...     print(error)
+    level='crossed': 1 compared word(s) have a single row, e.g. ['table']; a word's own
+    effect needs rows with at least 2 protected words (drop those rows or use
+    level='hierarchical')
     """
     if "word_to_compare" not in table.columns:
         raise ValueError("level='crossed' needs the table's word_to_compare column (which "
@@ -359,7 +398,7 @@ def crossed_design(table: pd.DataFrame, cells: pd.DataFrame) -> CrossedDesign:
 
 def _template_design(table: pd.DataFrame, cells: pd.DataFrame, row_cell: np.ndarray,
                      row_word: np.ndarray, n_words: int, kinds: list[str]) -> TemplateDesign:
-    """Template cells, per-word template counts, centring and starting values."""
+    """Return the template cells, per-word template counts, centring and starting values."""
     column = table["template"]
     if column.isna().any():
         raise ValueError(f"level='crossed': the template column has "
@@ -387,16 +426,31 @@ def _template_design(table: pd.DataFrame, cells: pd.DataFrame, row_cell: np.ndar
     connection_kind = np.array([kinds.index(WORD_KIND_OF_CONNECTION[c]) for c in cons],
                                dtype=np.int64)
     interaction = len(kinds) >= 2
-    # moment estimates (starting values, centring) from the template cells' departures
-    # from their (protected word, connection) cell means. Only a template that shares
-    # protected words with other templates is pinned by the data (relative to them); one
-    # used alone by its words (May et al.'s mass-noun templates when the nouns keep theirs)
-    # is told from those words' coefficients by the priors only, and is sampled
-    # non-centred, as is every template when few rows inform it.
+    cell_kind = connection_kind[cell_connection]
+    starts = _template_starts(
+        n, mean - cells["mean"].to_numpy(float)[cell], ss, y, cell_word=cell_word,
+        cell_template=cell_template, cell_kind=cell_kind, n_templates=n_templates,
+        n_kinds=len(kinds), interaction=interaction)
+    return TemplateDesign(
+        templates=[str(t) for t in templates], row_template=row_template.astype(np.int64),
+        connection_kind=connection_kind, cell_word=cell_word, cell_connection=cell_connection,
+        cell_template=cell_template, n=n, mean=mean, ss_by_connection=ss_by_connection,
+        word_template_count=word_template_count, interaction=interaction, **starts)
+
+
+def _template_starts(n: np.ndarray, depart: np.ndarray, ss: np.ndarray, y: np.ndarray, *,
+                     cell_word: np.ndarray, cell_template: np.ndarray, cell_kind: np.ndarray,
+                     n_templates: int, n_kinds: int, interaction: bool) -> dict[str, Any]:
+    """Return the templates' moment estimates: starting values and centring.
+
+    From the template cells' departures from their (protected word, connection) cell
+    means. Only a template that shares protected words with other templates is pinned by
+    the data (relative to them); one used alone by its words (May et al.'s mass-noun
+    templates when the nouns keep theirs) is told from those words' coefficients by the
+    priors only, and is sampled non-centred, as is every template when few rows inform it.
+    """
     dof = float((n - 1).sum())
     resid_var = float(ss.sum()) / dof if dof > 0 else float(np.var(y))
-    depart = mean - cells["mean"].to_numpy(float)[cell]
-    tcell_kind = connection_kind[cell_connection]
     n_words_p = int(cell_word.max()) + 1
     pairs = np.unique(cell_word * n_templates + cell_template)
     templates_per_word = np.bincount(pairs // n_templates, minlength=n_words_p)
@@ -408,9 +462,7 @@ def _template_design(table: pd.DataFrame, cells: pd.DataFrame, row_cell: np.ndar
         return np.divide(sums, rows, out=np.zeros(size), where=rows > 0), rows
 
     def spread(values: np.ndarray, rows: np.ndarray) -> float:
-        """Method-of-moments variance of the effects behind ``values`` (means of
-        ``rows`` rows each), ≤ 0 when the noise explains them.
-        """
+        """Return the moment variance of the effects behind ``values`` (≤ 0: noise)."""
         if values.size < 2:
             return 0.0
         return float(values.var(ddof=1)) - float(np.mean(resid_var / rows))
@@ -423,10 +475,7 @@ def _template_design(table: pd.DataFrame, cells: pd.DataFrame, row_cell: np.ndar
     start = np.where(crossed, by_template - (by_template[crossed].mean() if crossed.any()
                                              else 0.0), 0.0)
     tau2 = spread(start[crossed], rows_t[crossed])
-    centred = pinned(rows_t, tau2)
-    start_sd = float(np.sqrt(max(tau2, 0.01**2)))
-    n_kinds = len(kinds)
-    by_template_kind, rows_tk = group_means(cell_template * n_kinds + tcell_kind,
+    by_template_kind, rows_tk = group_means(cell_template * n_kinds + cell_kind,
                                             n_templates * n_kinds)
     rows_tk = rows_tk.reshape(n_templates, n_kinds)
     present = rows_tk > 0
@@ -434,21 +483,17 @@ def _template_design(table: pd.DataFrame, cells: pd.DataFrame, row_cell: np.ndar
                          - by_template[:, None], 0.0)
     column_mean = np.divide(departure.sum(axis=0), present.sum(axis=0),
                             out=np.zeros(n_kinds), where=present.sum(axis=0) > 0)
-    start_interaction = np.where(present, departure - column_mean, 0.0)
-    centred_interaction = np.zeros((n_templates, n_kinds), dtype=bool)
-    start_sd_interaction = 0.01
+    out: dict[str, Any] = {
+        "centred": pinned(rows_t, tau2), "start": start,
+        "start_sd": float(np.sqrt(max(tau2, 0.01**2))),
+        "start_interaction": np.where(present, departure - column_mean, 0.0),
+        "centred_interaction": np.zeros((n_templates, n_kinds), dtype=bool),
+        "start_sd_interaction": 0.01}
     if interaction:
-        tau2_k = spread(start_interaction[present], rows_tk[present])
-        centred_interaction = pinned(rows_tk, tau2_k)
-        start_sd_interaction = float(np.sqrt(max(tau2_k, 0.01**2)))
-    return TemplateDesign(
-        templates=[str(t) for t in templates], row_template=row_template.astype(np.int64),
-        connection_kind=connection_kind, cell_word=cell_word, cell_connection=cell_connection,
-        cell_template=cell_template, n=n, mean=mean, ss_by_connection=ss_by_connection,
-        word_template_count=word_template_count, interaction=interaction, centred=centred,
-        centred_interaction=centred_interaction, start=start,
-        start_interaction=start_interaction, start_sd=start_sd,
-        start_sd_interaction=start_sd_interaction)
+        tau2_k = spread(out["start_interaction"][present], rows_tk[present])
+        out["centred_interaction"] = pinned(rows_tk, tau2_k)
+        out["start_sd_interaction"] = float(np.sqrt(max(tau2_k, 0.01**2)))
+    return out
 
 
 def _template_kind_draws(post: Any, template: TemplateDesign, kinds: list[str]) -> np.ndarray:
@@ -468,14 +513,58 @@ def draw_word_effects(
     random_seed: int,
     chunk: int = 250,
 ) -> np.ndarray:
-    """Draws of every compared word's effect u from its exact conditional posterior
-    (given each posterior draw of coef, σ, τ_u and, for a sentence table, the template
-    effects V): u ~ Normal(v·b, v), v = 1/(1/τ² + c).
+    """Draw every compared word's effect u from its exact conditional posterior.
+
+    Given each posterior draw of coef, σ, τ_u and, for a sentence table, the template
+    effects V: u ~ Normal(v·b, v), v = 1/(1/τ² + c) (module notes).
+
+    Parameters
+    ----------
+    posterior
+        The fit's draws: ``coef``, ``sigma``, ``tau_word`` (and ``template_kind_effect``
+        for a sentence table).
+    table
+        The fitted table.
+    cells
+        Its cell statistics.
+    design
+        Its :func:`crossed_design`.
+    random_seed
+        Seed of the draws.
+    chunk
+        Posterior draws processed at a time (bounds the memory).
 
     Returns
     -------
     numpy.ndarray
         Shape (chain, draw, compared word).
+
+    Examples
+    --------
+    In the second draw τ_u ≈ 0: the words have no effects.
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import xarray as xr
+    >>> from embias.bayes.data import cell_statistics
+    >>> table = pd.DataFrame({
+    ...     "protected_word": ["he"] * 4 + ["she"] * 4,
+    ...     "word_to_compare": ["doctor", "engineer", "chair", "table"] * 2,
+    ...     "connection": ["associated", "associated", "none", "none"] * 2,
+    ...     "cosine_distance": [0.6, 0.8, 0.9, 1.1, 0.7, 0.9, 1.0, 1.0]})
+    >>> cells = cell_statistics(table)
+    >>> from embias.bayes.crossed import crossed_design, draw_word_effects
+    >>> post = xr.Dataset(
+    ...     {"coef": (("chain", "draw", "protected_word", "connection"),
+    ...               np.full((1, 2, 2, 2), 0.9)),
+    ...      "sigma": (("chain", "draw", "connection"), np.full((1, 2, 2), 0.1)),
+    ...      "tau_word": (("chain", "draw", "word_kind"), [[[0.1, 0.1], [1e-6, 1e-6]]])},
+    ...     coords={"protected_word": ["he", "she"], "connection": ["associated", "none"],
+    ...             "word_kind": ["attribute", "neutral"]})
+    >>> u = draw_word_effects(xr.DataTree.from_dict({"posterior": post}), table, cells,
+    ...                       crossed_design(table, cells), random_seed=0)
+    >>> u.shape, bool(np.abs(u[0, 1]).max() < 1e-4)
+    ((1, 2, 4), True)
     """
     post = posterior["posterior"]
     words = list(cells["protected_word"].drop_duplicates())
@@ -532,8 +621,9 @@ def draw_protected_coefficients(
     random_seed: int,
     chunk: int = 500,
 ) -> np.ndarray:
-    """Draws of every protected word's coefficients from their exact conditional posterior,
-    for a fit whose sampler integrated them out (``integrate_coefficients``, the
+    """Draw every protected word's coefficients from their exact conditional posterior.
+
+    For a fit whose sampler integrated them out (``integrate_coefficients``, the
     ``crossed_strata`` level): given each posterior draw of the (class) connection means,
     S (τ, the correlations ``coef_correlation`` and ``tau_protected`` when the model has
     them), σ and τ_u, the coefficients x (compared words' effects integrated out) are
@@ -545,44 +635,57 @@ def draw_protected_coefficients(
     x = Q⁻¹h + L⁻ᵀ (I − ZZᵀ)^(−½) ε, ε ~ N(0, I), and with the thin SVD Z = U s Vᵀ,
     (I − ZZᵀ)^(−½) = I + U diag((1 − s²)^(−½) − 1) Uᵀ.
 
+    Parameters
+    ----------
+    posterior
+        The fit's draws: ``bar`` (or ``bar_class``), ``tau``, ``sigma`` and ``tau_word``
+        (with ``coef_correlation`` and ``tau_protected`` when the model has them).
+    cells
+        The fitted table's cell statistics.
+    design
+        The table's :func:`crossed_design`.
+    random_seed
+        Seed of the draws.
+    chunk
+        Posterior draws processed at a time (bounds the memory).
+
     Returns
     -------
     numpy.ndarray
         Shape (chain, draw, protected word, connection), in the cells' order.
+
+    Examples
+    --------
+    With τ ≈ 0 the coefficients sit at their connection means:
+
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import xarray as xr
+    >>> from embias.bayes.crossed import crossed_design, draw_protected_coefficients
+    >>> from embias.bayes.data import cell_statistics
+    >>> table = pd.DataFrame({
+    ...     "protected_word": ["he"] * 4 + ["she"] * 4,
+    ...     "word_to_compare": ["doctor", "engineer", "chair", "table"] * 2,
+    ...     "connection": ["associated", "associated", "none", "none"] * 2,
+    ...     "cosine_distance": [0.6, 0.8, 0.9, 1.1, 0.7, 0.9, 1.0, 1.0]})
+    >>> cells = cell_statistics(table)
+    >>> post = xr.Dataset(
+    ...     {"bar": (("chain", "draw", "connection"), [[[0.75, 1.0]]]),
+    ...      "tau": (("chain", "draw", "connection"), [[[1e-6, 1e-6]]]),
+    ...      "sigma": (("chain", "draw", "connection"), [[[0.1, 0.1]]]),
+    ...      "tau_word": (("chain", "draw", "word_kind"), [[[0.1, 0.1]]])},
+    ...     coords={"connection": ["associated", "none"], "word_kind": ["attribute", "neutral"]})
+    >>> coef = draw_protected_coefficients(xr.DataTree.from_dict({"posterior": post}), cells,
+    ...                                    crossed_design(table, cells), random_seed=0)
+    >>> coef.shape
+    (1, 1, 2, 2)
+    >>> coef[0, 0].round(4)
+    array([[0.75, 1.  ],
+           [0.75, 1.  ]])
     """
-    from .model import protected_strata
-
-    post = posterior["posterior"]
-    words = list(cells["protected_word"].drop_duplicates())
-    cons = list(cells["connection"].drop_duplicates())
-    n_p, n_c = len(words), len(cons)
-
-    def values(name: str, *dims: str, **sel: list[str]) -> np.ndarray:
-        da = post[name].transpose("chain", "draw", *dims)
-        return da.sel(**sel).values if sel else da.values
-
-    sigma = values("sigma", "connection", connection=cons)
-    chains, draws = sigma.shape[:2]
-    total = chains * draws
-    sigma = sigma.reshape(total, n_c)
-    tau = values("tau", "connection", connection=cons).reshape(total, n_c)
-    if "bar_class" in post:
-        classes, word_class, _ = protected_strata(cells)
-        centre = values("bar_class", "protected_class", "connection",
-                        protected_class=classes, connection=cons).reshape(
-            total, len(classes), n_c)[:, word_class, :]
-    else:
-        centre = np.repeat(values("bar", "connection", connection=cons).reshape(
-            total, 1, n_c), n_p, axis=1)
-    cov = tau[:, :, None] * tau[:, None, :]
-    if "coef_correlation" in post:
-        cov = cov * values("coef_correlation", "connection", "connection_b",
-                           connection=cons, connection_b=cons).reshape(total, n_c, n_c)
-    else:
-        cov = cov * np.eye(n_c)
-    if "tau_protected" in post:
-        cov = cov + values("tau_protected").reshape(total, 1, 1) ** 2
-    tau_word = values("tau_word", "word_kind", word_kind=design.kinds).reshape(total, -1)
+    p = _CoefficientParameters.of(posterior["posterior"], cells, design)
+    n_p, n_c = p.centre.shape[1:]
+    total = p.centre.shape[0]
     shape = (n_p, n_c)
     n_pc = cells["n"].to_numpy(float).reshape(shape)
     ybar = cells["mean"].to_numpy(float).reshape(shape)
@@ -594,50 +697,143 @@ def draw_protected_coefficients(
     for start in range(0, total, chunk):
         s = slice(start, start + chunk)
         m = len(range(total)[s])
-        inv_var = sigma[s] ** -2                                          # (m, C)
-        t2 = tau_word[s][:, groups.kind] ** 2                             # (m, G)
+        inv_var = p.sigma[s] ** -2                                        # (m, C)
+        t2 = p.tau_word[s][:, groups.kind] ** 2                           # (m, G)
         c_g = rows_g @ inv_var.T                                          # (G, m)
         w = (t2 / (1.0 + t2 * c_g.T)) * groups.size                        # (m, G)
         beta = inv_var @ groups.mean_sum.T                                # (m, G)
         v = patterns[None] * inv_var[:, None, None, :]                    # (m, G, P, C)
-        precision = np.linalg.inv(cov[s])                                 # (m, C, C)
+        precision = np.linalg.inv(p.cov[s])                               # (m, C, C)
         blocks = precision[:, None] + (n_pc[None] * inv_var[:, None, :])[..., None] * np.eye(
             n_c)                                                          # (m, P, C, C)
         h = (n_pc[None] * inv_var[:, None, :] * ybar[None]
              - np.einsum("mg,mgpc->mpc", w * beta, v)
-             + np.einsum("mpc,mcd->mpd", centre[s], precision))
-        chol = np.linalg.cholesky(blocks)                                 # (m, P, C, C)
-        g_h = np.linalg.solve(blocks, h[..., None])[..., 0]               # (m, P, C)
-        g_v = np.linalg.solve(blocks[:, None], v[..., None])[..., 0]      # (m, G, P, C)
-        h_mat = np.einsum("mgpc,mkpc->mgk", v, g_v)
-        y = np.einsum("mgpc,mpc->mg", v, g_h)
-        root = np.sqrt(w)
-        j_mat = np.eye(len(groups.size))[None] - root[:, :, None] * h_mat * root[:, None, :]
-        mean = g_h + np.einsum("mgpc,mg->mpc", g_v,
-                               root * np.linalg.solve(j_mat, (root * y)[..., None])[..., 0])
-        # noise: L⁻ᵀ (I − ZZᵀ)^(−½) ε with Z = L⁻¹ V W^½ (per protected word's block)
-        z = np.linalg.solve(chol[:, None], v[..., None])[..., 0] * root[:, :, None, None]
-        z = z.reshape(m, len(groups.size), n_p * n_c).transpose(0, 2, 1)  # (m, PC, G)
-        u, sv, _ = np.linalg.svd(z, full_matrices=False)
-        eps = rng.standard_normal((m, n_p * n_c))
-        scale = 1.0 / np.sqrt(np.clip(1.0 - sv**2, 1e-300, None)) - 1.0
-        eps = eps + np.einsum("mig,mg->mi", u, scale * np.einsum("mig,mi->mg", u, eps))
-        noise = np.linalg.solve(np.swapaxes(chol, -1, -2),
-                                eps.reshape(m, n_p, n_c)[..., None])[..., 0]
-        out[s] = mean + noise
-    return out.reshape(chains, draws, n_p, n_c)
+             + np.einsum("mpc,mcd->mpd", p.centre[s], precision))
+        out[s] = _conditional_draw(blocks, h, v, w, rng.standard_normal((m, n_p * n_c)))
+    return out.reshape(p.chains, p.draws, n_p, n_c)
+
+
+@dataclass(frozen=True)
+class _CoefficientParameters:
+    """A fit's draws that the coefficients' conditional needs, flattened to (sample, …)."""
+
+    chains: int
+    draws: int
+    sigma: np.ndarray
+    centre: np.ndarray
+    cov: np.ndarray
+    tau_word: np.ndarray
+
+    @classmethod
+    def of(cls, post: Any, cells: pd.DataFrame, design: CrossedDesign) -> _CoefficientParameters:
+        """Read the draws from a ``posterior`` group, in the cells' order."""
+        from .model import protected_strata
+
+        words = list(cells["protected_word"].drop_duplicates())
+        cons = list(cells["connection"].drop_duplicates())
+        n_p, n_c = len(words), len(cons)
+
+        def values(name: str, *dims: str, **sel: list[str]) -> np.ndarray:
+            da = post[name].transpose("chain", "draw", *dims)
+            return da.sel(sel).values if sel else da.values
+
+        sigma = values("sigma", "connection", connection=cons)
+        chains, draws = sigma.shape[:2]
+        total = chains * draws
+        tau = values("tau", "connection", connection=cons).reshape(total, n_c)
+        if "bar_class" in post:
+            classes, word_class, _ = protected_strata(cells)
+            centre = values("bar_class", "protected_class", "connection",
+                            protected_class=classes, connection=cons).reshape(
+                total, len(classes), n_c)[:, word_class, :]
+        else:
+            centre = np.repeat(values("bar", "connection", connection=cons).reshape(
+                total, 1, n_c), n_p, axis=1)
+        cov = tau[:, :, None] * tau[:, None, :]
+        if "coef_correlation" in post:
+            cov = cov * values("coef_correlation", "connection", "connection_b",
+                               connection=cons, connection_b=cons).reshape(total, n_c, n_c)
+        else:
+            cov = cov * np.eye(n_c)
+        if "tau_protected" in post:
+            cov = cov + values("tau_protected").reshape(total, 1, 1) ** 2
+        return cls(chains=chains, draws=draws, sigma=sigma.reshape(total, n_c), centre=centre,
+                   cov=cov, tau_word=values("tau_word", "word_kind",
+                                            word_kind=design.kinds).reshape(total, -1))
+
+
+def _conditional_draw(blocks: np.ndarray, h: np.ndarray, v: np.ndarray, w: np.ndarray,
+                      eps: np.ndarray) -> np.ndarray:
+    """Return x = Q⁻¹h + L⁻ᵀ (I − ZZᵀ)^(−½) ε for a chunk of draws (see the caller).
+
+    ``blocks`` (m, P, C, C) are the protected words' blocks G_p, ``h`` (m, P, C), ``v``
+    (m, G, P, C) the word groups' columns, ``w`` (m, G) their weights and ``eps``
+    (m, P·C) standard Normal draws.
+    """
+    m, n_p, n_c = h.shape
+    chol = np.linalg.cholesky(blocks)                                     # (m, P, C, C)
+    g_h = np.linalg.solve(blocks, h[..., None])[..., 0]                   # (m, P, C)
+    g_v = np.linalg.solve(blocks[:, None], v[..., None])[..., 0]          # (m, G, P, C)
+    h_mat = np.einsum("mgpc,mkpc->mgk", v, g_v)
+    y = np.einsum("mgpc,mpc->mg", v, g_h)
+    root = np.sqrt(w)
+    n_groups = w.shape[1]
+    j_mat = np.eye(n_groups)[None] - root[:, :, None] * h_mat * root[:, None, :]
+    mean = g_h + np.einsum("mgpc,mg->mpc", g_v,
+                           root * np.linalg.solve(j_mat, (root * y)[..., None])[..., 0])
+    # noise: L⁻ᵀ (I − ZZᵀ)^(−½) ε with Z = L⁻¹ V W^½ (per protected word's block)
+    z = np.linalg.solve(chol[:, None], v[..., None])[..., 0] * root[:, :, None, None]
+    z = z.reshape(m, n_groups, n_p * n_c).transpose(0, 2, 1)             # (m, PC, G)
+    u, sv, _ = np.linalg.svd(z, full_matrices=False)
+    scale = 1.0 / np.sqrt(np.clip(1.0 - sv**2, 1e-300, None)) - 1.0
+    eps = eps + np.einsum("mig,mg->mi", u, scale * np.einsum("mig,mi->mg", u, eps))
+    noise = np.linalg.solve(np.swapaxes(chol, -1, -2),
+                            eps.reshape(m, n_p, n_c)[..., None])[..., 0]
+    return mean + noise
 
 
 def integrated_protected_cells(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
                                centre: np.ndarray, tau2: np.ndarray, offset2: np.ndarray,
                                sigma2: np.ndarray) -> np.ndarray:
-    """Log p(rows of one protected word | its centre, τ, τ_protected, σ) with its
-    coefficients coef ~ MvN(centre, diag(τ²) + τ_protected²·11ᵀ) integrated out, from the
-    word's cells (rows n, mean, sum of squared deviations ss per connection; with the
-    compared words' effects taken out of the rows). The cell means are jointly Normal with
-    covariance diag(τ² + σ²/n) + τ_protected²·11ᵀ (determinant lemma and Sherman–Morrison);
-    each cell's SS adds its within-cell term. Arrays broadcast to (sample, connection),
-    ``offset2`` to (sample,); returns (sample,).
+    """Return log p(rows of one protected word | centre, τ, τ_protected, σ), coef out.
+
+    The word's coefficients coef ~ MvN(centre, diag(τ²) + τ_protected²·11ᵀ) are
+    integrated out. The cell means are jointly Normal with covariance
+    diag(τ² + σ²/n) + τ_protected²·11ᵀ (determinant lemma and Sherman–Morrison); each
+    cell's SS adds its within-cell term.
+
+    Parameters
+    ----------
+    n, mean, ss
+        The word's cells per connection: rows, mean and sum of squared deviations (the
+        compared words' effects taken out of the rows).
+    centre, tau2, offset2, sigma2
+        The coefficients' centre and variance τ², the shared offset's variance
+        τ_protected² and the residual variance σ² (``offset2`` broadcasts to (sample,),
+        the others to (sample, connection)).
+
+    Returns
+    -------
+    numpy.ndarray
+        The log density per sample, shape (sample,).
+
+    Examples
+    --------
+    One row per cell: the cell means are jointly Normal,
+    N(centre, diag(τ² + σ²) + τ_protected²·11ᵀ):
+
+    >>> import numpy as np
+    >>> from scipy import stats
+    >>> from embias.bayes.crossed import integrated_protected_cells
+    >>> mean, centre = np.array([0.8, 1.1]), np.array([0.9, 1.0])
+    >>> tau2, sigma2 = np.array([0.01, 0.02]), np.array([0.04, 0.03])
+    >>> value = integrated_protected_cells(np.ones(2), mean, np.zeros(2), centre, tau2,
+    ...                                    np.array(0.005), sigma2)
+    >>> round(float(value), 6)
+    0.866694
+    >>> round(float(stats.multivariate_normal.logpdf(mean, centre,
+    ...                                              np.diag(tau2 + sigma2) + 0.005)), 6)
+    0.866694
     """
     log_2pi = float(np.log(2.0 * np.pi))
     within = -0.5 * np.sum((n - 1.0) * (log_2pi + np.log(sigma2)) + np.log(n) + ss / sigma2,
@@ -654,10 +850,46 @@ def integrated_protected_cells(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
 
 def row_template_effects(posterior: DataTree, table: pd.DataFrame,
                          cells: pd.DataFrame) -> np.ndarray | None:
-    """Each row's template effect V[t, kind(w)] per posterior draw, shape (sample, row)
-    (``chain × draw`` samples, in that order), for a sentence table fitted at the crossed
-    level; ``None`` when the fit has no template effects (a word table, or another
-    level). Adding it to the row's coef (and u) gives the row's mean.
+    """Return each row's template effect V[t, kind(w)] per posterior draw.
+
+    For a sentence table fitted at the crossed level; adding it to the row's coef (and u)
+    gives the row's mean.
+
+    Parameters
+    ----------
+    posterior
+        The fit's draws (``template_kind_effect``).
+    table
+        The fitted table (``template`` column).
+    cells
+        Its cell statistics.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        Shape (sample, row) (``chain × draw`` samples, in that order); ``None`` when the
+        fit has no template effects (a word table, or another level).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import xarray as xr
+    >>> from embias.bayes.data import cell_statistics
+    >>> table = pd.DataFrame({
+    ...     "protected_word": ["he"] * 4 + ["she"] * 4,
+    ...     "word_to_compare": ["doctor", "engineer", "chair", "table"] * 2,
+    ...     "connection": ["associated", "associated", "none", "none"] * 2,
+    ...     "cosine_distance": [0.6, 0.8, 0.9, 1.1, 0.7, 0.9, 1.0, 1.0]})
+    >>> cells = cell_statistics(table)
+    >>> from embias.bayes.crossed import row_template_effects
+    >>> table["template"] = ["T1", "T1", "T1", "T1", "T2", "T2", "T2", "T2"]
+    >>> post = xr.Dataset(
+    ...     {"template_kind_effect": (("chain", "draw", "template", "word_kind"),
+    ...                               [[[[0.01, 0.02], [-0.01, -0.02]]]])},
+    ...     coords={"template": ["T1", "T2"], "word_kind": ["attribute", "neutral"]})
+    >>> row_template_effects(xr.DataTree.from_dict({"posterior": post}), table, cells)
+    array([[ 0.01,  0.01,  0.02,  0.02, -0.01, -0.01, -0.02, -0.02]])
     """
     post = posterior["posterior"]
     if "template_kind_effect" not in post or "template" not in table.columns:
