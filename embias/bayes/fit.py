@@ -42,9 +42,10 @@ def _check_key(ci_probs: Sequence[float], random_seed: int) -> tuple[tuple[float
 
 
 def prepare_fit(table: pd.DataFrame, run: FitSettings) -> tuple[pd.DataFrame, tuple[str, ...]]:
-    """The cell statistics of ``table`` and the connections sampled centred, checked for
-    the settings ``run`` (the part of a fit before sampling, shared by single fits and
-    batches).
+    """Return the cell statistics of ``table`` and the connections sampled centred.
+
+    Checked for the settings ``run``: the part of a fit before sampling, shared by single
+    fits and batches.
 
     Raises
     ------
@@ -68,10 +69,13 @@ def prepare_fit(table: pd.DataFrame, run: FitSettings) -> tuple[pd.DataFrame, tu
 def finish_fit(posterior: DataTree, table: pd.DataFrame, cells: pd.DataFrame,
                run: FitSettings, centred: Sequence[str], *,
                timings: Mapping[str, float], deferred: bool = False) -> BiasFit:
-    """The :class:`BiasFit` of sampled draws (made ArviZ-ready, with the record of what
-    produced them and the classic scores of the table); with ``deferred`` the compared
-    words' log-likelihoods and the classic scores are computed when first used (a batch's
-    fits: most are only summarised)."""
+    """Return the :class:`BiasFit` of sampled draws.
+
+    The draws made ArviZ-ready, with the record of what produced them and the classic
+    scores of the table; with ``deferred`` the compared words' log-likelihoods and the
+    classic scores are computed when first used (a batch's fits: most are only
+    summarised).
+    """
     t_start = time.perf_counter()
     arviz_ready(posterior, table, cells, log_likelihood=not deferred)
     record = {
@@ -86,7 +90,9 @@ def finish_fit(posterior: DataTree, table: pd.DataFrame, cells: pd.DataFrame,
     spent = dict(timings)
     classic = PendingClassic(table)
     return BiasFit(
-        posterior=PendingLogLikelihood(posterior) if deferred else posterior,
+        # the posterior descriptor (_Draws) takes pending draws and resolves them on use
+        posterior=(PendingLogLikelihood(posterior)  # type: ignore[arg-type]
+                   if deferred else posterior),
         table=table,
         cells=cells,
         settings=record,
@@ -141,9 +147,21 @@ def fit_bias_model(
 
     Examples
     --------
+    The authors' religion table (Reddit) at the default, crossed level, with settings far
+    too small for results (use the defaults):
+
+    >>> import embias
     >>> table = embias.load_published_table("religion", "reddit")
-    >>> fit = embias.fit_bias_model(table, level="word", random_seed=1)
-    >>> fit.to_interval_table()
+    >>> fit = embias.fit_bias_model(table, draws=200, tune=200, chains=2, random_seed=1,
+    ...                             progress=False, warn=False)
+    >>> fit.level, fit.settings["draws"], fit.settings["rows"]
+    ('crossed', 200, 4830)
+    >>> means = fit.to_interval_table().query("estimand == 'connection_mean'")
+    >>> means["group"].tolist()
+    ['associated', 'different', 'human', 'none']
+    >>> bool((means["lower"] < means["estimate"]).all() and
+    ...      (means["estimate"] < means["upper"]).all())
+    True
     """
     t_start = time.perf_counter()
     run = FitSettings.build(settings, **options).resolved()
@@ -176,7 +194,7 @@ class DeferredDraws:
         self._tree: DataTree | None = None
 
     def load(self) -> DataTree:
-        """The draws (read once)."""
+        """Return the draws (read once)."""
         if self._tree is None:
             self._tree = self._read()
         return self._tree
@@ -202,9 +220,11 @@ CONDITIONAL_DRAWS: tuple[str, ...] = ("word_effect",)
 
 
 class PendingLogLikelihood:
-    """Draws whose ``log_likelihood`` group is added when ``fit.posterior`` is first used
-    (fits run in a batch: their intervals and diagnostics do not need it, and most batch
-    fits are never compared by LOO)."""
+    """Draws whose ``log_likelihood`` group is added when ``fit.posterior`` is first used.
+
+    Fits run in a batch: their intervals and diagnostics do not need it, and most batch
+    fits are never compared by LOO.
+    """
 
     def __init__(self, tree: DataTree) -> None:
         self.tree = tree
@@ -214,15 +234,16 @@ class PendingLogLikelihood:
 
 
 class PendingClassic:
-    """A fit's classic scores, computed when ``fit.classic`` is first used (fits run in a
-    batch)."""
+    """A fit's classic scores, computed when ``fit.classic`` is first used (batch fits)."""
 
     def __init__(self, table: pd.DataFrame) -> None:
         self.table = table
 
     def compute(self) -> pd.DataFrame:
-        """The classic scores (:func:`embias.classic_scores`; none for paired differences,
-        whose MAC/WEAT mean nothing)."""
+        """Return the classic scores (:func:`embias.classic_scores`).
+
+        None for paired differences, whose MAC/WEAT mean nothing.
+        """
         if self.table.attrs.get("differences"):
             return classic_scores(self.table.iloc[:0])
         return classic_scores(self.table)
@@ -258,9 +279,8 @@ def arviz_ready(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame, *,
       makes that fail ("coordinate ... not present in all datasets").
     - The ``log_likelihood`` group holds each compared word's log-likelihood
       (:func:`embias.bayes.loo.word_log_likelihood`), so ``az.loo(fit.posterior)``
-      leaves one compared word out. A per-row variable (written by embias 0.3's
-      ``pointwise_log_likelihood``) is dropped, so that ``az.loo`` needs no
-      ``var_name``.
+      leaves one compared word out. A per-row variable (``cosine_distance``) is dropped,
+      so that ``az.loo`` needs no ``var_name``.
 
     Returns
     -------
@@ -298,8 +318,10 @@ def arviz_ready(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame, *,
 
 
 class _Draws:
-    """``BiasFit.posterior``: the draws, read on first use when they were deferred (and
-    made ArviZ-ready: :func:`arviz_ready`)."""
+    """``BiasFit.posterior``: the draws, read on first use when they were deferred.
+
+    They are made ArviZ-ready then (:func:`arviz_ready`).
+    """
 
     def __get__(self, fit: BiasFit | None, owner: type) -> Any:
         if fit is None:
@@ -363,17 +385,18 @@ class BiasFit:
 
     @property
     def sampled(self) -> DataTree:
-        """The draws as sampled (groups ``posterior``, ``sample_stats``) for summaries
-        and diagnostics: the same as :attr:`posterior`, but a batch fit's compared-word
-        log-likelihoods (added on first use of :attr:`posterior`) are not computed for
-        it."""
+        """The draws as sampled (groups ``posterior``, ``sample_stats``).
+
+        For summaries and diagnostics: the same as :attr:`posterior`, but a batch fit's
+        compared-word log-likelihoods (added on first use of :attr:`posterior`) are not
+        computed for it.
+        """
         value = self.__dict__["_posterior"]
         return value.tree if isinstance(value, PendingLogLikelihood) else self.posterior
 
     @property
     def level(self) -> str:
-        """The model level (``"hierarchical"``, ``"crossed"``, ``"word"`` or
-        ``"dataset"``)."""
+        """The model level: ``"hierarchical"``, ``"crossed"``, ``"word"`` or ``"dataset"``."""
         return str(self.settings["level"])
 
     @property
@@ -435,9 +458,12 @@ class BiasFit:
         return {}
 
     def replace(self, **changes: Any) -> BiasFit:
-        """A copy with some fields changed (``path``, ``settings`` …). The post-processing
-        already computed (diagnostics, interval tables, divergences) travels with it, since
-        it depends only on the draws and the table, which a copy may not change."""
+        """Return a copy with some fields changed (``path``, ``settings`` …).
+
+        The post-processing already computed (diagnostics, interval tables, divergences)
+        travels with it, since it depends only on the draws and the table, which a copy
+        may not change.
+        """
         kept = {"posterior", "table", "cells"} & set(changes)
         if kept:
             raise ValueError(f"BiasFit.replace() keeps the draws and the table; got {sorted(kept)}")
@@ -458,9 +484,11 @@ class BiasFit:
         divergences: int | None = None,
         predictive_check: PredictiveCheck | None = None,
     ) -> None:
-        """Adopt post-processing saved with the fit instead of computing it again:
+        """Adopt post-processing saved with the fit instead of computing it again.
+
         :meth:`diagnostics`, the default :meth:`to_interval_table`, :attr:`divergences`
-        and the default :meth:`predictive_check`."""
+        and the default :meth:`predictive_check`.
+        """
         if diagnostics is not None:
             self.__dict__["_diagnostics"] = diagnostics
         if interval_table is not None:
@@ -474,10 +502,12 @@ class BiasFit:
     summary = to_interval_table
 
     def diagnostics(self) -> pd.DataFrame:
-        """r̂ and bulk/tail ESS of every sampled posterior scalar
-        (:func:`~embias.bayes.diagnostics.convergence_diagnostics`), computed once — the
+        """Return r̂ and bulk/tail ESS of every sampled posterior scalar.
+
+        :func:`~embias.bayes.diagnostics.convergence_diagnostics`, computed once — the
         word effects the crossed level draws afterwards from their exact conditional
-        (:data:`CONDITIONAL_DRAWS`) excepted."""
+        (:data:`CONDITIONAL_DRAWS`) excepted.
+        """
         return self._diagnostics
 
     @cached_property
@@ -528,9 +558,11 @@ class BiasFit:
         ci_probs: Sequence[float] = DEFAULT_CHECK_PROBS,
         random_seed: int = 0,
     ) -> PredictiveCheck:
-        """Posterior predictive check
-        (:func:`~embias.bayes.diagnostics.posterior_predictive_check`), computed once per
-        (``ci_probs``, ``random_seed``); the default one is saved with the fit."""
+        """Return the posterior predictive check of the fit.
+
+        :func:`~embias.bayes.diagnostics.posterior_predictive_check`, computed once per
+        (``ci_probs``, ``random_seed``); the default one is saved with the fit.
+        """
         key = _check_key(ci_probs, random_seed)
         if key not in self._predictive_checks:
             self._predictive_checks[key] = posterior_predictive_check(
@@ -555,14 +587,17 @@ class BiasFit:
         rope: float = DEFAULT_ROPE,
         title: str | None = None,
     ) -> Figure:
-        """Forest plot of :meth:`to_interval_table` with the classic MAC/WEAT alongside
-        (:func:`embias.plots.plot_bias_fit`)."""
+        """Plot :meth:`to_interval_table` as a forest, the classic MAC/WEAT alongside.
+
+        See :func:`embias.plots.plot_bias_fit`.
+        """
         from ..plots import plot_bias_fit
 
         return plot_bias_fit(self.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope),
                              classic=self.classic, title=self.title if title is None else title)
 
     def __repr__(self) -> str:
+        """Return the fit's level, data mode, study, embedding, size and path."""
         s = self.settings
         return (f"BiasFit(level={s['level']!r}, data={s['data']!r}, study={s.get('study')!r}, "
                 f"embedding={s.get('embedding')!r}, rows={s.get('rows')}, "
@@ -572,5 +607,5 @@ class BiasFit:
 # the draws of a loaded fit are read when first used (DeferredDraws); set after the
 # dataclass is made, so the field keeps no default
 BiasFit.posterior = _Draws()  # type: ignore[assignment]
-BiasFit.classic = _Classic()  # type: ignore[assignment]
+BiasFit.classic = _Classic()
 
