@@ -67,8 +67,31 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 def row_words(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
-    """Each row's compared word as an index, and the compared words in order of first
-    appearance (a ValueError names the columns of a table without ``word_to_compare``)."""
+    """Return each row's compared word as an index, and the compared words.
+
+    Parameters
+    ----------
+    table
+        A long-form cosine table.
+
+    Returns
+    -------
+    (codes, words)
+        The index of every row's compared word (int64) and the compared words in order of
+        first appearance.
+
+    Raises
+    ------
+    ValueError
+        The table has no ``word_to_compare`` column (the message names its columns).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from embias.bayes.loo import row_words
+    >>> row_words(pd.DataFrame({"word_to_compare": ["doctor", "chair", "doctor"]}))
+    (array([0, 1, 0]), ['doctor', 'chair'])
+    """
     if "word_to_compare" not in table.columns:
         raise ValueError("the table has no word_to_compare column, so its rows cannot be "
                          "grouped by compared word (by='word'); columns: "
@@ -80,8 +103,10 @@ def row_words(table: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
 def _log_likelihoods(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame, *,
                      rows: bool, chunk: int = 500,
                      progress: bool = False) -> dict[str, np.ndarray]:
-    """The pointwise log-likelihoods of a fit's draws, shape (sample, unit): per row
-    (``rows=True``) and per compared word (when the table has ``word_to_compare``).
+    """Return the pointwise log-likelihoods of a fit's draws, shape (sample, unit).
+
+    Per row (``rows=True``) and per compared word (when the table has
+    ``word_to_compare``).
 
     Draws run along the last axis of the working arrays (rows × draws), so a compared
     word's sums over its rows are one sparse product; the sums that depend on a row's cell
@@ -153,7 +178,7 @@ def _log_likelihoods(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame, *
 
 
 def _chunks(n: int, chunk: int, *, progress: bool) -> Any:
-    """Start of every chunk of draws, with a tqdm bar when ``progress`` (and a terminal)."""
+    """Return the start of every chunk of draws, with a tqdm bar when ``progress``."""
     starts = range(0, n, chunk)
     if not progress:
         return starts
@@ -165,7 +190,7 @@ def _chunks(n: int, chunk: int, *, progress: bool) -> Any:
 
 def word_log_likelihood(tree: DataTree, table: pd.DataFrame,
                         cells: pd.DataFrame) -> xr.Dataset:
-    """The log-likelihood group a fit's ``DataTree`` carries, for ArviZ's :func:`arviz.loo`.
+    """Return the log-likelihood group a fit's ``DataTree`` carries, for :func:`arviz.loo`.
 
     Parameters
     ----------
@@ -183,6 +208,31 @@ def word_log_likelihood(tree: DataTree, table: pd.DataFrame,
         without ``word_to_compare`` gets ``cosine_distance`` per row instead. The
         per-row terms of every table (:func:`pointwise_log_likelihood`) are not kept in
         the ``DataTree``: they have rows × draws numbers (230 MB for religion/GloVe).
+
+    Examples
+    --------
+    One draw of a dataset-level model: each compared word's rows are independent Normal
+    terms around their connection's mean:
+
+    >>> import pandas as pd
+    >>> import xarray as xr
+    >>> from scipy import stats
+    >>> from embias.bayes import cell_statistics
+    >>> table = pd.DataFrame({"protected_word": ["he", "he", "she", "she"],
+    ...                       "word_to_compare": ["doctor", "chair"] * 2,
+    ...                       "connection": ["associated", "none"] * 2,
+    ...                       "cosine_distance": [0.7, 1.0, 0.85, 0.9]})
+    >>> post = xr.Dataset({"connection_mean": (("chain", "draw", "connection"),
+    ...                                        [[[0.75, 0.95]]]),
+    ...                    "sigma": (("chain", "draw"), [[0.1]])},
+    ...                   coords={"connection": ["associated", "none"]})
+    >>> tree = xr.DataTree.from_dict({"posterior": post})
+    >>> from embias.bayes.loo import word_log_likelihood
+    >>> ll = word_log_likelihood(tree, table, cell_statistics(table))
+    >>> round(ll["compared_word"].sel(word_to_compare="doctor").item(), 6)
+    2.142293
+    >>> round(float(stats.norm.logpdf([0.7, 0.85], 0.75, 0.1).sum()), 6)
+    2.142293
     """
     import xarray as xr
 
@@ -203,13 +253,13 @@ def word_log_likelihood(tree: DataTree, table: pd.DataFrame,
 
 def pointwise_log_likelihood(fit: BiasFit, *, chunk: int = 500,
                              progress: bool = False) -> xr.Dataset:
-    """Log-likelihood of every row and of every compared word, for every posterior draw.
+    """Return the log-likelihood of every row and of every compared word, for every draw.
 
     Parameters
     ----------
     fit
         A fit at any level (a crossed fit of a sentence table includes each row's
-        template effect).
+        template effect); anything with a fit's ``posterior``, ``table`` and ``cells``.
     chunk
         Draws processed at a time (bounds the memory to ``chunk × rows`` numbers).
     progress
@@ -225,6 +275,34 @@ def pointwise_log_likelihood(fit: BiasFit, *, chunk: int = 500,
         out; other levels: the sum of the word's row terms). Computed once per fit and
         kept with it (not saved); ``compared_word`` is also the fit's ``DataTree``'s
         ``log_likelihood`` group (:func:`word_log_likelihood`), which is saved.
+
+    Raises
+    ------
+    ValueError
+        The fit's table has no ``word_to_compare`` column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import xarray as xr
+    >>> from scipy import stats
+    >>> from embias.bayes import cell_statistics
+    >>> table = pd.DataFrame({"protected_word": ["he", "he", "she", "she"],
+    ...                       "word_to_compare": ["doctor", "chair"] * 2,
+    ...                       "connection": ["associated", "none"] * 2,
+    ...                       "cosine_distance": [0.7, 1.0, 0.85, 0.9]})
+    >>> post = xr.Dataset({"connection_mean": (("chain", "draw", "connection"),
+    ...                                        [[[0.75, 0.95]]]),
+    ...                    "sigma": (("chain", "draw"), [[0.1]])},
+    ...                   coords={"connection": ["associated", "none"]})
+    >>> tree = xr.DataTree.from_dict({"posterior": post})
+    >>> from types import SimpleNamespace
+    >>> from embias.bayes.loo import pointwise_log_likelihood
+    >>> fit = SimpleNamespace(posterior=tree, table=table, cells=cell_statistics(table))
+    >>> pointwise_log_likelihood(fit)["cosine_distance"].values.round(4)
+    array([[[1.2586, 1.2586, 0.8836, 1.2586]]])
+    >>> stats.norm.logpdf([0.7, 1.0, 0.85, 0.9], [0.75, 0.95, 0.75, 0.95], 0.1).round(4)
+    array([1.2586, 1.2586, 0.8836, 1.2586])
     """
     import xarray as xr
 
@@ -249,7 +327,41 @@ def pointwise_log_likelihood(fit: BiasFit, *, chunk: int = 500,
 
 
 def loo_tree(fit: BiasFit, by: str) -> Any:
-    """The DataTree ArviZ reads: the posterior and the chosen log-likelihood."""
+    """Return the ``DataTree`` ArviZ reads: the posterior and the chosen log-likelihood.
+
+    Parameters
+    ----------
+    fit
+        A fit (anything with a fit's ``posterior``, ``table`` and ``cells``).
+    by
+        ``"row"`` or ``"word"``: the pointwise unit (:data:`LOG_LIKELIHOOD_VARS`).
+
+    Returns
+    -------
+    xarray.DataTree
+        Groups ``posterior`` and ``log_likelihood`` (one variable).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import xarray as xr
+    >>> from scipy import stats
+    >>> from embias.bayes import cell_statistics
+    >>> table = pd.DataFrame({"protected_word": ["he", "he", "she", "she"],
+    ...                       "word_to_compare": ["doctor", "chair"] * 2,
+    ...                       "connection": ["associated", "none"] * 2,
+    ...                       "cosine_distance": [0.7, 1.0, 0.85, 0.9]})
+    >>> post = xr.Dataset({"connection_mean": (("chain", "draw", "connection"),
+    ...                                        [[[0.75, 0.95]]]),
+    ...                    "sigma": (("chain", "draw"), [[0.1]])},
+    ...                   coords={"connection": ["associated", "none"]})
+    >>> tree = xr.DataTree.from_dict({"posterior": post})
+    >>> from types import SimpleNamespace
+    >>> from embias.bayes.loo import loo_tree
+    >>> fit = SimpleNamespace(posterior=tree, table=table, cells=cell_statistics(table))
+    >>> list(loo_tree(fit, "word")["log_likelihood"].data_vars)
+    ['compared_word']
+    """
     import xarray as xr
 
     ll = pointwise_log_likelihood(fit)
@@ -258,8 +370,35 @@ def loo_tree(fit: BiasFit, by: str) -> Any:
 
 
 def same_data(fits: Mapping[str, BiasFit]) -> None:
-    """Refuse (ValueError, naming the fits) fits of different tables: models are compared
-    by LOO only on the same rows."""
+    """Refuse fits of different tables: models are compared by LOO only on the same rows.
+
+    Parameters
+    ----------
+    fits
+        ``{label: fit}`` (anything with a fit's ``table``).
+
+    Raises
+    ------
+    ValueError
+        A fit's table differs from the first one's (rows, words, connections or
+        distances); the message names both fits.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> import pandas as pd
+    >>> from embias.bayes.loo import same_data
+    >>> table = pd.DataFrame({"protected_word": ["he", "she"], "connection": ["none"] * 2,
+    ...                       "cosine_distance": [0.9, 1.1]})
+    >>> try:
+    ...     same_data({"crossed": SimpleNamespace(table=table),
+    ...                "word": SimpleNamespace(table=table.iloc[:1])})
+    ... except ValueError as error:
+    ...     print(error)
+    compare_models() compares models of one table, but fit 'word' was fitted to another
+    table than 'crossed' (1 vs 2 rows, or other words/distances); refit both models on the
+    same table
+    """
     labels = list(fits)
     first = fits[labels[0]].table
     key_cols = [c for c in ("protected_word", "word_to_compare", "connection",
@@ -306,7 +445,7 @@ class RefitLoo:
 
 
 def _labelled(fits: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
-    """``{label: fit or result}``; a sequence of fits is labelled by their levels."""
+    """Return ``{label: fit or result}``; a sequence of fits is labelled by their levels."""
     if isinstance(fits, Mapping):
         return dict(fits)
     fits = list(fits)
@@ -318,13 +457,16 @@ def _labelled(fits: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
 
 
 def _is_computed(value: Any) -> bool:
-    """Whether ``value`` is a leave-one-out result already computed (not a fit)."""
+    """Tell whether ``value`` is a leave-one-out result already computed (not a fit)."""
     return isinstance(value, RefitLoo) or hasattr(value, "n_data_points")
 
 
 def _unit(by: str | None, computed: Mapping[str, Any], has_fits: bool) -> str:
-    """The unit of the comparison: ``by``, else the :class:`RefitLoo` results' own, else
-    ``"row"`` for fits ("" when only plain ArviZ results are compared and none is said)."""
+    """Return the unit of the comparison.
+
+    ``by``, else the :class:`RefitLoo` results' own, else ``"row"`` for fits ("" when only
+    plain ArviZ results are compared and none is said).
+    """
     units = {r.by for r in computed.values() if isinstance(r, RefitLoo)}
     if len(units) > 1:
         raise ValueError(f"compare_models() got results of different units {sorted(units)}")
@@ -338,7 +480,7 @@ def _unit(by: str | None, computed: Mapping[str, Any], has_fits: bool) -> str:
 
 
 def _psis(fits: Mapping[str, BiasFit], by: str, progress: bool) -> dict[str, Any]:
-    """ArviZ's PSIS-LOO of every fit, with a tqdm bar over the fits."""
+    """Return ArviZ's PSIS-LOO of every fit, with a tqdm bar over the fits."""
     import arviz as az
     from tqdm import tqdm
 
@@ -359,8 +501,10 @@ def compare_models(
     by: LooUnit | None = None,
     progress: bool = True,
 ) -> pd.DataFrame:
-    """Leave-one-out comparison of models fitted to the same table (ArviZ's ``compare``,
-    unrounded): PSIS-LOO of fits, next to results already computed with exact refits.
+    """Compare models fitted to the same table by leave-one-out.
+
+    ArviZ's ``compare``, unrounded: PSIS-LOO of fits, next to results already computed
+    with exact refits.
 
     Parameters
     ----------
@@ -396,26 +540,43 @@ def compare_models(
         Fewer than two models, fits of different tables, results of different data points
         or units, repeated levels, or a table without ``word_to_compare`` with
         ``by="word"``.
-    """
-    import arviz as az
 
+    Examples
+    --------
+    >>> from embias.bayes.loo import compare_models
+    >>> try:
+    ...     compare_models([])
+    ... except ValueError as error:
+    ...     print(error)
+    compare_models() needs at least two fits (or leave-one-out results), got 0
+    """
     fits = _labelled(fits)
     if len(fits) < 2:
         raise ValueError(f"compare_models() needs at least two fits (or leave-one-out "
                          f"results), got {len(fits)}")
     computed = {label: v for label, v in fits.items() if _is_computed(v)}
     models = {label: v for label, v in fits.items() if label not in computed}
-    by = _unit(by, computed, bool(models))
+    unit = _unit(by, computed, bool(models))
     if len(models) > 1:
         same_data(models)
-    loos = _psis(models, by, progress) if models else {}
-    elpds = {label: (computed[label].elpd if isinstance(computed.get(label), RefitLoo)
-                     else computed.get(label, loos.get(label))) for label in fits}
+    loos = _psis(models, unit, progress) if models else {}
+    elpds: dict[str, Any] = {
+        label: (computed[label].elpd if isinstance(computed.get(label), RefitLoo)
+                else computed.get(label, loos.get(label))) for label in fits}
     sizes = {label: int(e.n_data_points) for label, e in elpds.items()}
     if len(set(sizes.values())) > 1:
         raise ValueError(f"compare_models() compares results of the same data points, got "
                          f"{sizes}; were the fits made on one table with one unit (by)?")
-    out = az.compare(elpds, method="stacking", round_to="none").reset_index(names="model")
+    return _comparison_table(elpds, computed, unit)
+
+
+def _comparison_table(elpds: Mapping[str, Any], computed: Mapping[str, Any],
+                      by: str) -> pd.DataFrame:
+    """Return ArviZ's comparison of ``elpds`` with looic, Pareto k, the unit and methods."""
+    import arviz as az
+
+    out = az.compare(dict(elpds), method="stacking", round_to="none").reset_index(
+        names="model")
     out["looic"] = -2.0 * out["elpd"]
     ks = {label: (np.asarray(e.pareto_k) if getattr(e, "pareto_k", None) is not None
                   else np.array([np.nan])) for label, e in elpds.items()}
