@@ -370,15 +370,21 @@ def crossed_design(table: pd.DataFrame, cells: pd.DataFrame) -> CrossedDesign:
     if unknown:  # pragma: no cover - validate_table refuses them first
         raise ValueError(f"unknown connection(s) {unknown}")
     row_kind = table["connection"].astype(str).map(WORD_KIND_OF_CONNECTION).to_numpy()
-    per_word = pd.DataFrame({"w": codes, "k": row_kind}).groupby("w")["k"].unique()
-    mixed = [(str(words[w]), sorted(k)) for w, k in per_word.items() if len(k) > 1]
+    present = set(row_kind)
+    kinds = [k for k in WORD_KINDS if k in present]
+    kind_code = np.searchsorted(np.array(kinds), row_kind, sorter=np.argsort(kinds))
+    kind_code = np.argsort(kinds)[kind_code]
+    # the (word, kind) pairs that occur: a word with two is in rows of two kinds
+    pairs = np.unique(codes.astype(np.int64) * len(kinds) + kind_code)
+    pair_word, pair_kind = pairs // len(kinds), pairs % len(kinds)
+    kinds_per_word = np.bincount(pair_word, minlength=len(words))
+    mixed = [(str(words[w]), sorted(kinds[k] for k in pair_kind[pair_word == w]))
+             for w in np.flatnonzero(kinds_per_word > 1)]
     if mixed:
         raise ValueError(f"level='crossed': compared word(s) in rows of two kinds, e.g. "
                          f"{mixed[:3]}; a word is an attribute, a neutral or a human word")
-    present = set(row_kind)
-    kinds = [k for k in WORD_KINDS if k in present]
-    word_kind = np.array([kinds.index(per_word[w][0]) for w in range(len(words))],
-                         dtype=np.int64)
+    word_kind = np.zeros(len(words), dtype=np.int64)
+    word_kind[pair_word] = pair_kind
     row_cell = row_cells(table, cells)
     n_pw = cells["protected_word"].nunique()
     n_con = cells["connection"].nunique()
