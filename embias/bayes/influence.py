@@ -31,11 +31,10 @@ for the 4 attribute words with k > 0.7 the PSIS error reaches 0.021 — they are
 (``benchmarks/bench_loo.py``).
 
 Refits cost one compile each with the default JAX sampler (the data are constants of the
-compiled graph): ≈ 11 CPU-seconds per refit of the religion table with the default
-2 × (1000 + 3000) iterations. With ``sampler="nutpie"`` (``refit_settings``) every
+compiled graph). With ``sampler="nutpie"`` (``refit_settings``) every
 leave-one-compared-word-out table of the summary levels has the shape of the full one and
-reuses one compiled model: 11 attribute-word refits in 46 CPU-seconds, the first compile
-included.
+reuses one compiled model, so a dozen refits cost little more than the first one's
+compile and sampling.
 
 The refits are run by :mod:`embias.bayes.refits`, as are those of exact leave-word-out
 cross-validation for model comparison (:mod:`embias.bayes.exact_loo`).
@@ -99,8 +98,10 @@ class _Unit:
 
 
 def _compared_roles(table: pd.DataFrame) -> dict[str, str]:
-    """Role of every compared word from the connections of its rows (``a/b`` when its rows
-    have two kinds)."""
+    """Return the role of every compared word from the connections of its rows.
+
+    ``a/b`` when its rows have two kinds.
+    """
     kinds = (table["connection"].astype(str).map(WORD_KIND_OF_CONNECTION)
              .groupby(table["word_to_compare"].astype(str), sort=False).unique())
     return {str(w): "/".join(sorted(str(x) for x in k)) for w, k in kinds.items()}
@@ -118,7 +119,8 @@ def _select_units(fit: BiasFit, roles: Sequence[str], words: Sequence[str] | Non
     protected = [str(w) for w in dict.fromkeys(fit.cells["protected_word"])]
     pw_col = table["protected_word"].astype(str).to_numpy()
     compared = _compared_roles(table) if "word_to_compare" in table.columns else {}
-    cw_col = (table["word_to_compare"].astype(str).to_numpy() if compared else None)
+    cw_col = (table["word_to_compare"].astype(str).to_numpy() if compared
+              else np.array([], dtype=str))
     if words is not None:
         words = list(check_word_list("words", words))
         unknown = [w for w in words if w not in protected and w not in compared]
@@ -165,7 +167,7 @@ def _unit_log_likelihood(fit: BiasFit, units: Sequence[_Unit]) -> xr.DataArray:
 
 
 def _contrast_draws(fit: BiasFit) -> xr.DataArray:
-    contrast = contrast_draws(fit.posterior["posterior"]["connection_mean"])
+    contrast = contrast_draws(fit.posterior["posterior"].to_dataset()["connection_mean"])
     if contrast is None:
         raise ValueError("word_influence(): the table has no pair of connections to contrast "
                          "(associated/different/human against none, associated against "
@@ -188,7 +190,7 @@ def word_influence(
     progress: bool = True,
     **options: Any,
 ) -> pd.DataFrame:
-    """How much each word moves the reported contrasts when all its rows are left out.
+    """Return how much each word moves the reported contrasts when its rows are left out.
 
     Parameters
     ----------
@@ -241,9 +243,15 @@ def word_influence(
 
     Examples
     --------
-    >>> fit = embias.fit_bias_model(embias.load_published_table("religion", "reddit"))
-    >>> influence = word_influence(fit)
-    >>> rank_words(influence).head()
+    ``word_influence(fit)`` takes a fit (e.g. of :func:`embias.fit_bias_model`); anything
+    else is refused:
+
+    >>> from embias.bayes.influence import word_influence
+    >>> try:
+    ...     word_influence([0.8, 0.9])
+    ... except ValueError as error:
+    ...     print(error)
+    word_influence() takes a BiasFit or a cosine table (DataFrame), got list
     """
     check_choice("refit", refit, REFIT_CHOICES)
     k_threshold = check_number("k_threshold", k_threshold)
@@ -281,8 +289,7 @@ def word_influence(
 
 def _fit_of(fit_or_table: BiasFit | pd.DataFrame, settings: FitSettings | None,
             options: dict[str, Any]) -> BiasFit:
-    """The fit :func:`word_influence` leaves words out of: the one given, or a fit of the
-    table given."""
+    """Return the fit :func:`word_influence` leaves words out of (given, or fitted)."""
     from .fit import BiasFit, fit_bias_model
 
     if isinstance(fit_or_table, pd.DataFrame):
@@ -298,9 +305,12 @@ def _fit_of(fit_or_table: BiasFit | pd.DataFrame, settings: FitSettings | None,
 
 def _psis_means(fit: BiasFit, units: Sequence[_Unit], contrast: xr.DataArray,
                 steps: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(unit, contrast) posterior means of the contrasts without each unit — the draws
-    reweighted by PSIS (one importance weight per draw and unit, ArviZ) — and each unit's
-    Pareto k. ``steps``: the tqdm bar of :func:`word_influence`, advanced twice."""
+    """Return the contrasts' means without each unit, by PSIS, and each unit's Pareto k.
+
+    (unit, contrast) posterior means of the contrasts — the draws reweighted by PSIS (one
+    importance weight per draw and unit, ArviZ). ``steps``: the tqdm bar of
+    :func:`word_influence`, advanced twice.
+    """
     import arviz as az
     import xarray as xr
     from arviz_stats import loo_expectations
@@ -325,8 +335,10 @@ def _psis_means(fit: BiasFit, units: Sequence[_Unit], contrast: xr.DataArray,
 
 
 def _refit_choice(refit: str, pareto_k: np.ndarray, k_threshold: float) -> list[int]:
-    """The units refitted: all (``"always"``), those with k above the threshold
-    (``"auto"``) or none (``"never"``)."""
+    """Return the units refitted: all, those with k above the threshold, or none.
+
+    ``"always"``, ``"auto"`` and ``"never"``.
+    """
     if refit == "always":
         return list(range(len(pareto_k)))
     if refit == "auto":
@@ -335,7 +347,7 @@ def _refit_choice(refit: str, pareto_k: np.ndarray, k_threshold: float) -> list[
 
 
 def _left_out_table(fit: BiasFit, unit: _Unit) -> tuple[str, pd.DataFrame]:
-    """(label, table without the unit's rows), checked to be one the model fits."""
+    """Return (label, table without the unit's rows), checked to be one the model fits."""
     what = f"{unit.role} word {unit.word!r}"
     remaining = fit.table.loc[~unit.rows]
     check_left_out(fit, remaining, what)
@@ -345,7 +357,7 @@ def _left_out_table(fit: BiasFit, unit: _Unit) -> tuple[str, pd.DataFrame]:
 def _influence_table(fit: BiasFit, units: Sequence[_Unit], contrast: xr.DataArray,
                      without: np.ndarray, method: np.ndarray,
                      pareto_k: np.ndarray) -> pd.DataFrame:
-    """One row per unit and contrast, the most influential units first."""
+    """Return one row per unit and contrast, the most influential units first."""
     names = [str(c) for c in contrast["contrast"].values]
     full = contrast.mean(("chain", "draw")).sel(contrast=names).values
     sd = contrast.std(("chain", "draw")).sel(contrast=names).values
@@ -367,8 +379,10 @@ def _influence_table(fit: BiasFit, units: Sequence[_Unit], contrast: xr.DataArra
 
 
 def rank_words(influence: pd.DataFrame, *, contrast: str | None = None) -> pd.DataFrame:
-    """One row per word, the most influential first: the largest absolute change of a
-    contrast when the word is left out.
+    """Return one row per word, the most influential first.
+
+    A word's influence is the largest absolute change of a contrast when the word is
+    left out.
 
     Parameters
     ----------
@@ -382,6 +396,28 @@ def rank_words(influence: pd.DataFrame, *, contrast: str | None = None) -> pd.Da
     pandas.DataFrame
         ``rank``, ``word``, ``word_role``, ``influence`` (|change|), ``contrast`` (the one
         changed most), ``change``, ``change_sd``, ``method``, ``pareto_k``, ``rows``.
+
+    Raises
+    ------
+    ValueError
+        ``influence`` lacks columns of :func:`word_influence`'s table, or an unknown
+        ``contrast``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from embias.bayes.influence import rank_words
+    >>> influence = pd.DataFrame({
+    ...     "word": ["jew", "jew", "greedy", "greedy"],
+    ...     "word_role": ["protected", "protected", "attribute", "attribute"],
+    ...     "contrast": ["associated - none", "associated - different"] * 2,
+    ...     "change": [0.004, -0.011, 0.020, 0.003], "change_sd": [0.2, -0.5, 0.9, 0.1],
+    ...     "method": ["psis"] * 4, "pareto_k": [0.3, 0.3, 0.8, 0.8], "rows": [321] * 2 + [15] * 2})
+    >>> print(rank_words(influence)[["rank", "word", "influence", "contrast"]].to_string(
+    ...     index=False))
+     rank   word  influence               contrast
+        1 greedy      0.020      associated - none
+        2    jew      0.011 associated - different
     """
     need = {"word", "word_role", "contrast", "change", "change_sd", "method", "pareto_k",
             "rows"}
@@ -409,10 +445,11 @@ def plot_word_influence(
     title: str | None = None,
     ax: Any = None,
 ) -> Figure:
-    """Ranked dot plot of :func:`word_influence`: one row per word (most influential on
-    top), the change of each contrast when the word is left out; filled dots for PSIS,
-    open dots for PSIS with Pareto k above the table's threshold (unreliable), open
-    squares for refits.
+    """Plot :func:`word_influence` as a ranked dot plot, the most influential word on top.
+
+    One row per word, the change of each contrast when the word is left out; filled dots
+    for PSIS, open dots for PSIS with Pareto k above the table's threshold (unreliable),
+    open squares for refits.
 
     Parameters
     ----------
@@ -433,9 +470,27 @@ def plot_word_influence(
     Returns
     -------
     matplotlib.figure.Figure
+        The figure of the axes drawn on.
+
+    Raises
+    ------
+    ValueError
+        What :func:`rank_words` refuses, a ``top`` below 1, or a table without rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from embias.bayes.influence import plot_word_influence
+    >>> influence = pd.DataFrame({
+    ...     "word": ["jew", "greedy"], "word_role": ["protected", "attribute"],
+    ...     "contrast": ["associated - none"] * 2, "change": [0.004, 0.020],
+    ...     "change_sd": [0.2, 0.9], "method": ["psis", "refit"], "pareto_k": [0.3, 0.8],
+    ...     "rows": [321, 15]})
+    >>> fig = plot_word_influence(influence, rope=0.02)
+    >>> [label.get_text() for label in fig.axes[0].get_yticklabels()]
+    ['greedy (attribute)', 'jew (protected)']
     """
     import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
 
     ranking = rank_words(influence, contrast=contrast)
     if top is not None:
@@ -460,19 +515,36 @@ def plot_word_influence(
         part = data[data["contrast"] == name]
         part = part[[key in ypos for key in zip(part["word"], part["word_role"], strict=True)]]
         y = np.array([ypos[key] for key in zip(part["word"], part["word_role"], strict=True)])
-        y = y + (k - (len(contrasts) - 1) / 2) * step
-        color = colors[k % len(colors)]
-        refit = (part["method"] == "refit").to_numpy()
-        shaky = ~refit & (part["pareto_k"] > threshold).to_numpy()
-        good = ~refit & ~shaky
-        change = part["change"].to_numpy()
-        ax.plot(change[good], y[good], "o", color=color, ms=5)
-        ax.plot(change[shaky], y[shaky], "o", mfc="none", mec=color, ms=5)
-        ax.plot(change[refit], y[refit], "s", mfc="none", mec=color, ms=6)
+        _draw_changes(ax, part, y + (k - (len(contrasts) - 1) / 2) * step,
+                      colors[k % len(colors)], threshold)
+    _label_influence_axes(ax, influence, ypos, contrasts, colors, threshold, title)
+    if own:
+        fig.tight_layout()
+    return fig
+
+
+def _draw_changes(ax: Any, part: pd.DataFrame, y: np.ndarray, color: str,
+                  threshold: float) -> None:
+    """Draw one contrast's changes: dots for PSIS (open when k > threshold), squares else."""
+    refit = (part["method"] == "refit").to_numpy()
+    shaky = ~refit & (part["pareto_k"] > threshold).to_numpy()
+    good = ~refit & ~shaky
+    change = part["change"].to_numpy()
+    ax.plot(change[good], y[good], "o", color=color, ms=5)
+    ax.plot(change[shaky], y[shaky], "o", mfc="none", mec=color, ms=5)
+    ax.plot(change[refit], y[refit], "s", mfc="none", mec=color, ms=6)
+
+
+def _label_influence_axes(ax: Any, influence: pd.DataFrame, ypos: dict[Any, int],
+                          contrasts: list[str], colors: list[str], threshold: float,
+                          title: str | None) -> None:
+    """Label the words, the axis and the title, and add the legend of the markers."""
+    from matplotlib.lines import Line2D
+
     ax.axvline(0.0, color="grey", lw=0.8, ls="--")
     ax.set_yticks(list(ypos.values()))
     ax.set_yticklabels([f"{w} ({r})" for w, r in ypos])
-    ax.set_ylim(-0.6, len(keys) - 0.4)
+    ax.set_ylim(-0.6, len(ypos) - 0.4)
     ax.set_xlabel("change of the contrast when the word is left out (cosine distance)",
                   fontsize=9)
     if title is None:
@@ -489,10 +561,6 @@ def plot_word_influence(
     ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0),
               borderaxespad=0.0)
     ax.grid(axis="x", alpha=0.3)
-    if own:
-        fig.tight_layout()
-    return fig
-
 
 # Exact leave-one-out moved to embias.bayes.exact_loo, its comparison table into
 # embias.bayes.loo.compare_models, the protected-word prior sd with its likelihood: still
