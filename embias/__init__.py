@@ -37,9 +37,13 @@ report
     :func:`plot_comparison`, :func:`plot_predictive_check`,
     :func:`plot_weat_simulations`, :func:`plot_simulated_table`,
     :func:`plot_template_sensitivity`
+audit page
+    :func:`audit_report` (writes the page), :func:`audit_html` (the page as a string),
+    :class:`AuditOptions` (what the page shows)
 
 The models live in :mod:`embias.bayes` (they take a table), the study runs that feed them
-and keep their fits in :mod:`embias.pipeline`; the classifier side lives in
+and keep their fits in :mod:`embias.pipeline`; the classic scores in :mod:`embias.classic`,
+the WEAT simulations in :mod:`embias.simulate`; the classifier side lives in
 :mod:`embias.classifier`; worked studies (the downstream sentiment classifier) in
 :mod:`embias.studies`.
 

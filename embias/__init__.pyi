@@ -152,11 +152,14 @@ from .plots import plot_template_sensitivity as plot_template_sensitivity
 from .plots import plot_weat_simulations as plot_weat_simulations
 
 # --------------------------------------------------------------------------- audit page
+from .audit import AuditOptions as AuditOptions
+from .audit import audit_html as audit_html
 from .audit import audit_report as audit_report
 
 # --------------------------------------------------------------------------- subpackages
 from . import audit as audit
 from . import bayes as bayes
+from . import classic as classic
 from . import classifier as classifier
 from . import encoders as encoders
 from . import pipeline as pipeline
@@ -164,4 +167,5 @@ from . import plots as plots
 from . import report as report
 from . import sentences as sentences
 from . import settings as settings
+from . import simulate as simulate
 from . import studies as studies

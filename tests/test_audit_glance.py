@@ -24,7 +24,7 @@ import pytest
 from gensim.models import KeyedVectors
 
 import embias
-from embias.audit import audit_report
+from embias.audit import audit_html, audit_report
 from embias.audit.render import number
 
 pytestmark = pytest.mark.xdist_group("audit")
@@ -82,9 +82,7 @@ def comparison() -> embias.EmbeddingComparison:
 
 @pytest.fixture(scope="module")
 def comparison_page(comparison) -> str:
-    _, html = audit_report(occupations(), fits=comparison.fits, comparison=comparison,
-                           out=None, return_html=True)
-    return html
+    return audit_html(occupations(), fits=comparison.fits, comparison=comparison)
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +163,7 @@ def test_the_biased_embeddings_show_a_class_tie_the_debiased_do_not_reach(compar
 
 
 def test_a_study_with_human_words_lists_all_four_contrasts_and_glosses_human(human_fit):
-    _, html = audit_report(fits=human_fit, out=None, return_html=True)
+    html = audit_html(fits=human_fit)
     ((kind, heading, lines),) = glance_groups(html)
     assert kind == "contrast" and heading.endswith(", dataset model")
     assert [c for c, _ in lines] == ORDER
@@ -216,8 +214,7 @@ def test_the_glance_of_a_page_from_the_comparison_csv_shows_the_change(compariso
     csv = tmp_path / "compare.csv"
     table = comparison.to_interval_table()
     table.assign(contrast="").to_csv(csv, index=False)
-    _, html = audit_report(occupations(), fits=comparison.fits, comparison=csv, out=None,
-                           return_html=True)
+    html = audit_html(occupations(), fits=comparison.fits, comparison=csv)
     ((_, _, lines),) = [g for g in glance_groups(html) if g[0] == "change"]
     rows = table[table["estimand"] == "change_contrast"].set_index("group")
     assert [c for c, _ in lines] == ORDER[:3]
@@ -259,9 +256,8 @@ def test_a_page_that_fits_several_embeddings_saves_their_comparison_and_shows_th
     models = tmp_path / "models" / "new"  # a folder that does not exist yet
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _, html = audit_report(occupations(), embeddings=sources,
-                               settings=embias.FitSettings(**SMALL), models_dir=models,
-                               out=None, return_html=True)
+        html = audit_html(occupations(), embeddings=sources,
+                          settings=embias.FitSettings(**SMALL), models_dir=models)
     (saved,) = models.glob("compare_*.csv")
     table = pd.read_csv(saved)
     rows = table[table["estimand"] == "change_contrast"].set_index("contrast")

@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 import embias
-from embias.audit import audit_report
+from embias.audit import AuditOptions, audit_html, audit_report
 from embias.audit.content import table_weat_tests
 from embias.audit.render import number
 from embias.cli import main
@@ -53,9 +53,9 @@ def fit(models: Path) -> embias.BiasFit:
 @pytest.fixture(scope="module")
 def page(fit: embias.BiasFit, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     out = tmp_path_factory.mktemp("page") / "religion.html"
-    path, html = audit_report("religion", fits=fit.path, out=out, return_html=True)
-    assert path == out and out.read_text(encoding="utf-8") == html
-    return out, html
+    path = audit_report("religion", fits=fit.path, out=out)
+    assert path == out
+    return out, out.read_text(encoding="utf-8")
 
 
 def parse(html: str):
@@ -281,12 +281,13 @@ def test_several_levels_and_parts_computed_elsewhere(fit, monkeypatch):
 
     figure, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
-    _, html = audit_report(fits=[fit, coarse], out=None, return_html=True,
-                           word_influence=influence, seat=figure, figures="png")
+    html = audit_html(fits=[fit, coarse],
+                      options=AuditOptions(word_influence=influence, seat=figure,
+                                           figures="png"))
     doc = parse(html)
     ((given, by, progress),) = called
     assert given == {"word": coarse, "hierarchical": fit} and by == "row"
-    assert progress is False  # audit_report's default: the page shows no bars
+    assert progress is False  # audit_html's default: the page shows no bars
     compared = read_table(doc, "model-comparison-0")
     assert compared["model"].tolist() == ["word", "hierarchical"]
     assert set(compared["embedding"]) == {"glove-6b-50d"}
@@ -326,8 +327,7 @@ def test_the_comparison_across_embeddings(tmp_path):
 
     # the comparison's own fits, saved, and the comparison: one page
     saved = {label: embias.save_fit(f, tmp_path / label) for label, f in comparison.fits.items()}
-    _, html = audit_report("religion", fits=saved, comparison=comparison, out=None,
-                           return_html=True)
+    html = audit_html("religion", fits=saved, comparison=comparison)
     check(html)
     assert "Convergence of the comparison&#39;s fits" in html
     # the table `embias compare` saves gives the same change table, and the page built from
@@ -388,7 +388,7 @@ def test_seat_with_the_offline_encoder(fit):
     from embias.encoders import default_encoder
     from embias.sentences import seat_test
 
-    _, html = audit_report(fits=fit, encoder="minilm", out=None, return_html=True)
+    html = audit_html(fits=fit, options=AuditOptions(encoder="minilm"))
     shown = read_table(parse(html), "seat")
     study = embias.load_study("religion")
     assert list(shown["X vs Y (classes)"]) == ["christian vs jewish", "christian vs muslim",
@@ -413,8 +413,11 @@ def test_seat_with_the_offline_encoder(fit):
 # --------------------------------------------------------------------------- bad input
 def test_a_page_is_written_into_a_missing_folder(fit, tmp_path):
     out = tmp_path / "missing" / "deeper" / "r.html"
-    path, html = audit_report("religion", fits=fit, out=out, return_html=True)
-    assert path == out and out.read_text(encoding="utf-8") == html
+    path = audit_report("religion", fits=fit, out=out)
+    assert path == out
+    page = out.read_text(encoding="utf-8")  # the whole page, valid HTML
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert text(parse(page).find(".//title")) == "Audit report: religion"
 
 
 def test_bad_input_is_one_clear_error_naming_it(fit, tmp_path, capsys):

@@ -73,7 +73,7 @@ def _check_page_figures_kept(fit_dir: Path, tmp_path: Path, *, ci_kind: str = "e
     import shutil
 
     import embias.plots
-    from embias.audit import audit_report
+    from embias.audit import AuditOptions, audit_html
 
     kept = sorted(p.name.split("-")[0] for p in (fit_dir / "report-cache").iterdir())
     assert kept == ["forest", "ppc"]
@@ -85,8 +85,8 @@ def _check_page_figures_kept(fit_dir: Path, tmp_path: Path, *, ci_kind: str = "e
             if not may_draw:
                 for name in ("plot_bias_fit", "plot_predictive_check"):
                     patch.setattr(embias.plots, name, _no_drawing)
-            _, html = audit_report("religion", fits=str(folder), ci_kind=ci_kind,
-                                   return_html=True)
+            html = audit_html("religion", fits=str(folder),
+                              options=AuditOptions(ci_kind=ci_kind))
         html = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", "TIME", html)
         pages.append(html.replace(str(folder), "FIT"))
     assert pages[0].count("data:image/svg+xml;base64,") == 2
