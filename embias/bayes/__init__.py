@@ -54,7 +54,7 @@ depends on each (pw, con) cell only through n, the mean ȳ and the sum of square
 deviations SS. Per cell, observed ȳ ~ Normal(μ, σ/√n) and, for n ≥ 2, observed
 SS ~ Gamma((n − 1)/2, rate = 1/(2σ²)); the product is proportional, as a function of
 (μ, σ), to the raw likelihood σ^(−n)·exp(−(SS + n(ȳ − μ)²)/(2σ²)). The posterior is the
-same as with ``data="raw"`` (one Normal term per row), and the fit time no longer grows
+same as with ``data="raw"`` (one Normal term per row), and the fit time does not grow
 with the number of rows. Pointwise log-likelihoods of the fast path are per cell, not
 per row.
 

@@ -5,9 +5,8 @@ CPU devices (parallel chains) and its persistent compilation cache are set up on
 asked: :func:`embias.configure_jax` in a script or notebook, and the ``embias`` command
 line for its own process (:mod:`embias._process_setup`).
 
-The names this module held before (``cache_home``, ``ensure_compile_cache``,
-``CompileCacheWarning``, ``JAX_HOST_DEVICES``) still import from here for one release,
-with a ``DeprecationWarning`` naming their new home.
+The names ``cache_home``, ``ensure_compile_cache``, ``CompileCacheWarning`` and
+``JAX_HOST_DEVICES`` import from here with a ``DeprecationWarning`` that names their home.
 """
 
 from __future__ import annotations
@@ -21,14 +20,22 @@ __all__ = ["ensure_jax"]
 
 
 def ensure_jax() -> Path | None:
-    """Nothing: a fit uses JAX as the process has set it up.
+    """Return ``None``: a fit uses JAX as the process has set it up.
 
-    Kept for the samplers that called it to set JAX up; that set-up is now the user's call
-    (:func:`embias.configure_jax`) or the command line's.
+    JAX's set-up (CPU devices for parallel chains, the persistent compile cache) is the
+    caller's: :func:`embias.configure_jax` in a script or notebook, or the command line
+    for its own process.
 
     Returns
     -------
     None
+        Always.
+
+    Examples
+    --------
+    >>> from embias.bayes.cache import ensure_jax
+    >>> ensure_jax() is None
+    True
     """
     return None
 

@@ -1,5 +1,7 @@
-"""The paired change model: how one embedding's cosine table differs from a reference
-table of the same word pairs (:func:`fit_change_model`, :class:`ChangeFit`).
+"""The paired change model: how one embedding's cosine table differs from a reference.
+
+The reference is a table of the same word pairs (:func:`fit_change_model`,
+:class:`ChangeFit`).
 
 :func:`embias.compare_embeddings` fits it for every embedding of a comparison; here it
 takes two tables and knows nothing of where they came from.
@@ -120,6 +122,7 @@ class ChangeFit:
 
     @property
     def divergences(self) -> int:
+        """Number of divergent transitions after tuning."""
         return self.fit.divergences
 
     def to_interval_table(
@@ -129,7 +132,7 @@ class ChangeFit:
         ci_kind: Literal["hdi", "eti"] = "hdi",
         rope: float = DEFAULT_ROPE,
     ) -> pd.DataFrame:
-        """Interval table of the changes (embedding − reference).
+        """Return the interval table of the changes (embedding − reference).
 
         Rows (``estimand``): ``change_connection_mean`` per connection,
         ``change_contrast`` per contrast of :data:`embias.bayes.CONTRASTS` (the change
@@ -143,6 +146,11 @@ class ChangeFit:
         ----------
         ci_prob, ci_kind, rope
             As for :meth:`embias.BiasFit.to_interval_table`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The interval table (:func:`embias.report.interval_table`).
         """
         table = self.fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
         post = self.posterior["posterior"]
@@ -167,17 +175,37 @@ class ChangeFit:
     summary = to_interval_table
 
     def diagnostics(self) -> pd.DataFrame:
-        """r̂ and bulk/tail ESS of every sampled scalar of the change model."""
+        """Return r̂ and bulk/tail ESS of every sampled scalar of the change model."""
         return self.fit.diagnostics()
 
     def problems(self) -> list[str]:
-        """Convergence problems (r̂ > 1.01, ESS < 400, divergences); empty when fine."""
+        """Return the convergence problems (r̂ > 1.01, ESS < 400, divergences)."""
         return self.fit.problems()
 
 
 def change_settings(settings: FitSettings) -> FitSettings:
-    """The change model's settings: those of the comparison with the priors of the
-    connection means centred at 0 (the data are differences)."""
+    """Return the change model's settings: the comparison's, with priors centred at 0.
+
+    The priors of the connection means are centred at 0: the data are differences.
+
+    Parameters
+    ----------
+    settings
+        The comparison's settings.
+
+    Returns
+    -------
+    FitSettings
+        ``settings`` with ``prior_location=0.0``.
+
+    Examples
+    --------
+    >>> import embias
+    >>> from embias.bayes.change import change_settings
+    >>> run = change_settings(embias.FitSettings(draws=500))
+    >>> run.prior_location, run.draws
+    (0.0, 500)
+    """
     return dataclasses.replace(settings, prior_location=0.0)
 
 
@@ -216,6 +244,24 @@ def fit_change_model(
     Returns
     -------
     ChangeFit
+        The fit of the differences, the differences, and the two labels.
+
+    Raises
+    ------
+    ValueError
+        A bad option, the same label for both tables, tables that share too few word
+        pairs, or what :func:`embias.fit_bias_model` refuses of the differences.
+
+    Examples
+    --------
+    >>> import embias
+    >>> from embias.bayes import fit_change_model
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> try:
+    ...     fit_change_model(table, table, label="reddit", reference_label="reddit")
+    ... except ValueError as error:
+    ...     print(error)
+    label and reference_label are both 'reddit'; give the two embeddings different names
     """
     run = FitSettings.build(settings, **options)  # checked before any work
     if label == reference_label:

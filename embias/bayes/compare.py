@@ -1,7 +1,9 @@
-"""Moved: the comparison of embeddings is in :mod:`embias.pipeline.compare` (it loads
-embeddings) and the paired change model in :mod:`embias.bayes.change` (it takes tables). The
-names below still import from here for one release, with a ``DeprecationWarning`` naming
-their new home."""
+"""Deprecated import path of the comparison of embeddings and of the paired change model.
+
+The comparison of embeddings is in :mod:`embias.pipeline.compare` (it loads embeddings) and
+the paired change model in :mod:`embias.bayes.change` (it takes tables). Each name below
+imports from here with a ``DeprecationWarning`` that names its home.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Exact leave-word-out cross-validation: leave-one-out of a fit with refits where PSIS
-is not enough, for model comparison.
+"""Exact leave-word-out cross-validation: refits where PSIS is not enough.
+
+Leave-one-out of a fit for model comparison.
 
 The refit paths of model comparison, through ArviZ: :func:`arviz.reloo` refits exactly
 the units (rows or compared words) whose Pareto k exceeds the threshold, and
@@ -33,6 +34,7 @@ from .loo import (
     K_THRESHOLD,
     LOG_LIKELIHOOD_VARS,
     LOO_UNITS,
+    LooUnit,
     RefitLoo,
     compare_models,
     loo_tree,
@@ -56,11 +58,13 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 def _held_out_log_likelihood(refit: BiasFit, rows: pd.DataFrame, *, by: str) -> np.ndarray:
-    """(sample, unit) log density of held-out rows under a refit's posterior: per row, or
-    per compared word (the joint of its rows). At the crossed level a row of a word the
+    """Return the (sample, unit) log density of held-out rows under a refit's posterior.
+
+    Per row, or per compared word (the joint of its rows). At the crossed level a row of a word the
     refit knows is given that word's u; the rows of a held-out word get a new word's
-    u ~ N(0, τ_u[kind]) integrated out."""
-    post = refit.posterior["posterior"]
+    u ~ N(0, τ_u[kind]) integrated out.
+    """
+    post = refit.posterior["posterior"].to_dataset()
     mu, sigma = cell_location_scale(refit.posterior, refit.cells)
     idx = row_cells(rows, refit.cells)
     mu, var = mu[:, idx], sigma[:, idx] ** 2                                  # (S, rows)
@@ -105,8 +109,11 @@ def _wrapper_class() -> type:
     from arviz_stats.loo import SamplingWrapper
 
     class LeaveOut(SamplingWrapper):
-        """ArviZ's refit interface on embias fits: an observation is a unit (a row or a
-        compared word); the refits are fitted in batches (:meth:`prefetch`)."""
+        """ArviZ's refit interface on embias fits: an observation is a unit.
+
+        A unit is a row or a compared word; the refits are fitted in batches
+        (:meth:`prefetch`).
+        """
 
         def __init__(self, fit: BiasFit, tree: Any, *, by: str, settings: Any,
                      executor: Any, max_workers: int | None, progress: bool) -> None:
@@ -164,6 +171,7 @@ def _wrapper_class() -> type:
             post = idata__i.posterior["posterior"]
             chains, draws = post.sizes["chain"], post.sizes["draw"]
             dim = "word_to_compare" if self.by == "word" else "row"
+            coords: list[Any]
             if self.by == "word":
                 names = list(dict.fromkeys(rows["word_to_compare"].astype(str)))
                 order = [names.index(self.units[i]) for i in excluded_obs]
@@ -179,9 +187,12 @@ def _wrapper_class() -> type:
 
 
 def _word_folds(table: pd.DataFrame, words: Sequence[str], k: int, seed: int) -> np.ndarray:
-    """Fold (1..k) of every compared word: words with the same pattern of rows (the same
-    protected words and connections) go to different folds in turn after a seeded shuffle,
-    so no fold holds every word of a small pattern (which would empty a cell)."""
+    """Return the fold (1..k) of every compared word.
+
+    Words with the same pattern of rows (the same protected words and connections) go to
+    different folds in turn after a seeded shuffle, so no fold holds every word of a small
+    pattern (which would empty a cell).
+    """
     pattern = (table.assign(_w=table["word_to_compare"].astype(str))
                .groupby("_w", sort=False)[["protected_word", "connection"]]
                .apply(lambda g: tuple(sorted(zip(g["protected_word"].astype(str),
@@ -200,7 +211,7 @@ def _word_folds(table: pd.DataFrame, words: Sequence[str], k: int, seed: int) ->
 
 
 def _pattern_offset(key: Any, k: int) -> int:
-    """A stable offset in [0, k) for a pattern (so patterns do not all start in fold 1)."""
+    """Return a stable offset in [0, k) for a pattern (not all patterns start in fold 1)."""
     import hashlib
 
     return int.from_bytes(hashlib.sha256(repr(key).encode()).digest()[:4], "big") % k
@@ -209,7 +220,7 @@ def _pattern_offset(key: Any, k: int) -> int:
 def refit_loo(
     fit: BiasFit,
     *,
-    by: str = "word",
+    by: LooUnit = "word",
     refit: str = "reloo",
     k_threshold: float = K_THRESHOLD,
     folds: int = 10,
@@ -219,8 +230,9 @@ def refit_loo(
     max_workers: int | None = None,
     progress: bool = False,
 ) -> RefitLoo:
-    """Leave-one-out of a fit with exact refits where PSIS is not enough (ArviZ's
-    ``reloo``), or exact K-fold cross-validation holding out whole compared words
+    """Return leave-one-out of a fit with exact refits where PSIS is not enough.
+
+    ArviZ's ``reloo``, or exact K-fold cross-validation holding out whole compared words
     (ArviZ's ``loo_kfold``).
 
     Parameters
@@ -246,6 +258,7 @@ def refit_loo(
     Returns
     -------
     RefitLoo
+        ArviZ's result with the method, the number of refits and their wall seconds.
 
     Raises
     ------
@@ -253,6 +266,18 @@ def refit_loo(
         Unknown ``by`` or ``refit``, ``folds`` < 2 or more than the compared words, a
         crossed fit with template effects, or a refit table the model cannot fit (named,
         before any refit starts).
+
+    Examples
+    --------
+    ``refit_loo(fit)`` takes a fit (e.g. of :func:`embias.fit_bias_model`); its options
+    are checked first:
+
+    >>> from embias.bayes.exact_loo import refit_loo
+    >>> try:
+    ...     refit_loo(None, refit="kfolds")
+    ... except ValueError as error:
+    ...     print(error)
+    refit='kfolds' is not one of ['none', 'reloo', 'kfold'] (did you mean 'kfold'?)
     """
     import arviz as az
 
@@ -275,37 +300,72 @@ def refit_loo(
             result = az.reloo(wrapper, loo_orig=loo, var_name=var_name,
                               k_threshold=k_threshold, pointwise=True)
         else:
-            folds = check_int("folds", folds, minimum=2)
-            words = wrapper.units if by == "word" else row_words(fit.table)[1]
-            if folds > len(words):
-                raise ValueError(f"folds={folds} is more than the {len(words)} compared words")
-            word_fold = _word_folds(fit.table, words, folds, check_seed(random_seed))
-            unit_fold = word_fold if by == "word" else word_fold[row_words(fit.table)[0]]
-            keys = [tuple(int(i) for i in np.flatnonzero(unit_fold == f))
-                    for f in range(1, folds + 1)]
-            wrapper.prefetch([key for key in keys if key])
-            result = az.loo_kfold(tree, wrapper, pointwise=True, var_name=var_name,
-                                  folds=unit_fold)
+            result = _kfold(fit, tree, wrapper, by=by, var_name=var_name, folds=folds,
+                            random_seed=random_seed)
     return RefitLoo(elpd=result, method="psis" if refit == "none" else refit,
                     refits=len(wrapper.fits), seconds=wrapper.seconds, by=by)
+
+
+def _kfold(fit: BiasFit, tree: Any, wrapper: Any, *, by: str, var_name: str, folds: int,
+           random_seed: int) -> Any:
+    """Return ArviZ's exact K-fold result, whole compared words held out per fold."""
+    import arviz as az
+
+    folds = check_int("folds", folds, minimum=2)
+    words = wrapper.units if by == "word" else row_words(fit.table)[1]
+    if folds > len(words):
+        raise ValueError(f"folds={folds} is more than the {len(words)} compared words")
+    word_fold = _word_folds(fit.table, words, folds, check_seed(random_seed))
+    unit_fold = word_fold if by == "word" else word_fold[row_words(fit.table)[0]]
+    keys = [tuple(int(i) for i in np.flatnonzero(unit_fold == f))
+            for f in range(1, folds + 1)]
+    wrapper.prefetch([key for key in keys if key])
+    return az.loo_kfold(tree, wrapper, pointwise=True, var_name=var_name, folds=unit_fold)
 
 
 def compare_models_refit(
     fits: Mapping[str, BiasFit],
     *,
-    by: str = "word",
+    by: LooUnit = "word",
     refit: str = "reloo",
     **refit_options: Any,
 ) -> pd.DataFrame:
-    """:func:`embias.bayes.loo.compare_models` with exact refits: every fit's
-    :func:`refit_loo`, then their comparison table (unrounded; ``refit="none"`` is PSIS-LOO
-    only). ``refit_options``: those of :func:`refit_loo` (``k_threshold``, ``folds``,
-    ``random_seed``, ``refit_settings``, ``executor``, ``max_workers``, ``progress``).
+    """Compare models by leave-one-out with exact refits.
+
+    :func:`embias.bayes.loo.compare_models` of every fit's :func:`refit_loo`
+    (unrounded; ``refit="none"`` is PSIS-LOO only).
+
+    Parameters
+    ----------
+    fits
+        ``{label: fit}``, fitted to one table.
+    by, refit
+        As in :func:`refit_loo`.
+    **refit_options
+        The other options of :func:`refit_loo` (``k_threshold``, ``folds``,
+        ``random_seed``, ``refit_settings``, ``executor``, ``max_workers``,
+        ``progress``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The comparison table of :func:`embias.bayes.loo.compare_models`, with ``method``
+        and ``refits``.
 
     Raises
     ------
     ValueError
-        Fewer than two fits, or fits of different tables.
+        Fewer than two fits, fits of different tables, or what :func:`refit_loo`
+        refuses.
+
+    Examples
+    --------
+    >>> from embias.bayes.exact_loo import compare_models_refit
+    >>> try:
+    ...     compare_models_refit({})
+    ... except ValueError as error:
+    ...     print(error)
+    compare_models_refit() needs at least two fits, got 0
     """
     fits = dict(fits)
     if len(fits) < 2:

@@ -33,8 +33,9 @@ __all__ = ["check_left_out", "refit_settings", "refuse_templates", "run_refits"]
 
 
 def refuse_templates(fit: BiasFit, what: str) -> None:
-    """Refuse (ValueError) a fit with template effects (a crossed fit of a sentence table):
-    they are not in the leave-one-out log-likelihoods yet.
+    """Refuse a fit with template effects (a crossed fit of a sentence table).
+
+    Template effects are not in the leave-one-out log-likelihoods.
 
     Parameters
     ----------
@@ -42,6 +43,26 @@ def refuse_templates(fit: BiasFit, what: str) -> None:
         The fit words would be left out of.
     what
         The caller, for the message (``"word_influence()"``).
+
+    Raises
+    ------
+    ValueError
+        The fit has template effects.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> import xarray as xr
+    >>> from embias.bayes.refits import refuse_templates
+    >>> post = xr.Dataset({"template_kind_effect": (("chain", "draw"), [[0.01]])})
+    >>> fit = SimpleNamespace(posterior=xr.DataTree.from_dict({"posterior": post}))
+    >>> try:
+    ...     refuse_templates(fit, "word_influence()")
+    ... except ValueError as error:
+    ...     print(error)
+    word_influence(): the fit has template effects (a crossed model of a sentence table);
+    leaving words out of it is not supported yet — use a cosine table of the word vectors,
+    or level='hierarchical'
     """
     if "template_kind_effect" in fit.posterior["posterior"]:
         raise ValueError(f"{what}: the fit has template effects (a crossed model of a sentence "
@@ -50,9 +71,10 @@ def refuse_templates(fit: BiasFit, what: str) -> None:
 
 
 def refit_settings(fit: BiasFit, settings: FitSettings | None) -> FitSettings:
-    """The settings of the refits of ``fit``: ``settings``, or the fit's own with its seed
-    (a fit's single-fit sampler becomes ``"auto"``: the refits are one batch of the same
-    model on other data).
+    """Return the settings of the refits of ``fit``: ``settings``, or the fit's own.
+
+    The fit's own keep its seed, and its single-fit sampler becomes ``"auto"``: the
+    refits are one batch of the same model on other data.
 
     Parameters
     ----------
@@ -64,6 +86,18 @@ def refit_settings(fit: BiasFit, settings: FitSettings | None) -> FitSettings:
     Returns
     -------
     FitSettings
+        The refits' settings, with a seed.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> import embias
+    >>> from embias.bayes.refits import refit_settings
+    >>> fit = SimpleNamespace(fit_settings=embias.FitSettings(sampler="numpyro", random_seed=4),
+    ...                       settings={"random_seed": 4})
+    >>> run = refit_settings(fit, None)
+    >>> run.sampler, run.random_seed
+    ('auto', 4)
     """
     from ..settings import SINGLE_FIT_SAMPLER, FitSettings
 
@@ -77,9 +111,10 @@ def refit_settings(fit: BiasFit, settings: FitSettings | None) -> FitSettings:
 
 
 def check_left_out(fit: BiasFit, remaining: pd.DataFrame, what: str) -> None:
-    """Refuse (ValueError, naming ``what`` and why) a table without some rows that the
-    fit's model cannot fit: no rows left, an empty cell, a compared word with a single row
-    at the crossed level. Called before any refit starts.
+    """Refuse a table without some rows that the fit's model cannot fit.
+
+    No rows left, an empty cell, a compared word with a single row at the crossed level.
+    Called before any refit starts.
 
     Parameters
     ----------
@@ -89,6 +124,28 @@ def check_left_out(fit: BiasFit, remaining: pd.DataFrame, what: str) -> None:
         The table without the rows left out.
     what
         What is left out, for the message (``"attribute word 'good'"``).
+
+    Raises
+    ------
+    ValueError
+        The model cannot fit ``remaining``; the message names ``what`` and why.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> import pandas as pd
+    >>> from embias.bayes.refits import check_left_out
+    >>> remaining = pd.DataFrame({"protected_word": ["he", "she"],
+    ...                           "word_to_compare": ["good", "good"],
+    ...                           "connection": ["none", "none"],
+    ...                           "cosine_distance": [0.9, 1.1]})
+    >>> try:
+    ...     check_left_out(SimpleNamespace(level="crossed"), remaining, "the word 'table'")
+    ... except ValueError as error:
+    ...     print(error)
+    leaving out the word 'table' leaves a table the crossed model cannot fit: table given to
+    fit_bias_model() has a single connection ['none']; the models need at least 2 of
+    ['associated', 'different', 'human', 'none'] to compare
     """
     if remaining.empty:
         raise ValueError(f"leaving out {what} leaves no rows")
@@ -104,8 +161,9 @@ def check_left_out(fit: BiasFit, remaining: pd.DataFrame, what: str) -> None:
 def run_refits(fit: BiasFit, tables: Sequence[tuple[str, pd.DataFrame]],
                settings: FitSettings | None, *, executor: cf.Executor | None,
                max_workers: int | None, progress: bool) -> tuple[list[BiasFit], float]:
-    """Fit every ``(label, table)`` with :func:`refit_settings` in one batch
-    (:func:`embias.fit_many`).
+    """Fit every ``(label, table)`` with :func:`refit_settings` in one batch.
+
+    The batch runs through :func:`embias.fit_many`.
 
     Parameters
     ----------
@@ -122,6 +180,12 @@ def run_refits(fit: BiasFit, tables: Sequence[tuple[str, pd.DataFrame]],
     -------
     tuple
         The refits, in the order of ``tables``, and their wall seconds.
+
+    Examples
+    --------
+    >>> from embias.bayes.refits import run_refits
+    >>> run_refits(None, [], None, executor=None, max_workers=None, progress=False)
+    ([], 0.0)
     """
     from .batch import FitJob, fit_many
 

@@ -1,6 +1,8 @@
-"""Moved: saved fits and study fits are in :mod:`embias.pipeline` (the layer that runs
-studies). The names below still import from here for one release, with a
-``DeprecationWarning`` naming their new home."""
+"""Deprecated import path of saved fits and study fits.
+
+They are in :mod:`embias.pipeline` (the layer that runs studies). Each name below imports
+from here with a ``DeprecationWarning`` that names its home.
+"""
 
 from __future__ import annotations
 
