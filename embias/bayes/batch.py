@@ -1,5 +1,7 @@
-"""Batches of fits: :class:`FitJob` (a pure (table, settings, seed) job) and
-:func:`fit_many`, which runs them in this process, a local process pool or any executor.
+"""Run batches of fits: :class:`FitJob` and :func:`fit_many`.
+
+A :class:`FitJob` is a pure (table, settings, seed) job; :func:`fit_many` runs a batch of
+them in this process, a local process pool or any executor.
 
 Running fits elsewhere
 ----------------------
@@ -20,9 +22,9 @@ not re-run; :class:`embias._workers.WorkerProcesses`), or any
 On a real cluster start ``dask scheduler`` on one machine and ``dask worker
 tcp://scheduler:8786 --nworkers N --nthreads 1`` on each machine, with embias installed
 in the same environment everywhere. Use one thread per worker process: PyMC and PyTensor
-are not thread-safe (two fits sampled in threads of one process gave different draws
-for the same seed, and once hung while compiling), so :func:`run_fit_job` runs the fits
-of one process one at a time — extra threads only wait. Only the cosine tables and
+are not thread-safe (fits sampled in threads of one process can give different draws
+for the same seed, or hang while compiling), so :func:`run_fit_job` runs the fits of one
+process one at a time — extra threads only wait. Only the cosine tables and
 settings travel to the workers; embeddings are loaded and tables built on the client.
 """
 
@@ -57,10 +59,12 @@ __all__ = ["FitJob", "batch_settings", "derived_seed", "fit_many", "run_fit_chun
 
 @dataclass(frozen=True)
 class FitJob:
-    """One fit: a cosine table, its :class:`~embias.FitSettings` (with a seed) and a label
-    — everything the result depends on.
+    """One fit: a cosine table, its settings (with a seed) and a label.
 
-    Attributes
+    Everything the fit's result depends on: the same job gives the same draws in this
+    process, in a local process pool or on any cluster.
+
+    Parameters
     ----------
     table
         Long-form cosine table to fit.
@@ -71,6 +75,32 @@ class FitJob:
         executor provides the parallelism — the draws are the same for any ``cores``).
     label
         Name shown in progress bars, warnings and errors.
+
+    Raises
+    ------
+    ValueError
+        ``table`` is not a pandas DataFrame, ``settings`` is neither a
+        :class:`~embias.FitSettings` nor a mapping of valid fields, or it has no
+        ``random_seed``; the message names the job's label.
+
+    Examples
+    --------
+    A mapping of settings becomes a :class:`~embias.FitSettings`, with one core:
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"protected_word": ["judaism"], "word_to_compare": ["good"],
+    ...                       "connection": ["jewish-good"], "cosine_distance": [0.7]})
+    >>> job = FitJob(table, {"random_seed": 1, "draws": 500}, label="religion")
+    >>> job.settings.random_seed, job.settings.draws, job.settings.cores
+    (1, 500, 1)
+
+    Without a seed the job is refused:
+
+    >>> FitJob(table, FitSettings(), label="religion")
+    Traceback (most recent call last):
+    ...
+    ValueError: FitJob 'religion': random_seed must be a non-negative integer (fits must
+    be reproducible wherever they run), got None
     """
 
     table: pd.DataFrame = field(repr=False)
@@ -78,6 +108,7 @@ class FitJob:
     label: str = ""
 
     def __post_init__(self) -> None:
+        """Check the table and settings; convert a mapping of settings; set ``cores``."""
         if not isinstance(self.table, pd.DataFrame):
             raise ValueError(f"FitJob {self.label!r}: table must be a pandas DataFrame, got "
                              f"{type(self.table).__name__}")
@@ -113,17 +144,48 @@ def _quiet_pymc() -> Iterator[None]:
 
 
 
-#: One fit at a time per process: PyMC/PyTensor are not thread-safe — two fits sampled
-#: in threads of one process (e.g. a Dask worker with several threads) were seen to give
-#: different draws for the same seed and, once, to hang while compiling.
+#: One fit at a time per process: PyMC/PyTensor are not thread-safe — fits sampled in
+#: threads of one process (e.g. a Dask worker with several threads) can give different
+#: draws for the same seed, or hang while compiling.
 _FIT_LOCK = threading.Lock()
 
 
 
 def run_fit_job(job: FitJob) -> BiasFit:
-    """Run one :class:`FitJob` (the function the executors call; pure in (table,
-    options)). Fits in one process run one at a time (see ``_FIT_LOCK``); convergence
-    warnings are left to the caller (:func:`fit_many`)."""
+    """Run one :class:`FitJob` alone (the function an executor calls for a single fit).
+
+    Pure in (table, settings). Fits in one process run one at a time (see ``_FIT_LOCK``);
+    convergence warnings are left to the caller (:func:`fit_many`).
+
+    Parameters
+    ----------
+    job
+        The fit to run.
+
+    Returns
+    -------
+    BiasFit
+        The fit, with its sampler's draws (``sampler="auto"``: numpyro, the sampler of a
+        fit run alone).
+
+    Raises
+    ------
+    ValueError
+        As :func:`~embias.fit_bias_model` for a bad table or settings.
+
+    Examples
+    --------
+    A table that is not a cosine table is refused before anything is sampled:
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"word": ["good"], "cosine_distance": [0.7]})
+    >>> run_fit_job(FitJob(table, {"random_seed": 1}, label="not a cosine table"))
+    Traceback (most recent call last):
+    ...
+    ValueError: table given to fit_bias_model() lacks columns ['protected_word',
+    'word_to_compare', 'connection']; a cosine table needs ['protected_word',
+    'word_to_compare', 'connection', 'cosine_distance'] (it has ['word', 'cosine_distance'])
+    """
     with _FIT_LOCK, _quiet_pymc(), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return fit_bias_model(job.table, settings=job.settings, progress=False, warn=False)
@@ -140,8 +202,28 @@ EXECUTOR_CHUNK = 64
 
 
 def batch_settings(settings: FitSettings) -> FitSettings:
-    """The resolved settings a job runs with in a batch: ``sampler="auto"`` becomes
-    embias's batch NUTS (``"embias"``)."""
+    """Return the resolved settings a job runs with in a batch.
+
+    ``sampler="auto"`` becomes embias's batch NUTS (``"embias"``); then as
+    :meth:`~embias.FitSettings.resolved`.
+
+    Parameters
+    ----------
+    settings
+        A job's settings.
+
+    Returns
+    -------
+    FitSettings
+        The settings with a concrete sampler (and a seed and ``cores``).
+
+    Examples
+    --------
+    >>> batch_settings(FitSettings(random_seed=3)).sampler
+    'embias'
+    >>> batch_settings(FitSettings(random_seed=3, sampler="numpyro")).sampler
+    'numpyro'
+    """
     if settings.sampler == "auto":
         settings = dataclasses.replace(settings, sampler=BATCH_SAMPLER)
     return settings.resolved()
@@ -154,10 +236,43 @@ def _batchable(job: FitJob) -> bool:
 
 def run_fit_chunk(jobs: Sequence[FitJob], *,
                   progress: Callable[[float], None] | None = None) -> list[BiasFit]:
-    """Run jobs together with embias's batch NUTS (tables of one shape in one compiled
-    program; the function an executor's worker calls for a chunk). Pure in the jobs: a
-    job's draws do not depend on the chunk it is in. ``progress`` is called now and then
-    with the share of the sampling done."""
+    """Run jobs together with embias's batch NUTS (the function a worker calls for a chunk).
+
+    Tables of one shape run in one compiled program
+    (:func:`embias.bayes.batch_sampling.sample_tables`). Pure in the jobs: a job's draws
+    do not depend on the chunk it is in.
+
+    Parameters
+    ----------
+    jobs
+        The fits to run; ``sampler="auto"`` runs as ``"embias"`` (:func:`batch_settings`).
+    progress
+        Called now and then with the share of the sampling done.
+
+    Returns
+    -------
+    list of BiasFit
+        In the order of ``jobs``, their convergence checks computed.
+
+    Raises
+    ------
+    ValueError
+        A job's table or settings cannot be fitted (as :func:`~embias.fit_bias_model`),
+        with a note naming the job.
+
+    Examples
+    --------
+    A job whose table is not a cosine table stops the chunk before anything is sampled;
+    the error names the job:
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"word": ["good"], "cosine_distance": [0.7]})
+    >>> run_fit_chunk([FitJob(table, {"random_seed": 1}, label="not a cosine table")])
+    Traceback (most recent call last):
+    ...
+    ValueError: table given to fit_bias_model() lacks columns ['protected_word', ...)
+    while fitting job 'not a cosine table'
+    """
     import time
 
     with _FIT_LOCK:
@@ -226,8 +341,37 @@ def fit_many(
     Raises
     ------
     ValueError
-        No jobs, something that is not a FitJob, or a bad ``max_workers``; errors of a
-        fit are re-raised with a note naming its job.
+        No jobs, something that is not a FitJob, a bad ``max_workers`` or an ``executor``
+        without ``submit`` and ``shutdown``; errors of a fit are re-raised with a note
+        naming its job.
+
+    Examples
+    --------
+    Two seeds of the religion study on the authors' Reddit table, at tiny settings (far
+    too few draws for real use): the fits come back in the order of the jobs, sampled
+    together — their 2 × 2 chains as lanes of one program:
+
+    >>> import embias
+    >>> table = embias.study_table("religion", "published:reddit")
+    >>> jobs = [FitJob(table, FitSettings.for_batch(draws=100, tune=100, random_seed=seed),
+    ...                label=f"seed {seed}") for seed in (1, 2)]
+    >>> fits = fit_many(jobs, progress=False, warn=False)
+    >>> len(fits), [fit.settings["random_seed"] for fit in fits]
+    (2, [1, 2])
+    >>> [fit.settings["sampler"] for fit in fits]
+    ['embias', 'embias']
+    >>> posterior = fits[0].posterior["posterior"]
+    >>> posterior.sizes["chain"], posterior.sizes["draw"], posterior.sizes["connection"]
+    (2, 100, 4)
+    >>> fits[0].posterior["sample_stats"].attrs["batch_lanes"]
+    4
+
+    An empty batch is refused:
+
+    >>> fit_many([])
+    Traceback (most recent call last):
+    ...
+    ValueError: fit_many() needs at least one FitJob, got none
     """
     jobs = list(jobs)
     if not jobs:
@@ -284,8 +428,11 @@ def fit_many(
 
 def _run_together(jobs: Sequence[FitJob], indices: list[int], results: list[BiasFit | None],
                   bar: Any, *, executor: cf.Executor | None, max_workers: int | None) -> None:
-    """Run the jobs at ``indices`` with the batch NUTS, in chunks: here one chunk after
-    another, or chunks sent to ``executor`` (or a local pool of ``max_workers``)."""
+    """Run the jobs at ``indices`` with the batch NUTS, in chunks.
+
+    Here one chunk after another, or chunks sent to ``executor`` (or a local pool of
+    ``max_workers``).
+    """
     remote = executor is not None or (max_workers or 1) > 1
     size = EXECUTOR_CHUNK if remote else LOCAL_CHUNK
     if remote and max_workers and executor is None:
@@ -325,7 +472,7 @@ def _fit_each(jobs: Sequence[FitJob]) -> list[BiasFit]:
 
 
 def _where(jobs: Sequence[FitJob], group: Sequence[int]) -> str:
-    """The note an error of the fits at ``group`` carries: which jobs they were."""
+    """Return the note an error of the fits at ``group`` carries: which jobs they are."""
     if len(group) == 1:
         return f"while fitting job {group[0]} ({jobs[group[0]].label!r})"
     return (f"while fitting jobs {group[0]}–{group[-1]} together "
@@ -335,11 +482,14 @@ def _where(jobs: Sequence[FitJob], group: Sequence[int]) -> str:
 def _run_elsewhere(task: Callable[[list[FitJob]], list[BiasFit]], groups: list[list[int]],
                    jobs: Sequence[FitJob], results: list[BiasFit | None], bar: Any, *,
                    executor: cf.Executor | None, workers: int) -> None:
-    """``task`` on the jobs of each group, sent to ``executor`` (or, without one, to a
-    local pool of ``workers`` fresh processes); each group's fits go to ``results`` as it
-    completes. An error cancels the groups not started and carries a note naming its jobs."""
+    """Run ``task`` on the jobs of each group elsewhere.
+
+    The groups are sent to ``executor`` (or, without one, to a local pool of ``workers``
+    fresh processes); each group's fits go to ``results`` as it completes. An error
+    cancels the groups not started and carries a note naming its jobs.
+    """
     own = executor is None
-    pool = WorkerProcesses(workers) if own else executor
+    pool: cf.Executor = WorkerProcesses(workers) if executor is None else executor
     futures = {pool.submit(task, [jobs[i] for i in group]): group for group in groups}
     try:
         for future in cf.as_completed(futures):
@@ -363,7 +513,34 @@ def _run_elsewhere(task: Callable[[list[FitJob]], list[BiasFit]], groups: list[l
 
 
 def derived_seed(seed: int, *parts: str) -> int:
-    """A seed for one fit, from the batch seed and the fit's name (stable everywhere)."""
+    """Return a seed for one fit, from the batch seed and the fit's name.
+
+    The first 4 bytes of the SHA-256 of ``"seed|part|part…"``, modulo 2³¹: the same on
+    every machine and Python version (unlike ``hash``), different for different names.
+
+    Parameters
+    ----------
+    seed
+        The batch's seed.
+    *parts
+        The fit's name (e.g. study and embedding).
+
+    Returns
+    -------
+    int
+        A seed in [0, 2³¹).
+
+    Examples
+    --------
+    >>> derived_seed(1, "religion", "glove-6b-50d")
+    238340163
+    >>> import hashlib
+    >>> digest = hashlib.sha256(b"1|religion|glove-6b-50d").digest()
+    >>> int.from_bytes(digest[:4], "big") % 2**31
+    238340163
+    >>> derived_seed(2, "religion", "glove-6b-50d")
+    381962745
+    """
     text = "|".join([str(int(seed)), *parts]).encode()
     return int.from_bytes(hashlib.sha256(text).digest()[:4], "big") % (2**31)
 
