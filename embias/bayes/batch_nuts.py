@@ -2,14 +2,15 @@
 
 :func:`run_lanes` runs independent NUTS chains ("lanes") — the chains of many tables of
 one shape — in one XLA program. A vectorised NUTS that builds every lane's whole tree in
-lockstep waits, at every draw, for the lane with the longest tree (2.5–3× the mean on
-embias's tables) and pays for nested loops and branches taken by no lane. Here one step
+lockstep waits, at every draw, for the lane with the longest tree (several times the
+mean tree) and pays for nested loops and branches taken by no lane. Here one step
 of the program is *one leapfrog step of every lane*: each lane carries its own tree-building
 state (Hoffman & Gelman's doubling with multinomial sampling and the generalised U-turn
 criterion checked on every sub-tree, Betancourt 2017, appendix A), and a lane that
 finishes a draw starts its next one on the following step. The program runs until every
 lane has its draws, so the cost is the slowest lane's *total* leapfrog steps, not the sum
-of per-draw maxima.
+of per-draw maxima. With fewer lanes than chains, a lane whose chain is done takes up
+the next chain, so the cost is about the chains' total leapfrog steps over the lanes.
 
 Warm-up is Stan's: a step size from a doubling/halving heuristic, dual averaging towards
 ``target_accept`` (γ = 0.05, t₀ = 10, κ = 0.75), a diagonal mass matrix estimated in
@@ -17,7 +18,9 @@ doubling windows (75 / 25, 50, … / 50 iterations, scaled down for short warm-u
 numpyro and Stan do) and regularised as Stan does.
 
 The kernel is pure JAX: ``potential`` is any function ``(z, data) -> U(z)`` of a flat
-position and a pytree of data; ``jax.vmap`` over lanes gives each lane its own data.
+position and a pytree of data; ``jax.vmap`` over lanes gives each lane its own data. It
+needs JAX's 64-bit mode (``jax_enable_x64``, which PyMC's JAX sampler module turns on
+when imported): the lanes' seeds and random streams are unsigned 64-bit integers.
 """
 
 from __future__ import annotations
@@ -40,10 +43,30 @@ STAT_NAMES = ("diverging", "n_steps", "acceptance_rate", "energy", "tree_depth",
 
 
 class LaneDraws(NamedTuple):
-    """Draws of :func:`run_lanes`: ``positions`` (lanes, draws, dim) on the sampler's
-    (unconstrained) scale, ``stats`` a dict of (lanes, draws) arrays named by
-    :data:`STAT_NAMES`, ``leapfrog_steps`` the leapfrog steps each lane took in all, and
-    ``program_steps`` the steps the program ran (the largest of ``leapfrog_steps``)."""
+    """Draws of :func:`run_lanes`, per chain.
+
+    Attributes
+    ----------
+    positions
+        (chains, draws, dim) kept draws on the sampler's (unconstrained) scale.
+    stats
+        Dict of (chains, draws) arrays named by :data:`STAT_NAMES`.
+    leapfrog_steps
+        (chains,) leapfrog steps each chain took in all, warm-up included.
+    program_steps
+        Steps the program ran: the largest of ``leapfrog_steps`` when every chain has a
+        lane of its own, at most their sum when lanes take up several chains one after
+        another.
+
+    Examples
+    --------
+    See :func:`run_lanes` for a run; the fields, and the statistics kept per draw:
+
+    >>> LaneDraws._fields
+    ('positions', 'stats', 'leapfrog_steps', 'program_steps')
+    >>> STAT_NAMES
+    ('diverging', 'n_steps', 'acceptance_rate', 'energy', 'tree_depth', 'lp', 'step_size')
+    """
 
     positions: Any
     stats: dict[str, Any]
@@ -52,13 +75,44 @@ class LaneDraws(NamedTuple):
 
 
 def adaptation_schedule(tune: int) -> tuple[np.ndarray, np.ndarray]:
-    """Stan's warm-up windows for ``tune`` iterations, as two boolean arrays over the
-    iterations: ``collect`` (the draw enters the mass-matrix estimate) and ``window_end``
-    (the mass matrix is re-estimated after this iteration).
+    """Return Stan's warm-up windows for ``tune`` iterations.
 
     Windows: a first buffer of 75, slow windows of 25, 50, 100 … (the last stretched to
     the final buffer) and a final buffer of 50; for fewer than 150 iterations 15% / 75% /
     10%; for fewer than 20 no mass-matrix adaptation at all.
+
+    Parameters
+    ----------
+    tune
+        Warm-up iterations.
+
+    Returns
+    -------
+    collect : numpy.ndarray
+        Boolean, one per iteration (at least one): the draw enters the mass-matrix
+        estimate.
+    window_end : numpy.ndarray
+        Boolean, one per iteration: the mass matrix is re-estimated after this iteration.
+
+    Examples
+    --------
+    Stan's default 1000 iterations: windows end after iterations 100, 150, 250, 450 and
+    950 (0-based 99 … 949), and iterations 75 to 949 are collected:
+
+    >>> import numpy as np
+    >>> collect, window_end = adaptation_schedule(1000)
+    >>> np.flatnonzero(window_end).tolist()
+    [99, 149, 249, 449, 949]
+    >>> int(collect.sum()), int(np.flatnonzero(collect)[0])
+    (875, 75)
+
+    100 iterations: one window from iteration 15 (15%) of 75 iterations, then 10:
+
+    >>> collect, window_end = adaptation_schedule(100)
+    >>> np.flatnonzero(window_end).tolist(), int(np.flatnonzero(collect)[0])
+    ([89], 15)
+    >>> bool(adaptation_schedule(19)[1].any())
+    False
     """
     collect = np.zeros(max(tune, 1), bool)
     end = np.zeros(max(tune, 1), bool)
@@ -87,10 +141,12 @@ _CHAIN_STATE = ("i", "z", "u", "g", "fresh", "log_eps", "da_t", "da_h", "da_bar"
 
 
 def _hash_bits(seed: Any, counter: Any, n: int) -> Any:
-    """``n`` pseudo-random 64-bit words for step ``counter`` of the lane seeded ``seed``:
+    """Return ``n`` pseudo-random 64-bit words for step ``counter`` of the lane ``seed``.
+
     SplitMix64's output function of the Weyl sequence ``seed + k·γ`` at
     k = counter·n + 0 … n − 1 (a counter-based generator: any step's numbers are computed
-    directly, so every lane draws only what one leapfrog step needs)."""
+    directly, so every lane draws only what one leapfrog step needs).
+    """
     import jax.numpy as jnp
 
     k = counter.astype(jnp.uint64) * jnp.uint64(n) + jnp.arange(n, dtype=jnp.uint64)
@@ -102,7 +158,7 @@ def _hash_bits(seed: Any, counter: Any, n: int) -> Any:
 
 def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: float,
                     max_tree_depth: int, step_size: float | None) -> tuple[Any, Any, Any]:
-    """The per-lane ``init``, ``step`` and ``momenta`` functions (to be vmapped)."""
+    """Return the per-lane ``init``, ``step`` and ``momenta`` functions (to be vmapped)."""
     import jax
     import jax.numpy as jnp
 
@@ -134,8 +190,11 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
                 ((bits >> 32).astype(jnp.float64) + 0.5) / 2.0**32)
 
     def normals_of(seed: Any, counter: Any, dim: int) -> Any:
-        """``dim`` standard normals (Box–Muller) of step ``counter`` of the momentum
-        stream (the lane's seed with its top bit flipped: apart from the uniforms')."""
+        """Return ``dim`` standard normals (Box–Muller) of step ``counter``.
+
+        They come from the momentum stream: the lane's seed with its top bit flipped,
+        apart from the uniforms'.
+        """
         u1, u2 = uniforms_of(_hash_bits(seed ^ jnp.uint64(2**63), counter, (dim + 1) // 2))
         radius = jnp.sqrt(-2.0 * jnp.log(u1))
         angle = 2.0 * jnp.pi * u2
@@ -146,7 +205,6 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
         dim = z.shape[0]
 
         # step size: double or halve until one leapfrog step's acceptance crosses 0.8
-        # (the probes use counters below zero: no step of the chain reuses their numbers)
         def probe(k: int, log_eps: Any) -> Any:
             # momentum-stream counters from 2^62 on: no draw of the chain reuses them
             r = normals_of(seed, jnp.uint64(2**62) + k, dim) / jnp.sqrt(inv_mass)
@@ -314,7 +372,7 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
         return new, record, (jnp.clip(i - tune, 0, draws - 1), z_new, stats)
 
     def momenta_of(seed: Any, dim: int) -> Any:
-        """The standard normals of every draw's momentum, (draw, dim)."""
+        """Return the standard normals of every draw's momentum, (draw, dim)."""
         return jax.vmap(lambda i: normals_of(seed, i, dim))(
             jnp.arange(total, dtype=jnp.uint64))
 
@@ -339,6 +397,9 @@ def run_lanes(
     progress: Callable[[float], None] | None = None,
 ) -> LaneDraws:
     """Run independent NUTS chains, all in one compiled program.
+
+    The program is compiled once per potential, settings and array shapes in a process
+    (:func:`compiled_program`). It needs JAX's 64-bit mode (``jax_enable_x64``).
 
     Parameters
     ----------
@@ -385,6 +446,42 @@ def run_lanes(
     -------
     LaneDraws
         Per chain; the chains not run (``chains``) have zero draws and no steps.
+
+    Raises
+    ------
+    ValueError
+        ``lanes`` or ``chains`` outside 1 … the number of chains given.
+
+    Examples
+    --------
+    Eight chains on a 2-dimensional Normal with sds 1 and 3, 100 + 100 iterations each,
+    four chains at a time:
+
+    >>> import jax
+    >>> import jax.numpy as jnp
+    >>> import numpy as np
+    >>> jax.config.update("jax_enable_x64", True)
+    >>> def potential(z, scales):
+    ...     return 0.5 * jnp.sum((z / scales) ** 2)
+    >>> scales = np.tile([1.0, 3.0], (8, 1))
+    >>> out = run_lanes(potential, scales, np.zeros((8, 2)), np.ones((8, 2)),
+    ...                 np.arange(8, dtype=np.uint64), tune=100, draws=100, lanes=4)
+    >>> out.positions.shape, out.stats["tree_depth"].shape, out.leapfrog_steps.shape
+    ((8, 100, 2), (8, 100), (8,))
+
+    Each chain's steps include its warm-up, at least one per iteration; the program ran
+    at least the longest chain's steps and at most all of them:
+
+    >>> bool(np.all(out.leapfrog_steps >= out.stats["n_steps"].sum(axis=1) + 100))
+    True
+    >>> bool(out.leapfrog_steps.max() <= out.program_steps <= out.leapfrog_steps.sum())
+    True
+
+    >>> run_lanes(potential, scales, np.zeros((8, 2)), np.ones((8, 2)),
+    ...           np.arange(8, dtype=np.uint64), tune=100, draws=100, lanes=9)
+    Traceback (most recent call last):
+    ...
+    ValueError: lanes=9 and chains=8 must be between 1 and the 8 chains given
     """
     import jax.numpy as jnp
 
@@ -430,9 +527,26 @@ _COMPILE_LOCK = threading.Lock()
 
 
 def compiled_program(potential: Any, args: tuple, **settings: Any) -> Any:
-    """The compiled program of :func:`run_lanes` for ``args``' shapes, compiled once per
-    process (under a lock: threads running parts of one batch wait for one compile
-    instead of each compiling it)."""
+    """Return the compiled program of :func:`run_lanes` for ``args``' shapes.
+
+    Compiled once per process, potential, settings and shapes (under a lock: threads
+    running parts of one batch wait for one compile instead of each compiling it).
+
+    Parameters
+    ----------
+    potential
+        As :func:`run_lanes`.
+    args
+        The program's arguments (seeds, starting points, inverse masses, data, chains
+        run, progress token); only their shapes and dtypes matter here.
+    **settings
+        The settings of ``_program``.
+
+    Returns
+    -------
+    jax.stages.Compiled
+        The program, to be called with ``args``.
+    """
     import jax
 
     shapes = tuple((leaf.shape, str(leaf.dtype)) for leaf in jax.tree.leaves(args))
@@ -446,8 +560,25 @@ def compiled_program(potential: Any, args: tuple, **settings: Any) -> Any:
 
 
 def last_window(tune: int) -> tuple[int, int] | None:
-    """First iteration and length of the warm-up's last mass-matrix window (``None`` when
-    the warm-up adapts no mass matrix)."""
+    """Return the first iteration and length of the warm-up's last mass-matrix window.
+
+    Parameters
+    ----------
+    tune
+        Warm-up iterations.
+
+    Returns
+    -------
+    tuple of int or None
+        ``(first, length)``; ``None`` when the warm-up adapts no mass matrix.
+
+    Examples
+    --------
+    Of Stan's 1000 iterations the last window is 450–949; of 100, 15–89:
+
+    >>> last_window(1000), last_window(100), last_window(19)
+    ((450, 500), (15, 75), None)
+    """
     collect, end = adaptation_schedule(tune)
     if not end.any():
         return None
@@ -458,8 +589,34 @@ def last_window(tune: int) -> tuple[int, int] | None:
 
 
 def dense_metric(window: Any) -> tuple[Any, Any]:
-    """The mean and lower Cholesky factor of the regularised covariance of one lane's
-    window of draws (n, dim): Stan's ``n/(n + 5)·Σ + 10⁻³·5/(n + 5)·I``."""
+    """Return the mean and regularised covariance's Cholesky factor of a window of draws.
+
+    The covariance is regularised as Stan's: ``n/(n + 5)·Σ + 10⁻³·5/(n + 5)·I``.
+
+    Parameters
+    ----------
+    window
+        (n, dim) draws of one lane.
+
+    Returns
+    -------
+    mean : jax.Array
+        (dim,) mean of the draws.
+    chol : jax.Array
+        (dim, dim) lower Cholesky factor of the regularised covariance.
+
+    Examples
+    --------
+    The corners of a square of side 2: mean (1, 1), sample variances 4/3 and covariance
+    0, so the regularised variances are 4/9 · 4/3 + 10⁻³ · 5/9 = 0.593148…:
+
+    >>> import numpy as np
+    >>> mean, chol = dense_metric(np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0], [2.0, 2.0]]))
+    >>> np.asarray(mean).tolist()
+    [1.0, 1.0]
+    >>> np.round(np.asarray(chol @ chol.T), 6).tolist()
+    [[0.593148, 0.0], [0.0, 0.593148]]
+    """
     import jax.numpy as jnp
 
     n = window.shape[0]
@@ -474,8 +631,9 @@ def dense_metric(window: Any) -> tuple[Any, Any]:
 def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
              max_tree_depth: int, step_size: float | None, dense: bool = False,
              lanes: int) -> Any:
-    """The jitted program of :func:`run_lanes` (one per potential and settings; JAX
-    compiles it once per number of chains).
+    """Return the jitted program of :func:`run_lanes` for one potential and settings.
+
+    JAX compiles it once per number of chains.
 
     ``lanes`` chains run at a time; a lane whose chain is done takes up the next chain
     (its first state, made with every chain's at the start, and its data). With
@@ -485,13 +643,14 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
     mass-matrix window, its dense covariance Σ = LLᵀ is estimated from that window's
     draws and the rest of the chain (the final step-size buffer and the draws) runs on x
     with a unit mass matrix, which is NUTS with inverse mass matrix Σ; the draws are
-    mapped back."""
+    mapped back.
+    """
     import jax
     import jax.numpy as jnp
     import jax.scipy.linalg as jsl
 
-    options = {"tune": tune, "draws": draws, "target_accept": target_accept,
-               "max_tree_depth": max_tree_depth, "step_size": step_size}
+    options: dict[str, Any] = {"tune": tune, "draws": draws, "target_accept": target_accept,
+                               "max_tree_depth": max_tree_depth, "step_size": step_size}
     window = last_window(tune) if dense else None
     if window is None:
         lane_potential = potential
@@ -564,9 +723,10 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
 
         def _only_when(lanes_mask: Any, update: Callable, c: dict[str, Any],
                        changed: tuple[str, ...], read: tuple[str, ...]) -> dict[str, Any]:
-            """``update`` of the ``changed`` parts of the carry when a lane is in
-            ``lanes_mask`` (a branch taken on few steps; the draws' buffers stay out of
-            it)."""
+            """Apply ``update`` to the ``changed`` parts of the carry if a lane is in the mask.
+
+            A branch taken on few steps; the draws' buffers stay out of it.
+            """
             parts = {k: c[k] for k in changed}
             fixed = {k: c[k] for k in read}
             return jax.lax.cond(jnp.any(lanes_mask),
