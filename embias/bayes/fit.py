@@ -605,7 +605,7 @@ class BiasFit:
 
 
 # the draws of a loaded fit are read when first used (DeferredDraws); set after the
-# dataclass is made, so the field keeps no default
+# dataclass is made, so the field keeps no default (mypy sees a DataTree field replaced)
 BiasFit.posterior = _Draws()  # type: ignore[assignment]
 BiasFit.classic = _Classic()
 

@@ -9,9 +9,8 @@ the model (:func:`embias.bayes.model.build_model`), so no table needs its own co
 table fitted alone and the same table inside a batch (:func:`embias.fit_many`) run the same
 compiled function with the same seed: their draws are identical.
 
-Measured on the religion/GloVe hierarchical fit (2 cores, 2 × (1000 + 3000) draws; see
-``benchmarks/bench_fit_speed.py``): nutpie samples a table in about 1.5–2.5 s once
-compiled; the numba compile itself takes 20–30 s once per process and shape.
+Once compiled, nutpie samples a table of religion/GloVe's size in a small fraction of the
+numba compile, which it pays once per process and shape (``benchmarks/bench_fit_speed.py``).
 """
 
 from __future__ import annotations
@@ -53,8 +52,9 @@ BASE_MEMORY = 0.75e9
 
 
 def fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -> tuple[float, int]:
-    """The memory a fit of ``model`` with ``run``'s draws and chains needs, estimated
-    before it samples.
+    """Return the memory a fit of ``model`` with ``run``'s draws and chains needs.
+
+    Estimated before it samples.
 
     The values kept per draw and chain are the sizes of the model's free variables and
     deterministics, the sampler statistics (:data:`SAMPLER_STATS`), each compared word's
@@ -62,10 +62,36 @@ def fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -> tupl
     level, each compared word's effect; the fit's peak is :data:`BASE_MEMORY` plus
     :data:`PEAK_PER_STORED_BYTE` times their bytes.
 
+    Parameters
+    ----------
+    model
+        The fit's PyMC model (:func:`embias.bayes.model.build_model`).
+    run
+        The fit's settings (draws, chains, sampler, level).
+    table
+        The fitted table (its compared words' or rows' log-likelihoods are kept).
+
     Returns
     -------
     tuple of (float, int)
         The estimated peak in bytes, and the values kept per draw and chain.
+
+    Examples
+    --------
+    The dataset level keeps co (4), σ, m, ``connection_mean`` (4), 7 sampler statistics
+    and one log-likelihood per compared word:
+
+    >>> import embias
+    >>> from embias.bayes import build_model, cell_statistics
+    >>> from embias.bayes.sampling import BASE_MEMORY, fit_memory
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> run = embias.FitSettings(level="dataset", draws=1000, chains=2)
+    >>> peak, values = fit_memory(build_model(cell_statistics(table), level="dataset"), run,
+    ...                           table)
+    >>> values, values - table["word_to_compare"].nunique()
+    (339, 17)
+    >>> peak == BASE_MEMORY + 4.5 * 1000 * 2 * values * 8
+    True
     """
     import numpy as np
 
@@ -97,9 +123,10 @@ def fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -> tupl
 
 
 def _check_fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -> None:
-    """Refuse (ValueError) a fit whose estimated memory (:func:`fit_memory`) is more than
-    this machine has, before it samples: the message gives both figures and the most draws
-    that fit."""
+    """Refuse a fit whose estimated memory (:func:`fit_memory`) is more than this machine has.
+
+    Before it samples: the message gives both figures and the most draws that fit.
+    """
     needed, values = fit_memory(model, run, table)
     total = physical_memory()
     if total is None or needed <= total:
@@ -116,9 +143,11 @@ _COMPILE_LOCK = threading.Lock()
 
 
 def shape_key(run: FitSettings, data: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What one compiled model serves (nutpie's and the batch sampler's): the level, the
-    data mode and the shape of every data container, given as ``{name: value}`` (tables
-    differing only in their values share one compile)."""
+    """Return what one compiled model serves (nutpie's and the batch sampler's).
+
+    The level, the data mode and the shape of every data container, given as
+    ``{name: value}`` (tables differing only in their values share one compile).
+    """
     import numpy as np
 
     shapes = tuple(sorted((name, tuple(np.shape(value))) for name, value in data.items()))
@@ -130,13 +159,32 @@ def _shape_key(model: Any, run: FitSettings) -> tuple[Any, ...]:
 
 
 def compiled_shapes() -> list[tuple[Any, ...]]:
-    """The model shapes nutpie has compiled in this process (for tests and benchmarks)."""
+    """Return the model shapes nutpie has compiled in this process (tests, benchmarks).
+
+    Returns
+    -------
+    list of tuple
+        One :func:`shape_key` per compiled model: (level, data mode, container shapes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import embias
+    >>> from embias.bayes.sampling import compiled_shapes, shape_key
+    >>> shape_key(embias.FitSettings(level="hierarchical"), {"cell_n": np.ones(60)})
+    ('hierarchical', 'summary', (('cell_n', (60,)),))
+    >>> all(len(key) == 3 for key in compiled_shapes())
+    True
+    """
     return list(_COMPILED)
 
 
 def _relabel(tree: DataTree, model: Any) -> DataTree:
-    """Give the draws the coordinates of *this* table (the compiled model was built for
-    the first table of its shape: same sizes, other labels)."""
+    """Give the draws the coordinates of *this* table.
+
+    The compiled model was built for the first table of its shape: same sizes, other
+    labels.
+    """
     import xarray as xr
 
     coords = {name: list(values) for name, values in model.coords.items()
@@ -182,6 +230,19 @@ def sample_posterior(
 ) -> DataTree:
     """Draw the posterior of the model of ``cells`` with resolved settings ``run``.
 
+    Parameters
+    ----------
+    cells
+        The table's :func:`~embias.bayes.data.cell_statistics`.
+    run
+        Resolved settings (:meth:`embias.FitSettings.resolved`).
+    table
+        The table (needed by the crossed level and ``data="raw"``).
+    centred
+        The connections sampled centred.
+    progress
+        Show the sampler's progress bars (only on a terminal or in a notebook).
+
     Returns
     -------
     xarray.DataTree
@@ -192,10 +253,30 @@ def sample_posterior(
     ------
     ValueError
         The fit's estimated memory (:func:`fit_memory`) is more than this machine has;
-        checked before sampling, the message gives both figures.
+        checked before sampling, the message gives both figures. With
+        ``sampler="embias"``, a fit the batch sampler cannot run.
+
+    Examples
+    --------
+    :func:`embias.fit_bias_model` samples through it; the batch sampler refuses what it
+    cannot fit before any work:
+
+    >>> import embias
+    >>> from embias.bayes import cell_statistics
+    >>> from embias.bayes.sampling import sample_posterior
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> run = embias.FitSettings(level="word", sampler="embias", random_seed=1)
+    >>> try:
+    ...     sample_posterior(cell_statistics(table), run, table=table, centred=(),
+    ...                      progress=False)
+    ... except ValueError as error:
+    ...     print(error)
+    sampler='embias' fits the hierarchical and crossed levels on the cell statistics of a
+    table without templates; got level='word', data='summary' — use sampler='numpyro'
     """
     if run.sampler == "embias":
         return sample_posteriors([(cells, table, run, centred)])[0]
+    # run.level and run.data are str, checked against the levels by FitSettings
     model = build_model(cells, level=run.level, data=run.data,  # type: ignore[arg-type]
                         table=table, centred=centred, prior_location=run.prior_location)
     _check_fit_memory(model, run, table)
@@ -210,9 +291,33 @@ def sample_posterior(
 
 
 def batch_supported(run: FitSettings, table: pd.DataFrame) -> bool:
-    """Whether embias's batch NUTS (``sampler="embias"``) can fit ``table`` with ``run``:
-    the hierarchical and crossed levels on the cell statistics, without templates (a
-    sentence table's template effects start from the design's own values)."""
+    """Tell whether embias's batch NUTS (``sampler="embias"``) can fit ``table``.
+
+    The hierarchical and crossed levels on the cell statistics, without templates (a
+    sentence table's template effects start from the design's own values).
+
+    Parameters
+    ----------
+    run
+        The fit's settings.
+    table
+        The table to fit.
+
+    Returns
+    -------
+    bool
+        Whether the batch sampler runs it.
+
+    Examples
+    --------
+    >>> import embias
+    >>> from embias.bayes.sampling import batch_supported
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> batch_supported(embias.FitSettings(level="crossed"), table)
+    True
+    >>> batch_supported(embias.FitSettings(level="word"), table)
+    False
+    """
     return (run.level in ("hierarchical", "crossed") and run.data == "summary"
             and "template" not in table.columns)
 
@@ -222,9 +327,10 @@ def sample_posteriors(
     *,
     progress: Any = None,
 ) -> list[DataTree]:
-    """:func:`sample_posterior` of many fits with ``sampler="embias"`` at once: tables of
-    one shape run as lanes of one compiled program
-    (:func:`embias.bayes.batch_sampling.sample_tables`).
+    """Draw the posteriors of many fits with ``sampler="embias"`` at once.
+
+    :func:`sample_posterior` of each: tables of one shape run as lanes of one compiled
+    program (:func:`embias.bayes.batch_sampling.sample_tables`).
 
     Parameters
     ----------
@@ -233,11 +339,30 @@ def sample_posteriors(
     progress
         None, or a callable given the share of the sampling done now and then.
 
+    Returns
+    -------
+    list of xarray.DataTree
+        The draws of every fit, in the order of ``items``.
+
     Raises
     ------
     ValueError
         A fit the batch sampler cannot run (:func:`batch_supported`), or one whose
         estimated memory is more than this machine has.
+
+    Examples
+    --------
+    >>> import embias
+    >>> from embias.bayes import cell_statistics
+    >>> from embias.bayes.sampling import sample_posteriors
+    >>> table = embias.load_published_table("religion", "reddit")
+    >>> run = embias.FitSettings(level="crossed", data="raw", sampler="embias", random_seed=1)
+    >>> try:
+    ...     sample_posteriors([(cell_statistics(table), table, run, ())])
+    ... except ValueError as error:
+    ...     print(error)
+    sampler='embias' fits the hierarchical and crossed levels on the cell statistics of a
+    table without templates; got level='crossed', data='raw' — use sampler='numpyro'
     """
     from .batch_sampling import sample_tables
 
@@ -256,13 +381,15 @@ def sample_posteriors(
 
 def _with_word_effects(tree: DataTree, cells: pd.DataFrame, run: FitSettings,
                        table: pd.DataFrame | None) -> DataTree:
-    """Add the compared words' effects, drawn from their exact conditional, to the
-    posterior of the crossed model fitted with u integrated out, and every compared
+    """Add the compared words' effects, drawn from their exact conditional, and kinds.
+
+    To the posterior of the crossed model fitted with u integrated out; every compared
     word's kind as a coordinate.
 
     For a sentence table the template effects (``template_effect``,
     ``template_kind_effect``) are sampled with the rest, and the conditional of u takes
-    them into account (:func:`~embias.bayes.crossed.draw_word_effects`)."""
+    them into account (:func:`~embias.bayes.crossed.draw_word_effects`).
+    """
     import numpy as np
     import xarray as xr
 
@@ -292,6 +419,7 @@ def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
 
     start: dict[str, Any] = {}
     kinds = list(model.coords.get("word_kind") or ())
+    # run.level is a str that FitSettings checked against the levels
     initvals = initial_values(cells, level=run.level,  # type: ignore[arg-type]
                               centred=centred, chains=run.chains,
                               random_seed=int(run.random_seed or 0), word_kinds=kinds)
@@ -313,8 +441,9 @@ def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
         kwargs["nuts"] = {**kwargs["nuts"], "chain_method": "parallel", "jitter": False}
         if dense_mass(run.level):
             kwargs["nuts"]["dense_mass"] = True
-        inverse_mass = initial_inverse_mass(model, approximate_posterior_sd(
-            cells, level=run.level, centred=centred), dense=dense_mass(run.level))  # type: ignore[arg-type]
+        sds = approximate_posterior_sd(cells, level=run.level,  # type: ignore[arg-type]
+                                       centred=centred)           # (a checked str, as above)
+        inverse_mass = initial_inverse_mass(model, sds, dense=dense_mass(run.level))
         if inverse_mass is not None:
             kwargs["nuts"]["inverse_mass_matrix"] = inverse_mass
     jax_sampler = run.sampler in ("numpyro", "blackjax")
@@ -325,15 +454,18 @@ def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
 
 
 def dense_mass(level: str) -> bool:
-    """Whether fits at ``level`` adapt a dense mass matrix (the JAX samplers): the crossed
-    level's protected-word coefficients of one connection share the integrated-out
-    compared-word effects, so they are strongly correlated a posteriori (a diagonal mass
-    matrix gave 2–3 times fewer effective draws per gradient on religion-shaped tables)."""
+    """Tell whether fits at ``level`` adapt a dense mass matrix (the JAX samplers).
+
+    The crossed level's protected-word coefficients of one connection share the
+    integrated-out compared-word effects, so they are strongly correlated a posteriori (a
+    diagonal mass matrix gave 2–3 times fewer effective draws per gradient on
+    religion-shaped tables).
+    """
     return level == "crossed"
 
 
 def initial_inverse_mass(model: Any, sds: dict[str, Any], *, dense: bool) -> Any:
-    """numpyro's first inverse mass matrix: the squares of approximate posterior sds.
+    """Return numpyro's first inverse mass matrix: the squares of approximate posterior sds.
 
     numpyro starts tuning from the identity, far from the scales of embias's posteriors
     (sds from about 0.01 for a connection's population mean or a centred coefficient
@@ -376,17 +508,20 @@ def _python_ops_only() -> contextlib.AbstractContextManager[Any]:
 
     The log density runs in JAX; the one PyTensor function PyMC compiles on that path
     takes the starting points to the unconstrained scale. With a C compiler PyTensor
-    first builds its C extension (``lazylinker_ext``) into an empty cache for it: 0.9 s on a
-    fresh machine, measured (0.08 s once cached); its Python implementations give the same
-    starting points, hence the same draws, in 0.07 s."""
+    first builds its C extension (``lazylinker_ext``) into an empty cache for it, which
+    costs more than the whole function; its Python implementations give the same starting
+    points, hence the same draws.
+    """
     import pytensor
 
     return pytensor.config.change_flags(cxx="")
 
 
 def _as_numpy(tree: DataTree) -> DataTree:
-    """The JAX samplers leave JAX arrays in the DataTree: make every variable a NumPy
-    array (float64 for floating point), as PyMC's own sampler gives."""
+    """Return the DataTree with every variable a NumPy array (float64 for floating point).
+
+    The JAX samplers leave JAX arrays in the DataTree; PyMC's own sampler gives NumPy.
+    """
     import numpy as np
     import xarray as xr
 
