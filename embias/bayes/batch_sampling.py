@@ -40,9 +40,32 @@ __all__ = ["BatchRun", "lane_seed", "sample_tables"]
 
 @dataclass(frozen=True)
 class BatchRun:
-    """What every table of one batch program shares (the settings a program is compiled
-    for): chains, warm-up and kept draws per chain, the dual-averaging target and the
-    largest tree depth."""
+    """What every table of one batch program shares: the settings it is compiled for.
+
+    Parameters
+    ----------
+    chains
+        Chains per table.
+    tune, draws
+        Warm-up iterations and kept draws per chain.
+    target_accept
+        Dual-averaging target of the mean acceptance statistic.
+    dense
+        Sample with a dense mass matrix (:func:`embias.bayes.sampling.dense_mass`).
+    max_tree_depth
+        Largest NUTS tree depth.
+
+    Examples
+    --------
+    >>> BatchRun.of(FitSettings(level="hierarchical", draws=100, tune=200,
+    ...                         target_accept=0.85))
+    BatchRun(chains=2, tune=200, draws=100, target_accept=0.85, dense=False, max_tree_depth=10)
+
+    The crossed level samples with a dense mass matrix:
+
+    >>> BatchRun.of(FitSettings(level="crossed")).dense
+    True
+    """
 
     chains: int
     tune: int
@@ -53,14 +76,18 @@ class BatchRun:
 
     @classmethod
     def of(cls, run: FitSettings) -> BatchRun:
+        """Return the batch settings of a fit's settings ``run``."""
         return cls(chains=run.chains, tune=run.tune, draws=run.draws,
                    target_accept=float(run.target_accept), dense=dense_mass(run.level))
 
 
 @dataclass
 class _Shape:
-    """One model shape compiled to JAX: the potential of a flat unconstrained position
-    given the data, and the function from a position to the posterior's variables."""
+    """One model shape compiled to JAX.
+
+    The potential of a flat unconstrained position given the data, and the function from
+    a position to the posterior's variables.
+    """
 
     potential: Any
     constrain: Any
@@ -79,8 +106,10 @@ _SHAPES_LOCK = threading.Lock()
 
 
 def _compile_shape(model: Any) -> _Shape:
-    """The JAX potential and constraining functions of ``model`` with its data containers
-    as inputs."""
+    """Return the JAX potential and constraining functions of ``model``.
+
+    Its data containers are inputs of both.
+    """
     from pymc.sampling.jax import get_jaxified_graph
     from pytensor.graph.replace import graph_replace
 
@@ -128,7 +157,30 @@ def _compile_shape(model: Any) -> _Shape:
 
 
 def lane_seed(seed: int, chain: int) -> int:
-    """The seed of one chain (lane) of a fit seeded ``seed``."""
+    """Return the seed of one chain (lane) of a fit seeded ``seed``.
+
+    Parameters
+    ----------
+    seed
+        The fit's ``random_seed``.
+    chain
+        The chain's index.
+
+    Returns
+    -------
+    int
+        An unsigned 64-bit seed: NumPy's ``SeedSequence([seed, chain])``.
+
+    Examples
+    --------
+    >>> lane_seed(1, 0)
+    7434755675892716031
+    >>> import numpy as np
+    >>> int(np.random.SeedSequence([1, 0]).generate_state(1, dtype=np.uint64)[0])
+    7434755675892716031
+    >>> lane_seed(1, 1)
+    77803131892610477
+    """
     return int(np.random.SeedSequence([int(seed), int(chain)]).generate_state(
         1, dtype=np.uint64)[0])
 
@@ -144,8 +196,11 @@ class _Prepared:
 
 def _prepare(cells: pd.DataFrame, table: pd.DataFrame | None, run: FitSettings,
              centred: Sequence[str]) -> tuple[tuple[Any, ...], _Prepared]:
-    """A fit's coordinates, data, starting points and seeds — without building its PyMC
-    model (one model per shape is built, :func:`_compile_shape`)."""
+    """Return a fit's shape key and its coordinates, data, starting points and seeds.
+
+    Without building its PyMC model (one model per shape is built,
+    :func:`_compile_shape`).
+    """
     coords, data = summary_model_data(cells, level=run.level,  # type: ignore[arg-type]
                                       table=table, centred=centred,
                                       prior_location=run.prior_location)
@@ -162,8 +217,11 @@ def _prepare(cells: pd.DataFrame, table: pd.DataFrame | None, run: FitSettings,
 
 
 def _flat_start(shape: _Shape, prep: _Prepared) -> tuple[np.ndarray, np.ndarray]:
-    """Each chain's starting point on the sampler's (unconstrained) scale, and the first
-    inverse mass matrix (squared approximate posterior sds), in the compiled order."""
+    """Return each chain's starting point and the first inverse mass matrix.
+
+    The starting points on the sampler's (unconstrained) scale, the inverse mass matrix
+    the squared approximate posterior sds, both in the compiled order.
+    """
     starts, sds = [], []
     for name, var_shape, transform in zip(shape.value_names, shape.value_shapes,
                                           shape.transforms, strict=True):
@@ -205,6 +263,21 @@ def sample_tables(
         Per fit, in order: groups ``posterior`` (free variables and deterministics, with
         the model's coordinates) and ``sample_stats`` — the raw draws, before the word
         effects of the crossed level are added.
+
+    Raises
+    ------
+    ValueError
+        A fit's starting values lack a variable of its model.
+    NotImplementedError
+        A model variable's transform other than the identity or the log.
+
+    Examples
+    --------
+    :func:`embias.fit_many` shows a batch of fits sampled here; an empty batch draws
+    nothing:
+
+    >>> sample_tables([])
+    []
     """
     import jax.numpy as jnp
 
@@ -296,8 +369,11 @@ def sample_tables(
 
 
 def _split(lanes: int, threads: int | None) -> list[slice]:
-    """Equal parts of the lanes, one per thread (one part when fewer lanes than a
-    bucket's minimum: padding each thread's part would only add idle lanes)."""
+    """Return equal parts of the lanes, one per thread.
+
+    One part when fewer lanes than a bucket's minimum: padding each thread's part would
+    only add idle lanes.
+    """
     threads = max(1, min(threads or os.cpu_count() or 1, lanes // LANE_MULTIPLE or 1))
     size = -(-lanes // threads)
     return [slice(k * size, min(lanes, (k + 1) * size)) for k in range(threads)
@@ -306,9 +382,8 @@ def _split(lanes: int, threads: int | None) -> list[slice]:
 
 #: A program runs a multiple of this many lanes. XLA computes a lane with vector
 #: instructions when the program has at least a vector's width of lanes (4 or 8 doubles)
-#: and with scalar ones below that, which rounds differently: with at least 8 lanes a
-#: chain's draws are the same in any batch (measured: the same bits at 8, 16 and 40
-#: lanes, other bits at 1 or 2).
+#: and with scalar ones below that, which rounds differently: chosen so that a chain's
+#: draws are the same in any batch of at least this many lanes.
 LANE_MULTIPLE = 8
 
 
@@ -320,9 +395,27 @@ CHAINS_PER_LANE = 4
 
 
 def lanes_at_once(chains: int) -> int:
-    """How many of a program's ``chains`` run at a time: all of them up to
-    ``4 * LANE_MULTIPLE``, else about ``chains / CHAINS_PER_LANE`` (a multiple of
-    :data:`LANE_MULTIPLE`, at least ``4 * LANE_MULTIPLE``)."""
+    """Return how many of a program's ``chains`` run at a time (its lanes).
+
+    All of them up to ``2 * LANE_MULTIPLE``, else about ``chains / CHAINS_PER_LANE``
+    rounded to a multiple of :data:`LANE_MULTIPLE`, at least ``2 * LANE_MULTIPLE``.
+
+    Parameters
+    ----------
+    chains
+        The program's chains.
+
+    Returns
+    -------
+    int
+        Lanes: a lane whose chain is done takes up the next chain
+        (:func:`embias.bayes.batch_nuts.run_lanes`).
+
+    Examples
+    --------
+    >>> [lanes_at_once(chains) for chains in (4, 16, 17, 64, 128, 256)]
+    [4, 16, 16, 16, 32, 64]
+    """
     floor = 2 * LANE_MULTIPLE
     if chains <= floor:
         return chains
@@ -330,9 +423,26 @@ def lanes_at_once(chains: int) -> int:
 
 
 def lane_bucket(lanes: int) -> int:
-    """The number of lanes a program is compiled for: a multiple of
-    :data:`LANE_MULTIPLE` (a part runs padded to its bucket, so batches of nearby sizes
-    share one compile and a chain's draws do not depend on its batch)."""
+    """Return the number of chains a program is compiled for: a multiple of LANE_MULTIPLE.
+
+    A part of a batch runs padded to its bucket, so batches of nearby sizes share one
+    compile and a chain's draws do not depend on its batch.
+
+    Parameters
+    ----------
+    lanes
+        The part's chains.
+
+    Returns
+    -------
+    int
+        ``lanes`` rounded up to a multiple of :data:`LANE_MULTIPLE` (at least one).
+
+    Examples
+    --------
+    >>> [lane_bucket(lanes) for lanes in (1, 8, 9, 20)]
+    [8, 8, 16, 24]
+    """
     return LANE_MULTIPLE * max(1, -(-lanes // LANE_MULTIPLE))
 
 
@@ -346,7 +456,7 @@ def _padded(part: slice, lanes: int, parts: list[slice]) -> np.ndarray:
 
 def _constrain(shape: _Shape, positions: np.ndarray, lanes_data: list[np.ndarray]
                ) -> list[np.ndarray]:
-    """The posterior's variables of every draw of every lane (one vmapped call)."""
+    """Return the posterior's variables of every draw of every lane (one vmapped call)."""
     import jax
     import jax.numpy as jnp
 
@@ -359,9 +469,11 @@ def _constrain(shape: _Shape, positions: np.ndarray, lanes_data: list[np.ndarray
 
 def _tree(model_coords: dict[str, Any], shape: _Shape, values: list[np.ndarray],
           stats: dict[str, np.ndarray], program: dict[str, Any]) -> DataTree:
-    """A fit's draws as a DataTree; ``program`` (the batch's lanes, threads, program steps
-    and seconds, and each chain's leapfrog steps with its warm-up) goes into the
-    ``sample_stats`` attributes."""
+    """Return a fit's draws as a DataTree.
+
+    ``program`` (the batch's lanes, threads, program steps and seconds, and each chain's
+    leapfrog steps with its warm-up) goes into the ``sample_stats`` attributes.
+    """
     import xarray as xr
 
     chains, draws = values[0].shape[:2]
