@@ -567,7 +567,7 @@ def load_published_table(
     Raises
     ------
     ValueError
-        An unknown study or embedding (:class:`~embias._validation.UnknownNameError`),
+        An unknown study or embedding (``UnknownNameError``, a ValueError),
         duplicates with ``duplicates="raise"``, or a value that is not a number.
     MissingWordsError
         Rows coded missing, with ``missing="raise"``.
@@ -662,7 +662,8 @@ def summarize_table(table: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per connection (in :data:`CONNECTIONS` order): ``connection``, ``rows``,
+        One row per connection (in the order of ``embias.tables.CONNECTIONS``):
+        ``connection``, ``rows``,
         ``protected_words``, ``compared_words`` and the ``mean``, ``std``, ``min`` and
         ``max`` of the cosine distance.
 

@@ -1,7 +1,7 @@
 """Turning results into page parts: HTML tables, figures as data URIs, the templates.
 
-HTML tables of DataFrames (:func:`frame_table`), figures as ``data:`` URIs
-(:func:`picture`), and the Jinja2 environment of the page (:func:`environment`; the
+HTML tables of DataFrames (``frame_table``), figures as ``data:`` URIs
+(``picture``), and the Jinja2 environment of the page (``environment``; the
 templates and the style sheet are package data in ``embias/audit/templates/``).
 
 Numbers are formatted here, once, with the terminal tables' rule
