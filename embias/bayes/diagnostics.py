@@ -601,6 +601,7 @@ def posterior_predictive_check(
     >>> import xarray as xr
     >>> from embias.bayes import cell_statistics, posterior_predictive_check
     >>> table = pd.DataFrame({"protected_word": ["he", "he", "she", "she"],
+    ...                       "word_to_compare": ["doctor", "chair"] * 2,
     ...                       "connection": ["associated", "none"] * 2,
     ...                       "cosine_distance": [0.8, 1.0, 0.8, 1.0]})
     >>> post = xr.Dataset({"connection_mean": (("chain", "draw", "connection"),

@@ -95,6 +95,7 @@ def protected_word_log_likelihood(fit: BiasFit) -> xr.DataArray:
     >>> from embias.bayes import cell_statistics
     >>> from embias.bayes.protected_likelihood import protected_word_log_likelihood
     >>> table = pd.DataFrame({"protected_word": ["he", "he", "she", "she"],
+    ...                       "word_to_compare": ["doctor", "chair"] * 2,
     ...                       "connection": ["associated", "none"] * 2,
     ...                       "cosine_distance": [0.7, 1.0, 0.85, 0.9]})
     >>> post = xr.Dataset({"connection_mean": (("chain", "draw", "connection"),
@@ -105,9 +106,9 @@ def protected_word_log_likelihood(fit: BiasFit) -> xr.DataArray:
     ...                       table=table, cells=cell_statistics(table), level="dataset",
     ...                       settings={})
     >>> protected_word_log_likelihood(fit).sel(protected_word="she").item()
-    1.8836...
+    2.1422...
     >>> float(stats.norm.logpdf([0.85, 0.9], [0.75, 0.95], 0.1).sum())
-    1.8836...
+    2.1422...
     """
     import xarray as xr
 
