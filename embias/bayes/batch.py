@@ -193,7 +193,7 @@ def run_fit_job(job: FitJob) -> BiasFit:
 
 
 #: Fits per compiled program when a batch runs in this process. A program runs a few
-#: chains per lane one after another (:func:`embias.bayes.batch_sampling.lanes_at_once`);
+#: chains per lane one after another (``embias.bayes.batch_sampling.lanes_at_once``);
 #: the more chains, the smaller the share of the program's tail, where lanes whose chains
 #: are all done wait for the last ones.
 LOCAL_CHUNK = 256
@@ -257,8 +257,8 @@ def run_fit_chunk(jobs: Sequence[FitJob], *,
     Raises
     ------
     ValueError
-        A job's table or settings cannot be fitted (as :func:`~embias.fit_bias_model`),
-        with a note naming the job.
+        No jobs; a job's table or settings cannot be fitted (as
+        :func:`~embias.fit_bias_model`), with a note naming the job.
 
     Examples
     --------
@@ -275,6 +275,9 @@ def run_fit_chunk(jobs: Sequence[FitJob], *,
     """
     import time
 
+    jobs = list(jobs)
+    if not jobs:
+        raise ValueError("run_fit_chunk() needs at least one FitJob, got none")
     with _FIT_LOCK:
         start = time.perf_counter()
         items, runs = [], []
