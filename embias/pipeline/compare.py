@@ -97,7 +97,7 @@ class EmbeddingComparison:
         ci_kind: Literal["hdi", "eti"] = "hdi",
         rope: float = DEFAULT_ROPE,
     ) -> pd.DataFrame:
-        """One interval table of the whole comparison, with an ``embedding`` column.
+        """Return one interval table of the whole comparison, with an ``embedding`` column.
 
         Rows: every embedding's :meth:`~embias.bayes.BiasFit.summary`
         (``connection_mean``, ``contrast``, ``word_coefficient``, ``word_contrast``);
@@ -111,13 +111,18 @@ class EmbeddingComparison:
         ----------
         ci_prob, ci_kind, rope
             As for :meth:`embias.bayes.BiasFit.summary` (Bayesian rows only).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The stacked interval tables (:func:`embias.report.stack_interval_tables`).
         """
-        opts = {"ci_prob": ci_prob, "ci_kind": ci_kind, "rope": rope}
-        levels = stack_interval_tables({label: fit.to_interval_table(**opts)
-                                        for label, fit in self.fits.items()},
-                                       key="embedding")
+        levels = stack_interval_tables(
+            {label: fit.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
+             for label, fit in self.fits.items()}, key="embedding")
         levels.insert(3, "reference", "")
-        changes = [c.to_interval_table(**opts) for c in self.change_fits.values()]
+        changes = [c.to_interval_table(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
+                   for c in self.change_fits.values()]
         return stack_interval_tables([levels, *changes, self.classic])
 
     #: :meth:`to_interval_table` under its usual name.
@@ -131,8 +136,11 @@ class EmbeddingComparison:
         rope: float = DEFAULT_ROPE,
         words: bool = False,
     ) -> pd.DataFrame:
-        """The direct answer: change HPDIs per connection and contrast (and per word with
-        ``words=True``) next to the classic MAC/WEAT changes."""
+        """Return the direct answer: the changes' intervals next to the classic changes.
+
+        Change HPDIs per connection and contrast (and per word with ``words=True``) next to
+        the classic MAC/WEAT changes.
+        """
         table = self.summary(ci_prob=ci_prob, ci_kind=ci_kind, rope=rope)
         keep = ["change_connection_mean", "change_contrast", *CLASSIC_CHANGE_ESTIMANDS]
         if words:
@@ -140,7 +148,7 @@ class EmbeddingComparison:
         return table[table["estimand"].isin(keep)].reset_index(drop=True)
 
     def diagnostics_overview(self) -> pd.DataFrame:
-        """Worst r̂, smallest ESS and divergences of every fit (one row each)."""
+        """Return the worst r̂, smallest ESS and divergences of every fit (one row each)."""
         rows = []
         named: list[tuple[str, Any]] = [(f"fit {k}", f) for k, f in self.fits.items()]
         named += [(f"change {k} − {self.reference}", f) for k, f in self.change_fits.items()]
@@ -157,7 +165,7 @@ class EmbeddingComparison:
         rope: float = DEFAULT_ROPE,
         title: str | None = None,
     ) -> Figure:
-        """Forest plot of :meth:`to_interval_table` (:func:`embias.plots.plot_comparison`)."""
+        """Plot :meth:`to_interval_table` as a forest (:func:`embias.plots.plot_comparison`)."""
         if title is None:
             title = (f"{self.settings.get('study') or 'table'}: "
                      f"{' vs '.join(self.labels)} ({self.settings.get('level')})")
@@ -167,6 +175,7 @@ class EmbeddingComparison:
                                                       rope=rope), title=title)
 
     def __repr__(self) -> str:
+        """Return the study, the embeddings, the reference and the rows compared."""
         return (f"EmbeddingComparison(study={self.settings.get('study')!r}, "
                 f"embeddings={self.labels}, reference={self.reference!r}, "
                 f"rows={len(self.tables[self.reference])}, unmatched={len(self.unmatched)})")
@@ -238,19 +247,24 @@ def compare_embeddings(
 
     Examples
     --------
-    >>> result = compare_embeddings({"biased": "published:reddit",
-    ...                              "hard": "published:reddit-debiased"}, "religion")
-    >>> result.change_summary()
+    The authors' religion tables (Reddit) before and after hard debiasing, at the dataset
+    level with settings far too small for results (use the defaults):
+
+    >>> import embias
+    >>> result = embias.compare_embeddings(
+    ...     {"biased": "published:reddit", "hard": "published:reddit-debiased"}, "religion",
+    ...     level="dataset", draws=200, tune=200, chains=2, random_seed=1, progress=False,
+    ...     warn=False)
+    >>> result.labels, result.reference, result.settings["rows"]
+    (['biased', 'hard'], 'biased', 4830)
+    >>> changes = result.change_summary()
+    >>> changes.query("estimand == 'change_connection_mean'")["group"].tolist()
+    ['associated', 'different', 'human', 'none']
+    >>> bayes = changes[changes["estimand"].str.startswith("change")]
+    >>> bool((bayes["lower"] < bayes["upper"]).all())
+    True
     """
-    if not isinstance(embeddings, Mapping) or len(embeddings) < 2:
-        n = len(embeddings) if isinstance(embeddings, Mapping) else 0
-        raise ValueError(f"compare_embeddings() needs at least 2 embeddings to compare, got "
-                         f"{n}: pass e.g. {{'biased': 'published:reddit', 'hard': "
-                         "'published:reddit-debiased'}")
-    labels = list(embeddings)
-    reference = labels[0] if reference is None else reference
-    if reference not in embeddings:
-        raise ValueError(f"reference={reference!r} is not one of the embeddings {labels}")
+    labels, reference = _labels_and_reference(embeddings, reference)
     run = FitSettings.build(settings, **options)
     sampler_available(run.sampler)
     seed = check_seed(run.random_seed)
@@ -265,12 +279,8 @@ def compare_embeddings(
     seeds = {f"fit {label}": derived_seed(seed, "fit", label) for label in labels}
     seeds |= {f"change {label}": derived_seed(seed, "change", label, reference)
               for label in others}
-    change = change_settings(run)
-    jobs = [FitJob(aligned[label], dataclasses.replace(run, random_seed=seeds[f"fit {label}"]),
-                   label=f"{study_name} {label}") for label in labels]
-    jobs += [FitJob(differences[label],
-                    dataclasses.replace(change, random_seed=seeds[f"change {label}"]),
-                    label=f"{study_name} change {label} − {reference}") for label in others]
+    jobs = _comparison_jobs(labels, aligned, differences, run, seeds, study=study_name,
+                            reference=reference)
     fits = fit_many(jobs, executor=executor, max_workers=max_workers, progress=progress,
                     warn=warn)
     level_fits = dict(zip(labels, fits[:len(labels)], strict=True))
@@ -286,3 +296,30 @@ def compare_embeddings(
         fits=level_fits, change_fits=change_fits,
         classic=classic_changes(aligned, reference=reference),
         tables=aligned, unmatched=unmatched, reference=reference, settings=record)
+
+
+def _labels_and_reference(embeddings: Any, reference: str | None) -> tuple[list[str], str]:
+    """Return the embeddings' labels and the reference, refused unless two or more."""
+    if not isinstance(embeddings, Mapping) or len(embeddings) < 2:
+        n = len(embeddings) if isinstance(embeddings, Mapping) else 0
+        raise ValueError(f"compare_embeddings() needs at least 2 embeddings to compare, got "
+                         f"{n}: pass e.g. {{'biased': 'published:reddit', 'hard': "
+                         "'published:reddit-debiased'}")
+    labels = list(embeddings)
+    reference = labels[0] if reference is None else reference
+    if reference not in embeddings:
+        raise ValueError(f"reference={reference!r} is not one of the embeddings {labels}")
+    return labels, reference
+
+
+def _comparison_jobs(labels: list[str], aligned: Mapping[str, pd.DataFrame],
+                     differences: Mapping[str, pd.DataFrame], run: FitSettings,
+                     seeds: Mapping[str, int], *, study: str, reference: str) -> list[FitJob]:
+    """Return the jobs of every embedding's table (``labels``' order), then differences'."""
+    change = change_settings(run)
+    jobs = [FitJob(aligned[label], dataclasses.replace(run, random_seed=seeds[f"fit {label}"]),
+                   label=f"{study} {label}") for label in labels]
+    jobs += [FitJob(table, dataclasses.replace(change, random_seed=seeds[f"change {label}"]),
+                    label=f"{study} change {label} − {reference}")
+             for label, table in differences.items()]
+    return jobs

@@ -1,5 +1,6 @@
-"""Fit a study's sentence table: the study's words put in templates and encoded by a
-sentence encoder, fitted at the crossed level with templates as a random effect, saved and
+"""Fit a study's sentence table: its words put in templates and encoded by an encoder.
+
+The table is fitted at the crossed level with templates as a random effect, saved and
 reloaded like a study's fit (:mod:`embias.pipeline.study_fits`).
 
 Its saved fit is named after the encoder, and its key adds the encoder (model and file
@@ -30,8 +31,10 @@ ENCODERS: tuple[str, ...] = ("minilm",)
 
 
 def encoder_identity(encoder: str) -> dict[str, Any]:
-    """What identifies a named sentence encoder in a fit's key (its model and the
-    digests its files are checked against)."""
+    """Return what identifies a named sentence encoder in a fit's key.
+
+    Its model and the digests its files are checked against.
+    """
     from ..encoders import MODEL_NAME, MODEL_SHA256
 
     check_choice("encoder", encoder, ENCODERS)
@@ -39,9 +42,12 @@ def encoder_identity(encoder: str) -> dict[str, Any]:
 
 
 def templates_identity(templates: Any) -> Any:
-    """The checked templates as they enter a fit's key: the shipped sets' content for
-    ``"may2019"`` (so an edited data file is another key), else the user's templates; and
-    the word-kind table, which decides each word's templates."""
+    """Return the checked templates as they enter a fit's key.
+
+    The shipped sets' content for ``"may2019"`` (so an edited data file is another key),
+    else the user's templates; and the word-kind table, which decides each word's
+    templates.
+    """
     from ..sentences import load_templates, load_word_kinds, template_spec
 
     spec = template_spec(templates)
@@ -113,8 +119,15 @@ def fit_sentence_model(
 
     Examples
     --------
-    >>> fit = fit_sentence_model("religion")            # all-MiniLM-L6-v2, crossed
-    >>> fit.summary().query("estimand == 'template_sd'")
+    ``fit_sentence_model("religion")`` encodes the religion study's sentences with
+    all-MiniLM-L6-v2 (downloaded once) and fits them; the encoder is checked first:
+
+    >>> from embias.pipeline import fit_sentence_model
+    >>> try:
+    ...     fit_sentence_model("religion", encoder="bert")
+    ... except ValueError as error:
+    ...     print(error)
+    encoder='bert' is not one of ['minilm']
     """
     run = FitSettings.build(settings, **options)
     sampler_available(run.sampler)

@@ -1,7 +1,9 @@
-"""Embedding sources → cosine tables: what :func:`embias.compare_embeddings` and
-:func:`embias.study_jobs` are given (KeyedVectors, a source string, ``"published:NAME"``,
-a ready table) turned into one study's long-form tables, and the jobs of many studies ×
-embeddings × seeds for :func:`embias.fit_many`.
+"""Embedding sources → cosine tables, and the jobs of many studies × embeddings × seeds.
+
+What :func:`embias.compare_embeddings` and :func:`embias.study_jobs` are given
+(KeyedVectors, a source string, ``"published:NAME"``, a ready table) turned into one
+study's long-form tables, and the jobs of many studies × embeddings × seeds for
+:func:`embias.fit_many`.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -20,10 +22,13 @@ from ..settings import FitSettings
 from ..tables import cosine_table, published_name, study_table, validate_table
 from ..wordlists import Study, load_study
 
+if TYPE_CHECKING:  # pragma: no cover
+    from gensim.models import KeyedVectors
+
 __all__ = ["EmbeddingSource", "resolve_tables", "source_table", "study_jobs"]
 
 #: What an embedding source may be (for the type hints of the functions that take one).
-EmbeddingSource = "KeyedVectors | str | pd.DataFrame"
+type EmbeddingSource = KeyedVectors | str | pd.DataFrame
 
 
 def source_table(
@@ -31,7 +36,39 @@ def source_table(
     source: Any,
     study: Study | None,
 ) -> tuple[pd.DataFrame, int | None]:
-    """The cosine table of one embedding source and its vector size (None if unknown)."""
+    """Return the cosine table of one embedding source and its vector size.
+
+    Parameters
+    ----------
+    label
+        The embedding's name (the table's ``embedding`` column).
+    source
+        KeyedVectors, an embedding source string (a file path, ``"glove-6b-50d"``,
+        ``"gensim:NAME"``), ``"published:NAME"`` or a cosine table (DataFrame).
+    study
+        The study whose table is built (not needed for a ready table).
+
+    Returns
+    -------
+    (table, vector_size)
+        The long-form cosine table and the vectors' size (``None`` when not known: a
+        published or ready table).
+
+    Raises
+    ------
+    ValueError
+        An unsupported or unreadable source, a published table the study does not have,
+        no study for a source that needs one, or a ready table
+        :func:`embias.tables.validate_table` refuses; the message names the embedding.
+
+    Examples
+    --------
+    >>> from embias.pipeline.sources import source_table
+    >>> from embias.wordlists import load_study
+    >>> table, size = source_table("reddit", "published:reddit", load_study("religion"))
+    >>> len(table), size, table["embedding"].iloc[0]
+    (4830, None, 'reddit')
+    """
     what = f"embedding {label!r}"
     if isinstance(source, pd.DataFrame):
         table = validate_table(source.copy(), what=f"table of {what}")
@@ -70,8 +107,38 @@ def resolve_tables(
     *,
     require_same_dimension: bool,
 ) -> tuple[dict[str, pd.DataFrame], Study | None]:
-    """Label → cosine table of every embedding source (and the study), checking that the
-    embeddings have one dimension when ``require_same_dimension``."""
+    """Return label → cosine table of every embedding source, and the study.
+
+    Parameters
+    ----------
+    embeddings
+        Label → source (see :func:`source_table`).
+    study
+        A study name or :class:`~embias.Study` (``None`` when every source is a table).
+    require_same_dimension
+        Refuse embeddings of different vector sizes.
+
+    Returns
+    -------
+    (tables, study)
+        ``{label: table}`` in the order given, and the loaded study (or ``None``).
+
+    Raises
+    ------
+    ValueError
+        ``embeddings`` is not a mapping, a label is not a non-empty string, what
+        :func:`source_table` refuses, or vector sizes that differ when
+        ``require_same_dimension``.
+
+    Examples
+    --------
+    >>> from embias.pipeline.sources import resolve_tables
+    >>> tables, study = resolve_tables(
+    ...     {"biased": "published:reddit", "hard": "published:reddit-debiased"}, "religion",
+    ...     require_same_dimension=True)
+    >>> {label: len(table) for label, table in tables.items()}, study.name
+    ({'biased': 4830, 'hard': 4830}, 'religion')
+    """
     if not isinstance(embeddings, Mapping):
         raise ValueError("embeddings must be a mapping label → source, e.g. {'biased': "
                          "'published:reddit', 'hard': 'published:reddit-debiased'}, got "
@@ -107,7 +174,7 @@ def study_jobs(
     settings: FitSettings | None = None,
     **options: Any,
 ) -> list[FitJob]:
-    """Jobs for every study × embedding × seed (tables built here, once per pair).
+    """Return the fit jobs of every study × embedding × seed (tables built once per pair).
 
     Parameters
     ----------
@@ -125,6 +192,20 @@ def study_jobs(
     -------
     list of FitJob
         Labelled ``"STUDY/EMBEDDING/seed=N"``, ready for :func:`fit_many`.
+
+    Raises
+    ------
+    ValueError
+        No study, embedding or seed, a bad seed or option, or what :func:`resolve_tables`
+        refuses.
+
+    Examples
+    --------
+    >>> import embias
+    >>> jobs = embias.study_jobs(["religion"], {"reddit": "published:reddit"}, seeds=[1, 2],
+    ...                          draws=500)
+    >>> [job.label for job in jobs], jobs[1].settings.random_seed, jobs[1].settings.draws
+    (['religion/reddit/seed=1', 'religion/reddit/seed=2'], 2, 500)
     """
     base = FitSettings.build(settings, **options)
     seeds = [check_seed(s, name="seeds") for s in seeds]

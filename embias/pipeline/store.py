@@ -102,17 +102,19 @@ CHECK_FILES = {"coverage": "check_coverage.parquet",
 #: Written last: the SHA-256 of every other file, and when and by whom the fit was saved.
 MANIFEST_FILE = "manifest.json"
 
-#: Version of the saved-fit layout; bump when it changes. Format 3 added
-#: ``manifest.json``; a fit saved without one cannot be checked and is refused (``fit_*``
-#: fits it again over it, with a warning).
+#: Version of the saved-fit layout; bump when it changes. Format 3 has ``manifest.json``;
+#: a fit saved without one cannot be checked and is refused (``fit_*`` fits it again over
+#: it, with a warning).
 FIT_FORMAT = 3
 #: Seconds a save or a load waits for a fit folder's lock before giving up.
 LOCK_TIMEOUT = 300.0
 
 
 class UnreadableFitError(ValueError):
-    """A saved fit that exists but cannot be read: a damaged file, or another layout
-    (:data:`FIT_FORMAT`). The message names the folder and the file.
+    """A saved fit that exists but cannot be read: a damaged file, or another layout.
+
+    Another layout is another :data:`FIT_FORMAT`. The message names the folder and the
+    file.
 
     Attributes
     ----------
@@ -126,16 +128,20 @@ class UnreadableFitError(ValueError):
                          "(refit=True, embias fit --refit) or delete the folder")
 
     def __reduce__(self) -> tuple[Any, tuple[str, str, str]]:
+        """Return how to rebuild the error in another process (its three parts)."""
         return type(self), (self.folder, self.file, self.problem)
 
 
 class SavedFitReplacedWarning(UserWarning):
-    """A fit was saved over one that another process saved under the same key while this
-    one was being fitted: the earlier fit's draws are gone (the message says when it was
-    saved and by which process)."""
+    """A fit was saved over one that another process saved under the same key meanwhile.
+
+    While this one was being fitted: the earlier fit's draws are gone (the message says
+    when it was saved and by which process).
+    """
 
 
 def json_default(value: Any) -> Any:
+    """Return ``value`` as JSON can hold it (``json.dumps(default=...)``)."""
     if isinstance(value, np.integer):
         return int(value)
     if isinstance(value, np.floating):
@@ -148,8 +154,10 @@ def json_default(value: Any) -> Any:
 
 
 def _versions() -> dict[str, str]:
-    """The versions a saved fit records (read from the installed distributions: nothing
-    is imported for them)."""
+    """Return the versions a saved fit records.
+
+    Read from the installed distributions: nothing is imported for them.
+    """
     from importlib.metadata import PackageNotFoundError, version
 
     from .. import __version__
@@ -165,8 +173,11 @@ def _versions() -> dict[str, str]:
 
 # --------------------------------------------------------------------------- locks
 def _lock_folder() -> Path | None:
-    """Where the fit folders' lock files are: the per-user cache, else a per-user folder
-    in the temporary directory; ``None`` when neither can be written."""
+    """Return where the fit folders' lock files are.
+
+    The per-user cache, else a per-user folder in the temporary directory; ``None`` when
+    neither can be written.
+    """
     uid = os.getuid() if hasattr(os, "getuid") else "user"
     for folder in (cache_home() / "locks", Path(tempfile.gettempdir()) / f"embias-locks-{uid}"):
         try:
@@ -179,9 +190,12 @@ def _lock_folder() -> Path | None:
 
 
 def locked(folder: Path) -> AbstractContextManager[Any]:
-    """The lock of the fit folder ``folder`` (one lock file per folder, named by a hash of
-    its absolute path), held by a save while it swaps the folder and by a load while it
-    reads. Without a writable lock folder nothing is locked (with a warning)."""
+    """Return the lock of the fit folder ``folder``.
+
+    One lock file per folder, named by a hash of its absolute path, held by a save while
+    it swaps the folder and by a load while it reads. Without a writable lock folder
+    nothing is locked (with a warning).
+    """
     from filelock import FileLock
 
     where = _lock_folder()
@@ -206,9 +220,31 @@ def _sha256(file: Path) -> str:
 
 
 def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The manifest of the saved fit at ``path`` (``None`` if it has none or it cannot be
-    read): ``id``, ``saved_at`` (ISO 8601, local time with its UTC offset), ``pid``,
-    ``host``, ``format`` and ``files`` (file name → SHA-256)."""
+    """Return the manifest of the saved fit at ``path``.
+
+    Parameters
+    ----------
+    path
+        The fit's folder.
+
+    Returns
+    -------
+    dict or None
+        ``id``, ``saved_at`` (ISO 8601, local time with its UTC offset), ``pid``,
+        ``host``, ``format`` and ``files`` (file name → SHA-256); ``None`` if the folder
+        has none or it cannot be read.
+
+    Examples
+    --------
+    A fit's manifest is written last when it is saved (:func:`save_fit`); a folder
+    without one holds no complete fit:
+
+    >>> import tempfile
+    >>> import embias
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     print(embias.read_manifest(folder))
+    None
+    """
     try:
         record = json.loads((Path(path) / MANIFEST_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -217,7 +253,7 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any] | None:
 
 
 def saved_by(record: dict[str, Any]) -> str:
-    """``'at 2025-01-02 10:11:12 by process 123 on host'`` from a manifest."""
+    """Return ``'at 2025-01-02 10:11:12 by process 123 on host'`` from a manifest."""
     when = str(record.get("saved_at", "an unknown time")).replace("T", " ")
     return f"at {when} by process {record.get('pid', '?')} on {record.get('host', '?')}"
 
@@ -233,9 +269,11 @@ def _write_manifest(folder: Path) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- save
 def _swap(new: Path, path: Path) -> None:
-    """Put the complete folder ``new`` at ``path`` (under its lock): the folder there is
-    renamed aside first and deleted only once ``new`` is in place; if anything stops the
-    swap half-way (an error, Ctrl-C) the old folder is put back."""
+    """Put the complete folder ``new`` at ``path`` (under its lock).
+
+    The folder there is renamed aside first and deleted only once ``new`` is in place; if
+    anything stops the swap half-way (an error, Ctrl-C) the old folder is put back.
+    """
     if not (path.exists() or path.is_symlink()):
         os.rename(new, path)
         return
@@ -260,18 +298,48 @@ def save_fit(fit: BiasFit, path: str | os.PathLike[str]) -> BiasFit:
     a reader (which takes the same lock) always finds one complete fit, and an interrupted
     save leaves the old fit as it was.
 
+    Parameters
+    ----------
+    fit
+        The fit (a :class:`~embias.BiasFit`).
+    path
+        The fit's folder.
+
     Returns
     -------
     BiasFit
         The same fit with ``path`` set.
+
+    Raises
+    ------
+    ValueError
+        ``fit`` is not a :class:`~embias.BiasFit`; nothing is written.
+
+    Examples
+    --------
+    ``save_fit(fit, "models/religion")`` saves a fit of :func:`embias.fit_bias_model`
+    (:func:`embias.fit_study_model` saves its fits itself); anything else is refused:
+
+    >>> import embias
+    >>> try:
+    ...     embias.save_fit({"level": "crossed"}, "models/religion")
+    ... except ValueError as error:
+    ...     print(error)
+    save_fit() saves a BiasFit (of fit_bias_model or fit_study_model), got dict
     """
+    if not isinstance(fit, BiasFit):
+        raise ValueError(f"save_fit() saves a BiasFit (of fit_bias_model or fit_study_model), "
+                         f"got {type(fit).__name__}")
     return save_checked(fit, Path(path), seen=None, check=False)
 
 
 def save_checked(fit: BiasFit, path: Path, *, seen: str | None, check: bool) -> BiasFit:
-    """:func:`save_fit`; with ``check``, warn (:class:`SavedFitReplacedWarning`) when the
-    fit found at ``path`` when it is swapped is not the one whose manifest id was ``seen``
-    when this fit started (another process saved there meanwhile)."""
+    """Save a fit as :func:`save_fit` does; with ``check``, say when it replaces another.
+
+    With ``check``, warn (:class:`SavedFitReplacedWarning`) when the fit found at
+    ``path`` when it is swapped is not the one whose manifest id was ``seen`` when this
+    fit started (another process saved there meanwhile).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     replaced = None
@@ -329,6 +397,7 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
     Returns
     -------
     BiasFit
+        The fit, with its saved post-processing; its draws are read when first used.
 
     Raises
     ------
@@ -337,10 +406,22 @@ def load_fit(path: str | os.PathLike[str]) -> BiasFit:
         missing (names the path given and the missing file).
     UnreadableFitError
         A ``ValueError`` naming the folder and the file: the folder was saved in another
-        layout (:data:`FIT_FORMAT`; fits saved before ``manifest.json`` existed cannot be
-        checked and are refused), one of its files cannot be read (cut short, damaged), or
-        a file changed or was deleted since the fit was saved (its SHA-256 is not the one
-        in ``manifest.json``). ``fit_*_model`` fits again over such a folder.
+        layout (:data:`FIT_FORMAT`; a fit without ``manifest.json`` cannot be checked and
+        is refused), one of its files cannot be read (cut short, damaged), or a file
+        changed or was deleted since the fit was saved (its SHA-256 is not the one in
+        ``manifest.json``). ``fit_*_model`` fits again over such a folder.
+
+    Examples
+    --------
+    ``load_fit(fit.path)`` reloads a fit of :func:`embias.fit_study_model` or
+    :func:`save_fit`; a folder that holds none is named:
+
+    >>> import embias
+    >>> try:
+    ...     embias.load_fit("models/no-such-fit")
+    ... except FileNotFoundError as error:
+    ...     print(error)
+    'models/no-such-fit' is not a saved embias fit: no such folder
     """
     given = Path(path)
     # the folder's lock is taken before anything is looked at: a save swapping the folder
@@ -397,8 +478,9 @@ def _load(given: Path, path: Path) -> BiasFit:
     posterior = DeferredDraws(lambda: _read_draws(path, stamp, listed[POSTERIOR_FILE]),
                               where=str(draws_file))
     classic = optional[CLASSIC_FILE]
-    fit = BiasFit(posterior=posterior, table=table, cells=cell_statistics(table),
-                  settings=record["settings"],
+    # the posterior descriptor takes deferred draws and reads them on first use
+    fit = BiasFit(posterior=posterior,  # type: ignore[arg-type]
+                  table=table, cells=cell_statistics(table), settings=record["settings"],
                   classic=classic if classic is not None else classic_scores(table),
                   timings=record.get("timings", {}), path=str(path))
     check = None
@@ -414,8 +496,10 @@ def _load(given: Path, path: Path) -> BiasFit:
 
 
 def _checked_manifest(path: Path) -> dict[str, Any]:
-    """The fit's manifest, which must list every file :func:`load_fit` reads, each of
-    them present (an error names the first that is not)."""
+    """Return the fit's manifest, checked to list every file :func:`load_fit` reads.
+
+    Each of them present (an error names the first that is not).
+    """
     if not (path / MANIFEST_FILE).is_file():
         raise UnreadableFitError(path, MANIFEST_FILE, "is missing, so the files cannot be "
                                  "checked against what was saved")
@@ -441,8 +525,11 @@ def _stamp(file: Path) -> tuple[int, int, int]:
 
 
 def _read_draws(folder: Path, stamp: tuple[int, int, int], digest: str) -> DataTree:
-    """The draws of a fit loaded earlier, read (under the folder's lock) only if
-    ``posterior.nc`` is still the file checked when the fit was loaded."""
+    """Return the draws of a fit loaded earlier, if its file is the one checked then.
+
+    Read under the folder's lock, only if ``posterior.nc`` is still the file checked when
+    the fit was loaded.
+    """
     import xarray as xr
 
     def read(file: Path) -> DataTree:
@@ -460,8 +547,10 @@ def _read_draws(folder: Path, stamp: tuple[int, int, int], digest: str) -> DataT
 
 
 def _read(folder: Path, name: str, reader: Callable[[Path], Any]) -> Any:
-    """``reader(folder / name)``; a file that cannot be read is an
-    :class:`UnreadableFitError` naming the folder and the file."""
+    """Return ``reader(folder / name)``; an unreadable file is an UnreadableFitError.
+
+    The :class:`UnreadableFitError` names the folder and the file.
+    """
     try:
         return reader(folder / name)
     except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
@@ -471,9 +560,11 @@ def _read(folder: Path, name: str, reader: Callable[[Path], Any]) -> Any:
 
 
 def load_saved(target: Path, *, refit: bool) -> BiasFit | None:
-    """The saved fit at ``target``, or ``None`` when there is none, ``refit`` is set, or
-    it cannot be read (then a warning names the folder and the problem, and the caller
-    fits again over it)."""
+    """Return the saved fit at ``target``, or ``None``.
+
+    ``None`` when there is none, ``refit`` is set, or it cannot be read (then a warning
+    names the folder and the problem, and the caller fits again over it).
+    """
     if refit or not target.exists():
         return None
     try:
@@ -487,5 +578,5 @@ def load_saved(target: Path, *, refit: bool) -> BiasFit | None:
 
 
 def slug(text: str, empty: str = "embedding") -> str:
-    """``text`` as one safe folder-name part (no separators, no ``..``)."""
+    """Return ``text`` as one safe folder-name part (no separators, no ``..``)."""
     return re.sub(r"[^A-Za-z0-9.]+", "-", text).strip("-.").lower() or empty

@@ -1,5 +1,6 @@
-"""Fit a study: one call from a script builds the study's table, fits it, saves the fit
-in ``models/`` and reloads it the next time.
+"""Fit a study: one call builds the study's table, fits it, saves and reloads the fit.
+
+The fit is saved in ``models/`` and reloaded the next time.
 
 A saved fit is a folder ``<models_dir>/<study>_<embedding>_<level>_<data>_<key>/``
 (:mod:`embias.pipeline.store`); ``<key>`` is a hash of everything that determines the
@@ -51,9 +52,12 @@ __all__ = [
 
 def saved_fit_target(models_dir: Path, study_name: str, source: str, run: FitSettings,
                       identity: dict[str, Any]) -> tuple[Path, str]:
-    """A fit's saved-fit folder ``<study>_<source>_<level>_<data>_<key>`` in ``models_dir``
-    and its key: the first 12 hex digits of the SHA-256 of ``identity`` (what the table is
-    made of) and the settings that change the draws (:meth:`FitSettings.key_fields`)."""
+    """Return a fit's saved-fit folder in ``models_dir``, and its key.
+
+    The folder is ``<study>_<source>_<level>_<data>_<key>``; the key the first 12 hex
+    digits of the SHA-256 of ``identity`` (what the table is made of) and the settings
+    that change the draws (:meth:`FitSettings.key_fields`).
+    """
     key_source = {**identity, **run.key_fields()}
     key = hashlib.sha256(json.dumps(key_source, sort_keys=True, default=json_default)
                          .encode()).hexdigest()[:12]
@@ -129,6 +133,25 @@ def fit_study_model(
     SavedFitReplacedWarning
         Another process saved a fit of the same key while this one was fitted; this one
         replaced it (the message says when it was saved and by which process).
+
+    Examples
+    --------
+    The authors' religion table (Reddit), at the dataset level with settings far too small
+    for results (use the defaults); the identical second call loads the saved fit:
+
+    >>> import shutil
+    >>> import tempfile
+    >>> import embias
+    >>> models = tempfile.mkdtemp()
+    >>> options = dict(level="dataset", draws=200, tune=200, chains=2, random_seed=1,
+    ...                progress=False, models_dir=models)
+    >>> fit = embias.fit_study_model("religion", "published:reddit", **options)
+    >>> fit.settings["study"], fit.settings["embedding"], fit.level
+    ('religion', 'published:reddit', 'dataset')
+    >>> again = embias.fit_study_model("religion", "published:reddit", **options)
+    >>> again.path == fit.path, again.settings["fit_key"] == fit.settings["fit_key"]
+    (True, True)
+    >>> shutil.rmtree(models)
     """
     run = FitSettings.build(settings, **options)
     sampler_available(run.sampler)
@@ -149,13 +172,15 @@ def fit_study_model(
 
 
 class FitInterrupted(KeyboardInterrupt):
-    """Ctrl-C during ``fit_*_model``: a ``KeyboardInterrupt`` whose message says what was
-    saved and what was kept (the fit saved before is unchanged, or there is none, or the
-    new fit was saved just before the interruption)."""
+    """Ctrl-C during ``fit_*_model``: a ``KeyboardInterrupt`` that says what was saved.
+
+    The message says what was kept: the fit saved before is unchanged, or there is none,
+    or the new fit was saved just before the interruption.
+    """
 
 
 def saved_id(target: Path) -> str | None:
-    """The manifest id of the fit saved at ``target`` now (``None`` if there is none)."""
+    """Return the manifest id of the fit saved at ``target`` now (``None`` if none)."""
     if not target.is_dir():
         return None
     with locked(target):
@@ -164,8 +189,10 @@ def saved_id(target: Path) -> str | None:
 
 @contextmanager
 def interruptible(target: Path, seen: str | None) -> Iterator[None]:
-    """Turn Ctrl-C while fitting to ``target`` into :class:`FitInterrupted`, whose message
-    says what the folder holds now (read from the disk, not assumed)."""
+    """Turn Ctrl-C while fitting to ``target`` into :class:`FitInterrupted`.
+
+    Its message says what the folder holds now (read from the disk, not assumed).
+    """
     try:
         yield
     except FitInterrupted:
@@ -195,10 +222,12 @@ def fit_and_save(
     progress: bool,
     on_sampled: Callable[[BiasFit], None] | None,
 ) -> BiasFit:
-    """Fit ``table``, add ``labels`` to the fit's settings, hand it to ``on_sampled``, warn
-    if it did not converge and save it to ``target`` (saying so if it replaces a fit that
-    another process saved there after ``seen``, the manifest id found when this call
-    started)."""
+    """Fit ``table``, then label, hand over, check and save the fit.
+
+    Add ``labels`` to the fit's settings, hand it to ``on_sampled``, warn if it did not
+    converge and save it to ``target`` (saying so if it replaces a fit that another
+    process saved there after ``seen``, the manifest id found when this call started).
+    """
     fit = fit_bias_model(table, settings=run, progress=progress, warn=False)
     fit = fit.replace(settings={**fit.settings, **labels})
     if on_sampled is not None:
@@ -210,21 +239,101 @@ def fit_and_save(
 def fit_religion_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
     """Fit the religion study (:func:`fit_study_model` with ``study="religion"``).
 
+    Parameters
+    ----------
+    embedding
+        The embedding source (default GloVe 6B 50d; ``"published:reddit"`` … for the
+        authors' tables).
+    **options
+        Those of :func:`fit_study_model`.
+
+    Returns
+    -------
+    BiasFit
+        The saved fit.
+
+    Raises
+    ------
+    ValueError
+        What :func:`fit_study_model` refuses.
+
     Examples
     --------
-    >>> fit = fit_religion_model()                       # GloVe 6B 50d, crossed
-    >>> fit = fit_religion_model("published:reddit")     # the authors' Reddit table
-    >>> fit.summary()
+    ``fit_religion_model("published:reddit")`` fits the authors' Reddit table (see
+    :func:`fit_study_model`); the source is checked before any work:
+
+    >>> import embias
+    >>> try:
+    ...     embias.fit_religion_model("")
+    ... except ValueError as error:
+    ...     print(error)
+    embedding must be a non-empty source string, got ''; for a KeyedVectors use
+    cosine_table() + fit_bias_model() + save_fit()
     """
     return fit_study_model("religion", embedding, **options)
 
 @renamed_keywords(progressbar="progress")
 def fit_race_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
-    """Fit the race study (:func:`fit_study_model` with ``study="race"``)."""
+    """Fit the race study (:func:`fit_study_model` with ``study="race"``).
+
+    Parameters
+    ----------
+    embedding
+        The embedding source (default GloVe 6B 50d).
+    **options
+        Those of :func:`fit_study_model`.
+
+    Returns
+    -------
+    BiasFit
+        The saved fit.
+
+    Raises
+    ------
+    ValueError
+        What :func:`fit_study_model` refuses.
+
+    Examples
+    --------
+    >>> import embias
+    >>> try:
+    ...     embias.fit_race_model("published:nope")
+    ... except ValueError as error:
+    ...     print(error)
+    unknown published table 'published:nope'; available: ['published:reddit',
+    'published:google', 'published:glove', 'published:reddit-debiased']
+    """
     return fit_study_model("race", embedding, **options)
 
 @renamed_keywords(progressbar="progress")
 def fit_gender_model(embedding: str = "glove-6b-50d", **options: Any) -> BiasFit:
-    """Fit the gender study (:func:`fit_study_model` with ``study="gender"``)."""
+    """Fit the gender study (:func:`fit_study_model` with ``study="gender"``).
+
+    Parameters
+    ----------
+    embedding
+        The embedding source (default GloVe 6B 50d).
+    **options
+        Those of :func:`fit_study_model`.
+
+    Returns
+    -------
+    BiasFit
+        The saved fit.
+
+    Raises
+    ------
+    ValueError
+        What :func:`fit_study_model` refuses.
+
+    Examples
+    --------
+    >>> import embias
+    >>> try:
+    ...     embias.fit_gender_model("published:reddit", level="sentence")
+    ... except ValueError as error:
+    ...     print(error)
+    level='sentence' is not one of ['dataset', 'word', 'hierarchical', 'crossed']
+    """
     return fit_study_model("gender", embedding, **options)
 

@@ -1,5 +1,6 @@
-"""A study's cosine table on an embedding source, kept in the per-user cache, and what
-identifies it in a saved fit's key.
+"""A study's cosine table on an embedding source, kept in the per-user cache.
+
+And what identifies it in a saved fit's key.
 
 Building a study's table from word vectors loads the 400,000-word vocabulary (and gensim);
 :func:`cached_study_table` keeps the table in ``$XDG_CACHE_HOME/embias/tables`` so a refit
@@ -28,7 +29,24 @@ __all__ = ["cached_study_table", "check_source", "embedding_identity", "study_id
 
 
 def embedding_identity(embedding: str) -> dict[str, Any]:
-    """What identifies an embedding source in a fit's key."""
+    """Return what identifies an embedding source in a fit's key.
+
+    Parameters
+    ----------
+    embedding
+        An embedding source string.
+
+    Returns
+    -------
+    dict
+        ``source`` and, for a file, its resolved path, size and modification time.
+
+    Examples
+    --------
+    >>> from embias.pipeline.study_tables import embedding_identity
+    >>> embedding_identity("published:reddit")
+    {'source': 'published:reddit'}
+    """
     if embedding.startswith("published:"):
         return {"source": embedding}
     if embedding in BUILTIN_EMBEDDINGS or embedding.startswith("gensim:"):
@@ -41,8 +59,28 @@ def embedding_identity(embedding: str) -> dict[str, Any]:
 
 
 def study_identity(st: Study) -> str:
-    """A hash of the study's word lists (what its fits depend on, wherever it is read
-    from)."""
+    """Return a hash of the study's word lists: what its fits depend on.
+
+    Wherever the study is read from.
+
+    Parameters
+    ----------
+    st
+        The study.
+
+    Returns
+    -------
+    str
+        The SHA-256 of its word lists and associations, in hexadecimal.
+
+    Examples
+    --------
+    >>> from embias.pipeline.study_tables import study_identity
+    >>> from embias.wordlists import load_study
+    >>> key = study_identity(load_study("religion"))
+    >>> len(key), key == study_identity(load_study("religion"))
+    (64, True)
+    """
     content = {
         "protected": {k: list(v) for k, v in st.protected.items()},
         "attributes": {k: list(v) for k, v in st.attributes.items()},
@@ -54,7 +92,38 @@ def study_identity(st: Study) -> str:
 
 
 def check_source(study: str | Study, embedding: str) -> Study:
-    """The study (an unknown one fails here, early), after checking the embedding source."""
+    """Return the study (an unknown one fails here, early), the embedding source checked.
+
+    Parameters
+    ----------
+    study
+        A study name or :class:`~embias.Study`.
+    embedding
+        An embedding source string.
+
+    Returns
+    -------
+    Study
+        The loaded study.
+
+    Raises
+    ------
+    ValueError
+        An unknown study, an empty or non-string source, or a published table the study
+        does not have.
+
+    Examples
+    --------
+    >>> from embias.pipeline.study_tables import check_source
+    >>> check_source("religion", "published:reddit").name
+    'religion'
+    >>> try:
+    ...     check_source("religion", "")
+    ... except ValueError as error:
+    ...     print(error)
+    embedding must be a non-empty source string, got ''; for a KeyedVectors use
+    cosine_table() + fit_bias_model() + save_fit()
+    """
     st = load_study(study)
     if not isinstance(embedding, str) or not embedding:
         raise ValueError(f"embedding must be a non-empty source string, got {embedding!r}; "
@@ -66,8 +135,10 @@ def check_source(study: str | Study, embedding: str) -> Study:
 
 
 def cached_study_table(study: Study, embedding: str, identity: dict[str, Any]) -> pd.DataFrame:
-    """The study's table on ``embedding`` (exact duplicate rows dropped: the race tables'
-    would be counted twice by the likelihood).
+    """Return the study's table on ``embedding``, kept in the per-user cache.
+
+    Exact duplicate rows are dropped: the race tables' would be counted twice by the
+    likelihood.
 
     A table built from word vectors is kept in the per-user cache
     (``$XDG_CACHE_HOME/embias/tables``), keyed by ``identity`` (the word lists and the
@@ -75,7 +146,31 @@ def cached_study_table(study: Study, embedding: str, identity: dict[str, Any]) -
     tables and the embedded vectors' package version: a refit of the same study does not
     load the 400,000-word vocabulary (and gensim) again. The warnings building it gave
     (missing words by list, with counts) are kept with it and given again on every use. A
-    cache folder that cannot be written only means the table is built every time."""
+    cache folder that cannot be written only means the table is built every time.
+
+    Parameters
+    ----------
+    study
+        The study.
+    embedding
+        The embedding source string.
+    identity
+        What identifies the table (the saved-fit key's study and embedding parts).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The long-form cosine table.
+
+    Examples
+    --------
+    A published table is read from the package, not cached:
+
+    >>> from embias.pipeline.study_tables import cached_study_table
+    >>> from embias.wordlists import load_study
+    >>> len(cached_study_table(load_study("religion"), "published:reddit", {}))
+    4830
+    """
     if embedding.startswith("published:"):  # shipped files: read in milliseconds
         return at_user_line(lambda: study_table(study, embedding, duplicates="drop"))
     from importlib.metadata import PackageNotFoundError, version
@@ -87,8 +182,9 @@ def cached_study_table(study: Study, embedding: str, identity: dict[str, Any]) -
             else ""
     except PackageNotFoundError:  # pragma: no cover - a dependency
         vectors_version = ""
-    code = hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in (tables, embeddings))
-                          ).hexdigest()  # the code that builds a table: a change rebuilds it
+    # the code that builds a table: a change rebuilds it
+    code = hashlib.sha256(b"".join(Path(m.__file__ or "").read_bytes()
+                                   for m in (tables, embeddings))).hexdigest()
     key = hashlib.sha256(json.dumps({**identity, "embias": __version__, "code": code,
                                      "vectors": vectors_version, "duplicates": "drop"},
                                     sort_keys=True, default=json_default).encode()
