@@ -730,27 +730,59 @@ def summary_model_data(
     a batch builds one model per shape and feeds every other table of it through these
     values.
 
+    Parameters
+    ----------
+    cells
+        Output of :func:`~embias.bayes.data.cell_statistics`.
+    level
+        ``"hierarchical"``, ``"crossed"`` or ``"crossed_strata"``.
+    table
+        The cosine table of the cells (needed by the crossed levels).
+    centred
+        The connections sampled centred.
+    prior_location
+        Location of the priors of the connection means.
+    design
+        The table's :func:`~embias.bayes.crossed.crossed_design`, when already computed.
+    structure
+        The level's choices (default :func:`level_structure` of ``level``).
+
     Returns
     -------
     (coords, data)
         The model's coordinates and ``{container name: value}`` — equal to
         ``build_model(...)``'s (a test holds them together).
+
+    Raises
+    ------
+    ValueError
+        ``level`` is not of the hierarchical family, a crossed level without ``table``, or
+        a sentence table (with templates).
+
+    Examples
+    --------
+    >>> import embias
+    >>> from embias.bayes import cell_statistics
+    >>> from embias.bayes.model import summary_model_data
+    >>> cells = cell_statistics(embias.load_published_table("religion", "reddit"))
+    >>> coords, data = summary_model_data(cells, level="hierarchical", table=None,
+    ...                                   centred=("none",))
+    >>> coords["connection"], data["centred"]
+    (['associated', 'different', 'human', 'none'], array([0., 0., 0., 1.]))
+    >>> len(coords["protected_word"]), data["cell_n"][:4]
+    (15, array([  4,   7,  85, 226]))
     """
     if level not in _STRUCTURES:
         raise ValueError(f"summary_model_data() serves the levels {list(_STRUCTURES)}, "
                          f"got level={level!r}")
     if structure is None:
         structure = level_structure(level)
-    words = list(dict.fromkeys(cells["protected_word"]))
-    cons = list(dict.fromkeys(cells["connection"]))
-    cell_labels = [f"{w}|{c}" for w, c in zip(cells["protected_word"], cells["connection"],
-                                              strict=True)]
-    coords: dict[str, Any] = {"protected_word": words, "connection": cons, "cell": cell_labels}
-    data: dict[str, np.ndarray] = {
-        "cell_word": pd.Index(words).get_indexer(cells["protected_word"]).astype(np.int64),
-        "cell_connection": pd.Index(cons).get_indexer(cells["connection"]).astype(np.int64),
-        "prior_location": np.asarray(float(prior_location)),
-    }
+    layout = _CellLayout.of(cells)
+    cons = layout.cons
+    coords = layout.coords()
+    data: dict[str, np.ndarray] = {"cell_word": layout.cell_word,
+                                   "cell_connection": layout.cell_connection,
+                                   "prior_location": np.asarray(float(prior_location))}
     if not structure.integrate_coefficients:
         data["centred"] = np.array([float(c in set(centred)) for c in cons])
     if structure.correlated:
@@ -768,31 +800,39 @@ def summary_model_data(
             design = crossed_design(table, cells)
         if design.template is not None:
             raise ValueError("summary_model_data() serves tables without templates")
-        coords.update(row=np.arange(len(table)), word_to_compare=design.words,
-                      word_kind=design.kinds, count_pattern=np.arange(len(design.patterns)))
-        shape = (len(words), len(cons))
-        groups = design.word_groups()
-        data.update({
-            "cell_n": cells["n"].to_numpy(float).reshape(shape),
-            "cell_mean_data": cells["mean"].to_numpy(float).reshape(shape),
-            "cell_ss_data": cells["ss"].to_numpy(float).reshape(shape),
-            "pattern_cell_count": np.asarray(design.patterns),
-            "word_group_kind": groups.kind, "word_group_pattern": groups.pattern,
-            "word_group_size": groups.size, "word_group_mean_sum": groups.mean_sum,
-            "word_group_sum_scatter": groups.sum_scatter,
-        })
-        if structure.attribute_pair:
-            component = np.zeros((len(cons), 2))
-            component[np.arange(len(cons)), [PAIR_COMPONENT[c] for c in cons]] = 1.0
-            coords["effect"] = [0, 1]
-            data.update({"connection_component": component,
-                         "word_kind_pair": np.array([float(k == "attribute")
-                                                     for k in design.kinds])})
+        _add_crossed_data(cells, table, design, structure, layout, coords, data)
     else:
         n = cells["n"].to_numpy(dtype=np.int64)
         multi = np.flatnonzero(n >= 2)
-        coords["cell_multi"] = [cell_labels[i] for i in multi]
+        coords["cell_multi"] = [layout.cell_labels[i] for i in multi]
         data.update({"cell_n": n, "cell_multi_index": multi,
                      "cell_mean_data": cells["mean"].to_numpy(float),
                      "cell_ss_data": cells["ss"].to_numpy(float)[multi]})
     return coords, data
+
+
+def _add_crossed_data(cells: pd.DataFrame, table: pd.DataFrame, design: CrossedDesign,
+                      structure: LevelStructure, layout: _CellLayout, coords: dict[str, Any],
+                      data: dict[str, np.ndarray]) -> None:
+    """Add the crossed levels' coordinates and data values to ``coords`` and ``data``."""
+    cons = layout.cons
+    coords.update(row=np.arange(len(table)), word_to_compare=design.words,
+                  word_kind=design.kinds, count_pattern=np.arange(len(design.patterns)))
+    shape = (len(layout.words), len(cons))
+    groups = design.word_groups()
+    data.update({
+        "cell_n": cells["n"].to_numpy(float).reshape(shape),
+        "cell_mean_data": cells["mean"].to_numpy(float).reshape(shape),
+        "cell_ss_data": cells["ss"].to_numpy(float).reshape(shape),
+        "pattern_cell_count": np.asarray(design.patterns),
+        "word_group_kind": groups.kind, "word_group_pattern": groups.pattern,
+        "word_group_size": groups.size, "word_group_mean_sum": groups.mean_sum,
+        "word_group_sum_scatter": groups.sum_scatter,
+    })
+    if structure.attribute_pair:
+        component = np.zeros((len(cons), 2))
+        component[np.arange(len(cons)), [PAIR_COMPONENT[c] for c in cons]] = 1.0
+        coords["effect"] = [0, 1]
+        data.update({"connection_component": component,
+                     "word_kind_pair": np.array([float(k == "attribute")
+                                                 for k in design.kinds])})
