@@ -157,6 +157,11 @@ def row_cells(table: pd.DataFrame, cells: pd.DataFrame) -> np.ndarray:
     numpy.ndarray
         One cell index per row (int64).
 
+    Raises
+    ------
+    ValueError
+        A row whose (protected word, connection) is not one of ``cells``.
+
     Examples
     --------
     >>> import pandas as pd
