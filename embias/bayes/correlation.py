@@ -1,6 +1,6 @@
 """Correlation matrices and Cholesky factors for the models' structures (PyTensor).
 
-The correlated coefficients of :class:`embias.bayes.model.LevelStructure` put an LKJ prior
+The correlated coefficients of ``LevelStructure`` (:mod:`embias.bayes.model`) put an LKJ prior
 on a correlation matrix through its canonical partial correlations (Lewandowski, Kurowicka
 & Joe 2009), and the closed-form likelihoods factor small matrices element by element
 (a batched LAPACK call per lane of the batch sampler costs more than a few dozen scalar

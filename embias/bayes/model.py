@@ -1,9 +1,9 @@
 """The PyMC models of a cosine table: one builder per level.
 
-:func:`build_model` builds the dataset and word levels (:func:`_build_pooled`), the
+:func:`build_model` builds the dataset and word levels (``_build_pooled``), the
 hierarchical level and the crossed levels, whose compared words are a random sample
 (:mod:`embias.bayes.crossed`, with their likelihood in :mod:`embias.bayes.crossed_terms`).
-:class:`LevelStructure` holds the choices that tell the hierarchical family's levels apart.
+``LevelStructure`` holds the choices that tell the hierarchical family's levels apart.
 See :mod:`embias.bayes` for the models' equations, priors and identification.
 """
 

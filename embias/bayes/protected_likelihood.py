@@ -1,6 +1,6 @@
 """The log density of all the rows of a protected word, its own parameters integrated out.
 
-:func:`protected_word_log_likelihood` gives what the importance weights of word influence
+``protected_word_log_likelihood`` gives what the importance weights of word influence
 divide out when a protected word is left out (:mod:`embias.bayes.influence`).
 
 Leaving protected word p out sends its own parameters back to their prior, so its rows'

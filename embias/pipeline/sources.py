@@ -196,7 +196,7 @@ def study_jobs(
     Raises
     ------
     ValueError
-        No study, embedding or seed, a bad seed or option, or what :func:`resolve_tables`
+        No study, embedding or seed, a bad seed or option, or what ``resolve_tables``
         refuses.
 
     Examples
