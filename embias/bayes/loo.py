@@ -519,9 +519,8 @@ def compare_models(
         out). See the module notes. Default: the unit of the ``RefitLoo`` results
         given, else ``"row"``.
     progress
-        Show a tqdm bar over the fits (the pointwise log-likelihoods and PSIS take a few
-        seconds a fit on a table of thousands of rows); only when the output is a
-        terminal.
+        Show a tqdm bar over the fits (each fit's pointwise log-likelihoods and PSIS);
+        only when the output is a terminal.
 
     Returns
     -------
