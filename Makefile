@@ -18,7 +18,7 @@ demo: $(STAMP)
 	$(VENV)/bin/embias fit religion
 
 test: $(STAMP) chromium
-	$(PY) -m pytest -q -n 2 --dist loadgroup
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=25
 
 # The audit report's browser test (tests/test_audit_browser.py) drives headless Chromium:
 # Debian's `chromium` is installed when it is missing and that is possible (root, apt-get);
