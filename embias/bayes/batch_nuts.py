@@ -233,10 +233,9 @@ def _lane_functions(potential: Any, *, tune: int, draws: int, target_accept: flo
             "steps": jnp.asarray(0),
         }
 
-    def step(s: dict[str, Any], data: Any, normal: Any,
-             limit: Any) -> tuple[dict[str, Any], Any, Any]:
+    def step(s: dict[str, Any], data: Any, normal: Any) -> tuple[dict[str, Any], Any, Any]:
         w = jnp.where
-        active = s["i"] < limit
+        active = s["i"] < total
         u_a, u_b = uniforms_of(_hash_bits(s["seed"], s["steps"], 2))
         uniforms = jnp.concatenate([u_a, u_b])
         inv_mass = s["inv_mass"]
@@ -675,7 +674,7 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
             return jax.tree.map(lambda x: x[index], tree)
 
         lane_index = jnp.arange(lanes)
-        chain = jnp.minimum(lane_index, n - 1)
+        chain = lane_index  # lane k starts chain k (run_lanes checks lanes ≤ chains)
         carry = {
             "state": take(first_states, chain), "data": take(data, chain), "chain": chain,
             "idle": lane_index >= n_chains, "next": jnp.minimum(lanes, n_chains),
@@ -696,8 +695,7 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
             state, chain = c["state"], c["chain"]
             before = state["i"]
             normal = normals[chain, jnp.minimum(before, total - 1)]
-            state, record, (slot, z, stats) = jax.vmap(step, in_axes=(0, 0, 0, None))(
-                state, c["data"], normal, total)
+            state, record, (slot, z, stats) = jax.vmap(step)(state, c["data"], normal)
             slot = jnp.where(record, slot, draws)
             c = c | {"state": state, "program_steps": c["program_steps"] + 1,
                      "out_z": c["out_z"].at[chain, slot].set(z),
@@ -715,11 +713,15 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
                                ("state", "data", "chain", "idle", "next", "steps"), ())
             # every REPORT_EVERY steps: the share of all iterations done, to the caller's
             # progress callback (a host callback; the token names the run)
-            running = jnp.sum(jnp.where(c["idle"], 0, jnp.minimum(c["state"]["i"], total)))
-            done = ((c["next"] - jnp.sum(~c["idle"])) * total + running) / (n_chains * total)
             jax.lax.cond(c["program_steps"] % REPORT_EVERY == 0,
-                         lambda: jax.debug.callback(_report, token, done), lambda: None)
+                         lambda: jax.debug.callback(_report, token, share_done(c)),
+                         lambda: None)
             return c
+
+        def share_done(c: dict[str, Any]) -> Any:
+            """Return the share of all chains' iterations done (finished and running chains)."""
+            running = jnp.sum(jnp.where(c["idle"], 0, jnp.minimum(c["state"]["i"], total)))
+            return ((c["next"] - jnp.sum(~c["idle"])) * total + running) / (n_chains * total)
 
         def _only_when(lanes_mask: Any, update: Callable, c: dict[str, Any],
                        changed: tuple[str, ...], read: tuple[str, ...]) -> dict[str, Any]:
@@ -753,9 +755,9 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
 
             order = jnp.argsort(~switch)  # the switching lanes first
             fixed = {k: c[k] for k in ("kept", "chain")}
-            out = jax.lax.fori_loop(0, jnp.sum(switch), lambda k, c: one(k, c | fixed),
-                                    {k: c[k] for k in ("state", "data", "mean", "chol")})
-            return out
+            changed = {k: v for k, v in c.items() if k not in fixed}
+            return jax.lax.fori_loop(0, jnp.sum(switch), lambda k, c: one(k, c | fixed),
+                                     changed)
 
         def _next_chains(c: dict[str, Any], finished: Any) -> dict[str, Any]:
             """Record the finished chains' steps and give their lanes the next chains."""
@@ -771,10 +773,10 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
                 return jnp.where(start.reshape((-1,) + (1,) * (a.ndim - 1)), a, b)
 
             return {"steps": steps, "chain": pick,
-                        "state": jax.tree.map(chosen, fresh, c["state"]),
-                        "data": jax.tree.map(chosen, fresh_data, c["data"]),
-                        "idle": c["idle"] | (finished & ~start),
-                        "next": c["next"] + jnp.sum(start)}
+                    "state": jax.tree.map(chosen, fresh, c["state"]),
+                    "data": jax.tree.map(chosen, fresh_data, c["data"]),
+                    "idle": c["idle"] | (finished & ~start),
+                    "next": c["next"] + jnp.sum(start)}
 
         c = jax.lax.while_loop(lambda c: jnp.any(~c["idle"]), body, carry)
         out_z = c["out_z"][:, :draws]

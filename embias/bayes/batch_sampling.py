@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..settings import FitSettings
+from ..settings import FitSettings, dense_mass
 from .data import approximate_posterior_sd, initial_values
 from .model import build_model, summary_model_data
-from .sampling import dense_mass, shape_key
+from .sampling import shape_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
@@ -51,7 +51,7 @@ class BatchRun:
     target_accept
         Dual-averaging target of the mean acceptance statistic.
     dense
-        Sample with a dense mass matrix (:func:`embias.bayes.sampling.dense_mass`).
+        Sample with a dense mass matrix (:func:`embias.settings.dense_mass`).
     max_tree_depth
         Largest NUTS tree depth.
 

@@ -372,8 +372,7 @@ def crossed_design(table: pd.DataFrame, cells: pd.DataFrame) -> CrossedDesign:
     row_kind = table["connection"].astype(str).map(WORD_KIND_OF_CONNECTION).to_numpy()
     present = set(row_kind)
     kinds = [k for k in WORD_KINDS if k in present]
-    kind_code = np.searchsorted(np.array(kinds), row_kind, sorter=np.argsort(kinds))
-    kind_code = np.argsort(kinds)[kind_code]
+    kind_code = pd.Index(kinds).get_indexer(row_kind)
     # the (word, kind) pairs that occur: a word with two is in rows of two kinds
     pairs = np.unique(codes.astype(np.int64) * len(kinds) + kind_code)
     pair_word, pair_kind = pairs // len(kinds), pairs % len(kinds)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._progress import progress_wanted
-from ..settings import BYTES_PER_VALUE, FitSettings, check_memory, physical_memory
+from ..settings import BYTES_PER_VALUE, FitSettings, check_memory, dense_mass, physical_memory
 from .crossed import crossed_design, draw_word_effects
 from .data import approximate_posterior_sd, initial_values
 from .model import build_model
@@ -451,17 +451,6 @@ def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
         tree = pm.sample(**kwargs, progressbar=progress, compute_convergence_checks=False,
                          model=model, **start)
     return _as_numpy(tree) if jax_sampler else tree
-
-
-def dense_mass(level: str) -> bool:
-    """Tell whether fits at ``level`` adapt a dense mass matrix (the JAX samplers).
-
-    The crossed level's protected-word coefficients of one connection share the
-    integrated-out compared-word effects, so they are strongly correlated a posteriori (a
-    diagonal mass matrix gave 2–3 times fewer effective draws per gradient on
-    religion-shaped tables).
-    """
-    return level == "crossed"
 
 
 def initial_inverse_mass(model: Any, sds: dict[str, Any], *, dense: bool) -> Any:
