@@ -32,7 +32,11 @@ def main() -> None:
     ap.add_argument("--out-dir", default=None, metavar="DIR")
     args = ap.parse_args()
 
+    from record import provenance, write_json
+
     import embias
+
+    started = provenance()
 
     kv = embias.load_embeddings("glove-6b-50d")
     for name in args.populations:
@@ -56,6 +60,10 @@ def main() -> None:
             out.mkdir(parents=True, exist_ok=True)
             suffix = f"_{args.first_study}" if args.first_study else ""
             result.results.to_csv(out / f"calibration_{name}{suffix}.csv", index=False)
+            write_json(out / f"calibration_{name}{suffix}.json",
+                       {**started, "populations": name, "design": args.design,
+                        "studies": args.studies, "first_study": args.first_study,
+                        "levels": args.levels, "seed": args.seed, "seconds": wall})
 
 
 if __name__ == "__main__":

@@ -59,12 +59,14 @@ def main() -> None:
     protected = [p if p == "pilot" else int(p) for p in args.protected_words]
 
     import pandas as pd
+    from record import provenance
 
     import embias
     from embias.design import design_analysis
 
-    record: dict = {"studies": args.studies, "attribute_words": args.attribute_words,
-                    "protected_words": protected, "seed": args.seed, "cpus": os.cpu_count(),
+    record: dict = {**provenance(), "studies": args.studies,
+                    "attribute_words": args.attribute_words, "protected_words": protected,
+                    "seed": args.seed, "cpus": os.cpu_count(),
                     "load_before": os.getloadavg(), "tables": {}}
     columns = ["design", "contrast", "truth", "p_credible", "p_se", "width_mean", "width_se",
                "n_studies", "n_failed_fits"]

@@ -16,7 +16,6 @@ Writes the rows to ``benchmarks/results/predictive_check_<level>.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
@@ -85,10 +84,9 @@ def main() -> None:
     print(f"\n12 fits in {wall:.0f} s")
     out = Path(args.json or HERE / "results" / f"predictive_check_{level}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"level": level, "seconds": wall,
-                               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                               "rows": rows}, indent=1))
-    print(f"wrote {out}")
+    from record import provenance, write_json
+
+    write_json(out, {**provenance(), "level": level, "seconds": wall, "rows": rows})
 
 
 if __name__ == "__main__":

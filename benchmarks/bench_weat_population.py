@@ -36,7 +36,6 @@ wholly below / above it. Target: every design within ±0.05 of 0.89.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from pathlib import Path
@@ -138,6 +137,9 @@ def main() -> None:
     parser.add_argument("--n-boot", type=int, default=2000)
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args()
+    from record import provenance
+
+    started = provenance()
     ci_prob = DEFAULT_CI_PROB
     kv = embias.load_embeddings()
     rows = []
@@ -159,11 +161,10 @@ def main() -> None:
         print(f"{key}: mean |coverage − {ci_prob}| = {np.mean(dev):.3f}, largest "
               f"{max(dev):.3f}; designs within ±0.05: {sum(d <= 0.05 for d in dev)} of "
               f"{len(dev)}")
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({"ci_prob": ci_prob, "n_boot": args.n_boot,
-                                       "embedding": "glove-6b-50d", "designs": rows},
-                                      indent=1) + "\n")
-    print(f"written: {args.output}")
+    from record import write_json
+
+    write_json(args.output, {**started, "ci_prob": ci_prob, "n_boot": args.n_boot,
+                             "embedding": "glove-6b-50d", "designs": rows})
 
 
 if __name__ == "__main__":

@@ -57,6 +57,9 @@ def main() -> None:
     ap.add_argument("--skip-simulation", action="store_true")
     ap.add_argument("--write-data", default=None, metavar="DIR")
     args = ap.parse_args()
+    from record import provenance
+
+    started = provenance()
 
     import warnings
 
@@ -144,7 +147,7 @@ def main() -> None:
             sim.tables.to_csv(out / "word_sampling_tables.csv", index=False,
                               float_format="%.6g")
             (out / "word_sampling_settings.json").write_text(json.dumps(
-                {**sim.settings, "design": f"religion / {args.design}",
+                {**started, **sim.settings, "design": f"religion / {args.design}",
                  "parameters": {k: dict(getattr(sim.parameters, k))
                                 for k in ("bar", "tau", "sigma", "tau_word")},
                  "command": "benchmarks/bench_word_sampling.py " + " ".join(

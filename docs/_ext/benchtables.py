@@ -89,6 +89,7 @@ def batch_table(path: Path) -> str:
          "µs a gradient", "floor s", "program / floor", "fits missing the ESS bar",
          "divergences"], rows, "lrrrrrrrrrr")
     prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "note": d.get("provenance_note"),
                              "load average before": _load(d.get("load_average_before")),
                              "after": _load(d.get("load_average_after"))})
     return prov + "\n\n" + table
@@ -127,6 +128,7 @@ def design_table(path: Path) -> str:
                                   "mean HDI width, associated − different", "± se",
                                   "fits missing the ESS bar", "studies"], widths, "lrrrrr")
     prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "note": d.get("provenance_note"),
                              "cpus": d.get("cpus"), "seed": d.get("seed"),
                              "studies a design": d.get("studies"),
                              "load average before": _load(d.get("load_before")),
@@ -158,6 +160,7 @@ def design_timing_table(path: Path) -> str:
     table = markdown_table(["study", "fits", "wall s", "s a fit", "load before", "load after"],
                            rows, "lrrrll")
     prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "note": d.get("provenance_note"),
                              "cpus": d.get("cpus"), "seed": d.get("seed"),
                              "sizes": ", ".join(map(str, d.get("attribute_words", [])))})
     return prov + "\n\n" + table
@@ -184,6 +187,7 @@ def predictive_check_table(path: Path) -> str:
     table = markdown_table(header, rows, "l" + "r" * (2 * len(probs)))
     tables = len({(r["study"], r["embedding"]) for r in d["rows"]})
     prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "note": d.get("provenance_note"),
                              "level": d.get("level"), "tables": tables,
                              "wall seconds": _f(d.get("seconds"), 0)})
     return prov + "\n\n" + table
@@ -204,6 +208,7 @@ def weat_population_table(path: Path) -> str:
         ["design", "population d", "mean d", "item bootstrap: coverage", "below", "width",
          "population interval: coverage", "below", "width", "studies"], rows, "lrrrrrrrrr")
     prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "note": d.get("provenance_note"),
                              "interval": f"{d.get('ci_prob', 0):.0%}",
                              "bootstrap replicates": d.get("n_boot"),
                              "embedding": d.get("embedding")})
@@ -241,7 +246,11 @@ def calibration_table(folder: Path) -> str:
         recorded = {"interval": f"{float(records[0]['ci_prob']):.0%}"}
     table = markdown_table(["set, level", *quantities, "mean |coverage − nominal|", "studies",
                             "fits missing the ESS bar"], rows, "l" + "r" * (len(quantities) + 3))
-    prov = provenance(files[0], {"machine": None, "date": None, **recorded,
+    stamps = [json.loads(p.with_name(p.name.replace(".csv.gz", ".json")).read_text("utf-8"))
+              for p in files if p.with_name(p.name.replace(".csv.gz", ".json")).is_file()]
+    stamp = stamps[0] if len(stamps) == len(files) else {}
+    prov = provenance(files[0], {"machine": _machine(stamp), "date": stamp.get("date"),
+                                 "note": stamp.get("provenance_note"), **recorded,
                                  "files": ", ".join(f"`{p.name}`" for p in files)})
     return prov + "\n\n" + table
 
@@ -284,9 +293,35 @@ def word_sampling_table(folder: Path) -> str:
             f"`word_sampling_settings.json`, written by `{settings['command']}`; recorded: "
             f"**design**: {settings['design']}; **sampler**: {settings['sampler']}, "
             f"{settings['chains']} × ({settings['tune']} + {settings['draws']}) draws; "
-            f"**seed**: {settings['random_seed']}; **tables**: {n_tables}. *Not recorded in "
-            "the files: machine, date* (the benchmark script does not write them yet).")
+            f"**seed**: {settings['random_seed']}; **tables**: {n_tables}; **machine**: "
+            f"{_machine(settings)}; **date**: {settings['date']}"
+            + (f"; **note**: {settings['provenance_note']}" if settings.get(
+                "provenance_note") else "") + ".")
     return prov + "\n\n" + table
+
+
+def real_word_models_table(path: Path) -> str:
+    """``bench_real_word_models.py``: coverage of candidate model structures on real words."""
+    d = json.loads(path.read_text(encoding="utf-8"))
+    quantities = (*CONNECTIONS, *CONTRASTS)
+    parts = [provenance(path, {"machine": _machine(d), "date": d.get("date"),
+                             "note": d.get("provenance_note"),
+                               "design": d.get("design")})]
+    for population, p in d["populations"].items():
+        rows = []
+        for candidate, mean_dev in sorted(p["mean_abs_dev"].items(), key=lambda kv: kv[1]):
+            cells = {r["quantity"]: r for r in p["rows"] if r["candidate"] == candidate}
+            first = next(iter(cells.values()))
+            rows.append([candidate, *(f"{_f(cells[q]['coverage'])} ± "
+                                      f"{_f(cells[q]['mc_se'])}" if q in cells else "—"
+                                      for q in quantities),
+                         _f(mean_dev), _f(p["max_abs_dev"][candidate]),
+                         f"{first['failed']} of {first['n']}"])
+        parts.append(f"**{population}** (candidates by mean |coverage − 0.89|, best first)")
+        parts.append(markdown_table(["candidate", *quantities, "mean |dev|",
+                                     "max |dev|", "fits missing r̂/ESS"], rows,
+                                    "l" + "r" * (len(quantities) + 3)))
+    return "\n\n".join(parts)
 
 
 def _missing(path: Path) -> str:
@@ -302,6 +337,7 @@ TABLES: dict[str, tuple[str, Callable[[Path], str]]] = {
     "bench_predictive_check": ("predictive_check_crossed.json", predictive_check_table),
     "bench_weat_population": ("weat_population.json", weat_population_table),
     "bench_calibration": ("calibration", calibration_table),
+    "bench_real_word_models": ("real_word_models.json", real_word_models_table),
 }
 
 
@@ -313,7 +349,56 @@ OTHER_TABLES: dict[str, tuple[str, Callable[[Path], str]]] = {
 
 #: the scripts whose results files the tables above read
 SOURCES = {"bench_batch", "bench_design", "bench_predictive_check", "bench_weat_population",
-           "bench_calibration", "bench_word_sampling"}
+           "bench_calibration", "bench_word_sampling", "bench_real_word_models"}
+
+
+def recorded_tables(path: Path) -> str:
+    """A results file written by :class:`benchmarks.record.Tables`: its tables, as printed."""
+    d = json.loads(path.read_text(encoding="utf-8"))
+    recorded = {"command": f"`{d['command']}`", "machine": _machine(d), "date": d.get("date"),
+                "load average before": _load(d.get("load_average_before")),
+                "after": _load(d.get("load_average_after"))}
+    recorded |= {k.replace("_", " "): v for k, v in d.get("settings", {}).items()}
+    parts = [f"### {d['title']}", provenance(path, recorded)]
+    for t in d["tables"]:
+        numeric = [all(_numeric(r[i]) for r in t["rows"]) if t["rows"] else False
+                   for i in range(len(t["header"]))]
+        parts.append(f"**{t['title']}**")
+        parts.append(markdown_table(t["header"], t["rows"],
+                                    "".join("r" if n else "l" for n in numeric)))
+        if t.get("note"):
+            parts.append(t["note"])
+    return "\n\n".join(parts)
+
+
+def _numeric(cell: str) -> bool:
+    try:
+        float(str(cell).replace("−", "-").replace(",", "").rstrip("%×s "))
+    except ValueError:
+        return False
+    return True
+
+
+def recorded_results(folder: Path) -> str:
+    """Every results file of ``folder`` written by ``Tables`` (it has ``tables``), by title."""
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        d = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(d, dict) and "tables" in d and "script" in d:
+            found.append((d["title"], path))
+    if not found:
+        return "*No results file of this kind is in this checkout (`make bench`).*"
+    return "\n\n".join(recorded_tables(path) for _, path in sorted(found))
+
+
+def recorded_scripts(folder: Path) -> set[str]:
+    """The script stems whose ``Tables`` results file is in ``folder``."""
+    stems = set()
+    for path in folder.glob("*.json"):
+        d = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(d, dict) and "tables" in d and "script" in d:
+            stems.add(Path(d["script"]).stem)
+    return stems
 
 
 def print_only_benchmarks(folder: Path) -> str:
@@ -322,7 +407,7 @@ def print_only_benchmarks(folder: Path) -> str:
 
     lines = []
     for script in sorted(folder.glob("bench_*.py")):
-        if script.stem in SOURCES:
+        if script.stem in SOURCES | recorded_scripts(folder / "results"):
             continue
         doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
         first = " ".join(doc.split("\n\n")[0].split()) or "(no description)"
@@ -343,9 +428,14 @@ def write_tables(out: Path, results: Path) -> list[Path]:
         if not target.is_file() or target.read_text(encoding="utf-8") != text + "\n":
             target.write_text(text + "\n", encoding="utf-8")
         written.append(target)
-    target = out / "bench_print_only.md"
-    text = print_only_benchmarks(results.parent) + "\n"
-    if not target.is_file() or target.read_text(encoding="utf-8") != text:
-        target.write_text(text, encoding="utf-8")
-    written.append(target)
+    extra = {"bench_recorded": recorded_results(results),
+             "bench_print_only": print_only_benchmarks(results.parent)
+             or "*None: every benchmark script writes a results file.*"}
+    for stem, text in extra.items():
+        target = out / f"{stem}.md"
+        text += "\n"
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+        written.append(target)
     return written
+
