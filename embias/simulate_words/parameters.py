@@ -1,0 +1,110 @@
+"""The word-sampling simulation's truth and what it compares.
+
+The crossed model's parameters that tables are drawn from (:class:`WordSamplingParameters`,
+with the null of no association difference), the contrasts whose truth is 0 under that null
+and the models compared by default.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..bayes.crossed import WORD_KIND_OF_CONNECTION
+from ..tables import CONNECTIONS
+
+#: The models compared by default: the published one and the one with compared words as a
+#: random sample.
+WORD_SAMPLING_LEVELS: tuple[str, ...] = ("hierarchical", "crossed")
+#: The contrasts whose truth is 0 under the null of :func:`simulate_word_sampling`: an
+#: interval of one of them that excludes 0 is a false claim of bias.
+NULL_CONTRASTS: tuple[str, ...] = ("associated - none", "associated - different",
+                                   "different - none")
+
+
+@dataclass(frozen=True)
+class WordSamplingParameters:
+    """Parameters of the crossed model that :func:`simulate_word_table` draws tables from.
+
+    Attributes
+    ----------
+    bar
+        Population mean cosine distance per connection (``bar[con]``).
+    tau
+        Sd of the protected words' coefficients around ``bar`` per connection.
+    sigma
+        Residual sd per connection.
+    tau_word
+        Sd of the compared words' effects per word kind (attribute, neutral, human).
+    """
+
+    bar: Mapping[str, float]
+    tau: Mapping[str, float]
+    sigma: Mapping[str, float]
+    tau_word: Mapping[str, float]
+
+    def __post_init__(self) -> None:
+        """Check every value and the names of the connections and word kinds."""
+        for name in ("bar", "tau", "sigma", "tau_word"):
+            values = getattr(self, name)
+            if not isinstance(values, Mapping) or not values:
+                raise ValueError(f"WordSamplingParameters.{name} must be a non-empty mapping, "
+                                 f"got {values!r}")
+            checked = {}
+            for key, value in values.items():
+                number = float(value)
+                if not math.isfinite(number) or (name != "bar" and number < 0):
+                    raise ValueError(f"WordSamplingParameters.{name}[{key!r}] must be a "
+                                     f"finite{'' if name == 'bar' else ' non-negative'} "
+                                     f"number, got {value!r}")
+                checked[str(key)] = number
+            object.__setattr__(self, name, checked)
+        cons = set(self.bar)
+        unknown = sorted(cons - set(CONNECTIONS))
+        if unknown:
+            raise ValueError(f"unknown connection(s) {unknown}; allowed: {list(CONNECTIONS)}")
+        for name in ("tau", "sigma"):
+            if set(getattr(self, name)) != cons:
+                raise ValueError(f"WordSamplingParameters.{name} must name the connections of "
+                                 f"bar {sorted(cons)}, got {sorted(getattr(self, name))}")
+        kinds = {WORD_KIND_OF_CONNECTION[c] for c in cons}
+        if set(self.tau_word) != kinds:
+            raise ValueError(f"WordSamplingParameters.tau_word must name the word kinds "
+                             f"{sorted(kinds)}, got {sorted(self.tau_word)}")
+
+    def without_association(self) -> WordSamplingParameters:
+        """Return the null of :func:`simulate_word_sampling`: no association difference.
+
+        ``bar[associated]`` and ``bar[different]`` set to ``bar[none]`` (an attribute word
+        is, on average over the populations of attribute and protected words, as far from
+        a protected word as a neutral word is, whichever class it belongs to); everything
+        else unchanged.
+        """
+        if "none" not in self.bar:
+            raise ValueError("without_association() needs a 'none' connection to equal, got "
+                             f"{sorted(self.bar)}")
+        bar = dict(self.bar)
+        for con in ("associated", "different"):
+            if con in bar:
+                bar[con] = bar["none"]
+        return WordSamplingParameters(bar=bar, tau=self.tau, sigma=self.sigma,
+                                      tau_word=self.tau_word)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return one row per connection: ``bar``, ``tau``, ``sigma``, kind, ``tau_word``.
+
+        ``word_kind`` is the connection's kind of compared word, ``tau_word`` that kind's sd.
+        """
+        rows = [{"connection": c, "bar": self.bar[c], "tau": self.tau[c],
+                 "sigma": self.sigma[c], "word_kind": WORD_KIND_OF_CONNECTION[c],
+                 "tau_word": self.tau_word[WORD_KIND_OF_CONNECTION[c]]}
+                for c in CONNECTIONS if c in self.bar]
+        return pd.DataFrame(rows)
+
+    def contrast_truth(self, contrast: str) -> float:
+        """Return the true value of a contrast named ``"a - b"``: bar[a] − bar[b]."""
+        a, _, b = contrast.partition(" - ")
+        return self.bar[a] - self.bar[b]
