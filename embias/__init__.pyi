@@ -66,8 +66,8 @@ from .pipeline import save_fit as save_fit
 from .pipeline import study_jobs as study_jobs
 
 # --------------------------------------------------------------------------- word influence
-from .bayes.influence import plot_word_influence as plot_word_influence
-from .bayes.influence import rank_words as rank_words
+from .influence_table import rank_words as rank_words
+from .plots.influence import plot_word_influence as plot_word_influence
 from .bayes.influence import word_influence as word_influence
 
 # --------------------------------------------------------------------------- sentence encoders

@@ -44,6 +44,7 @@ __all__ = [
     "DEFAULT_SAMPLER",
     "DEFAULT_TARGET_ACCEPT",
     "DEFAULT_TUNE",
+    "K_THRESHOLD",
     "LEVELS",
     "SAMPLERS",
     "SINGLE_FIT_SAMPLER",
@@ -55,6 +56,9 @@ __all__ = [
     "sampler_available",
 ]
 
+#: Pareto k above which importance sampling is not trusted (Vehtari et al. 2024): a
+#: leave-one-out estimate with a larger k is refitted or flagged.
+K_THRESHOLD = 0.7
 #: Model levels (see :mod:`embias.bayes.model`).
 LEVELS: tuple[str, ...] = ("dataset", "word", "hierarchical", "crossed")
 #: Default model level: ``"crossed"``, the authors' hierarchical model with the compared

@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("embias", "embias._validation", "embias._deprecation", "embias._progress",
               "embias._user_line", "embias._workers", "embias._process_setup",
               "embias.settings")),
-    ("results", ("embias.report",)),
+    ("results", ("embias.report", "embias.influence_table")),
     ("words", ("embias.wordlists", "embias.embeddings", "embias.encoders", "embias.tables",
                "embias.populations")),
     ("scores", ("embias.classic", "embias.weat_population", "embias.simulate",

@@ -21,12 +21,9 @@ import pytest
 from scipy.stats import norm
 
 import embias
-from embias.bayes.influence import (
-    plot_word_influence,
-    protected_word_log_likelihood,
-    rank_words,
-    word_influence,
-)
+from embias.bayes.influence import protected_word_log_likelihood, word_influence
+from embias.influence_table import rank_words
+from embias.plots import plot_word_influence
 
 ROOT = Path(__file__).resolve().parent.parent
 EMBIAS = Path(sys.executable).with_name("embias")

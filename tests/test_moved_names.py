@@ -45,7 +45,7 @@ KEPT = {
     "embias.classifier.generalized": (
         "COMPARISONS", "SCORES", "FairnessResult", "MetricKind", "bcm", "mcm", "pcm", "vbcm"),
     "embias.bayes.influence": (
-        "DEFAULT_ROLES", "K_THRESHOLD", "REFIT_CHOICES", "WORD_ROLES", "plot_word_influence",
+        "DEFAULT_ROLES", "K_THRESHOLD", "REFIT_CHOICES", "WORD_ROLES",
         "protected_word_log_likelihood", "rank_words", "word_influence"),
 }
 
@@ -67,6 +67,8 @@ MOVED = {
         ("embias.classifier.significance", "SignificanceResult"),
     ("embias.classifier.generalized", "template_significance"):
         ("embias.classifier.significance", "template_significance"),
+    ("embias.bayes.influence", "plot_word_influence"):
+        ("embias.plots.influence", "plot_word_influence"),
     ("embias.studies.sentiment", "plot_downstream"):
         ("embias.plots.downstream", "plot_downstream"),
     ("embias.studies.sentiment", "plot_sentence_scores"):

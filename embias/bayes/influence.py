@@ -52,7 +52,8 @@ import pandas as pd
 
 from .._deprecation import moved_names
 from .._progress import progress_wanted
-from .._validation import check_choice, check_int, check_number, check_word_list
+from .._validation import check_choice, check_number, check_word_list
+from ..influence_table import rank_words
 from .crossed import WORD_KIND_OF_CONNECTION
 from .loo import K_THRESHOLD, LOG_LIKELIHOOD_VARS, pointwise_log_likelihood
 from .protected_likelihood import protected_word_log_likelihood
@@ -63,7 +64,6 @@ if TYPE_CHECKING:  # pragma: no cover
     import concurrent.futures as cf
 
     import xarray as xr
-    from matplotlib.figure import Figure
 
     from ..settings import FitSettings
     from .fit import BiasFit
@@ -73,7 +73,6 @@ __all__ = [
     "K_THRESHOLD",
     "REFIT_CHOICES",
     "WORD_ROLES",
-    "plot_word_influence",
     "protected_word_log_likelihood",
     "rank_words",
     "word_influence",
@@ -378,190 +377,6 @@ def _influence_table(fit: BiasFit, units: Sequence[_Unit], contrast: xr.DataArra
     return out.iloc[order].reset_index(drop=True)
 
 
-def rank_words(influence: pd.DataFrame, *, contrast: str | None = None) -> pd.DataFrame:
-    """Return one row per word, the most influential first.
-
-    A word's influence is the largest absolute change of a contrast when the word is
-    left out.
-
-    Parameters
-    ----------
-    influence
-        The table of :func:`word_influence`.
-    contrast
-        Rank by this contrast only (default: the largest change over all contrasts).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``rank``, ``word``, ``word_role``, ``influence`` (|change|), ``contrast`` (the one
-        changed most), ``change``, ``change_sd``, ``method``, ``pareto_k``, ``rows``.
-
-    Raises
-    ------
-    ValueError
-        ``influence`` lacks columns of :func:`word_influence`'s table, or an unknown
-        ``contrast``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from embias.bayes.influence import rank_words
-    >>> influence = pd.DataFrame({
-    ...     "word": ["jew", "jew", "greedy", "greedy"],
-    ...     "word_role": ["protected", "protected", "attribute", "attribute"],
-    ...     "contrast": ["associated - none", "associated - different"] * 2,
-    ...     "change": [0.004, -0.011, 0.020, 0.003], "change_sd": [0.2, -0.5, 0.9, 0.1],
-    ...     "method": ["psis"] * 4, "pareto_k": [0.3, 0.3, 0.8, 0.8], "rows": [321] * 2 + [15] * 2})
-    >>> print(rank_words(influence)[["rank", "word", "influence", "contrast"]].to_string(
-    ...     index=False))
-     rank   word  influence               contrast
-        1 greedy      0.020      associated - none
-        2    jew      0.011 associated - different
-    """
-    need = {"word", "word_role", "contrast", "change", "change_sd", "method", "pareto_k",
-            "rows"}
-    absent = sorted(need - set(influence.columns))
-    if absent:
-        raise ValueError(f"rank_words() takes word_influence()'s table; it lacks {absent}")
-    data = influence
-    if contrast is not None:
-        check_choice("contrast", contrast, list(dict.fromkeys(influence["contrast"])))
-        data = influence[influence["contrast"] == contrast]
-    data = data.assign(influence=data["change"].abs())
-    top = data.loc[data.groupby(["word", "word_role"], sort=False)["influence"].idxmax()]
-    top = top.sort_values("influence", ascending=False, kind="stable").reset_index(drop=True)
-    top.insert(0, "rank", np.arange(1, len(top) + 1))
-    return top[["rank", "word", "word_role", "influence", "contrast", "change", "change_sd",
-                "method", "pareto_k", "rows"]]
-
-
-def plot_word_influence(
-    influence: pd.DataFrame,
-    *,
-    contrast: str | None = None,
-    top: int | None = 25,
-    rope: float | None = None,
-    title: str | None = None,
-    ax: Any = None,
-) -> Figure:
-    """Plot :func:`word_influence` as a ranked dot plot, the most influential word on top.
-
-    One row per word, the change of each contrast when the word is left out; filled dots
-    for PSIS, open dots for PSIS with Pareto k above the table's threshold (unreliable),
-    open squares for refits.
-
-    Parameters
-    ----------
-    influence
-        The table of :func:`word_influence` (nothing is recomputed here).
-    contrast
-        Show and rank by this contrast only (default: every contrast, ranked by the
-        largest change).
-    top
-        Show the ``top`` most influential words (``None``: all).
-    rope
-        Shade ±``rope`` (e.g. 0.02, the default ROPE of the contrasts) as a scale.
-    title
-        Axes title (default: study, embedding and level from the table's ``attrs``).
-    ax
-        Matplotlib axes to draw on (a new figure when omitted).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The figure of the axes drawn on.
-
-    Raises
-    ------
-    ValueError
-        What :func:`rank_words` refuses, a ``top`` below 1, or a table without rows.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from embias.bayes.influence import plot_word_influence
-    >>> influence = pd.DataFrame({
-    ...     "word": ["jew", "greedy"], "word_role": ["protected", "attribute"],
-    ...     "contrast": ["associated - none"] * 2, "change": [0.004, 0.020],
-    ...     "change_sd": [0.2, 0.9], "method": ["psis", "refit"], "pareto_k": [0.3, 0.8],
-    ...     "rows": [321, 15]})
-    >>> fig = plot_word_influence(influence, rope=0.02)
-    >>> [label.get_text() for label in fig.axes[0].get_yticklabels()]
-    ['greedy (attribute)', 'jew (protected)']
-    """
-    import matplotlib.pyplot as plt
-
-    ranking = rank_words(influence, contrast=contrast)
-    if top is not None:
-        ranking = ranking.head(check_int("top", top, minimum=1))
-    if ranking.empty:
-        raise ValueError("nothing to plot: the influence table has no rows")
-    data = influence if contrast is None else influence[influence["contrast"] == contrast]
-    contrasts = list(dict.fromkeys(data["contrast"]))
-    keys = list(zip(ranking["word"], ranking["word_role"], strict=True))
-    ypos = {key: len(keys) - 1 - i for i, key in enumerate(keys)}
-    own = ax is None
-    if own:
-        fig, ax = plt.subplots(figsize=(7.5, min(max(1.2 + 0.3 * len(keys), 2.5), 30)))
-    else:
-        fig = ax.figure
-    if rope is not None:
-        ax.axvspan(-rope, rope, color="grey", alpha=0.15, lw=0)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    threshold = float(influence.attrs.get("k_threshold", K_THRESHOLD))
-    step = 0.6 / max(len(contrasts), 1)
-    for k, name in enumerate(contrasts):
-        part = data[data["contrast"] == name]
-        part = part[[key in ypos for key in zip(part["word"], part["word_role"], strict=True)]]
-        y = np.array([ypos[key] for key in zip(part["word"], part["word_role"], strict=True)])
-        _draw_changes(ax, part, y + (k - (len(contrasts) - 1) / 2) * step,
-                      colors[k % len(colors)], threshold)
-    _label_influence_axes(ax, influence, ypos, contrasts, colors, threshold, title)
-    if own:
-        fig.tight_layout()
-    return fig
-
-
-def _draw_changes(ax: Any, part: pd.DataFrame, y: np.ndarray, color: str,
-                  threshold: float) -> None:
-    """Draw one contrast's changes: dots for PSIS (open when k > threshold), squares else."""
-    refit = (part["method"] == "refit").to_numpy()
-    shaky = ~refit & (part["pareto_k"] > threshold).to_numpy()
-    good = ~refit & ~shaky
-    change = part["change"].to_numpy()
-    ax.plot(change[good], y[good], "o", color=color, ms=5)
-    ax.plot(change[shaky], y[shaky], "o", mfc="none", mec=color, ms=5)
-    ax.plot(change[refit], y[refit], "s", mfc="none", mec=color, ms=6)
-
-
-def _label_influence_axes(ax: Any, influence: pd.DataFrame, ypos: dict[Any, int],
-                          contrasts: list[str], colors: list[str], threshold: float,
-                          title: str | None) -> None:
-    """Label the words, the axis and the title, and add the legend of the markers."""
-    from matplotlib.lines import Line2D
-
-    ax.axvline(0.0, color="grey", lw=0.8, ls="--")
-    ax.set_yticks(list(ypos.values()))
-    ax.set_yticklabels([f"{w} ({r})" for w, r in ypos])
-    ax.set_ylim(-0.6, len(ypos) - 0.4)
-    ax.set_xlabel("change of the contrast when the word is left out (cosine distance)",
-                  fontsize=9)
-    if title is None:
-        attrs = influence.attrs
-        title = " / ".join(str(v) for v in (attrs.get("study"), attrs.get("embedding"),
-                                            attrs.get("level")) if v) or "word influence"
-    ax.set_title(title, fontsize=10)
-    handles = [Line2D([], [], marker="o", ls="", color=colors[k % len(colors)], label=name)
-               for k, name in enumerate(contrasts)]
-    handles += [Line2D([], [], marker="o", ls="", color="black", label="PSIS (no refit)"),
-                Line2D([], [], marker="o", ls="", mfc="none", mec="black",
-                       label=f"PSIS, Pareto k > {threshold:g} (unreliable)"),
-                Line2D([], [], marker="s", ls="", mfc="none", mec="black", label="refit")]
-    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0),
-              borderaxespad=0.0)
-    ax.grid(axis="x", alpha=0.3)
-
 # Exact leave-one-out moved to embias.bayes.exact_loo, its comparison table into
 # embias.bayes.loo.compare_models, the protected-word prior sd with its likelihood: still
 # served from here for one release, with a DeprecationWarning naming the new home.
@@ -572,4 +387,5 @@ __getattr__: Any = moved_names(__name__, {
     "compare_loo": ("embias.bayes.loo", "compare_models"),
     "compare_models_refit": "embias.bayes.exact_loo",
     "refit_loo": "embias.bayes.exact_loo",
+    "plot_word_influence": "embias.plots.influence",
 })

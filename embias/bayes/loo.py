@@ -34,6 +34,7 @@ import pandas as pd
 
 from .._progress import progress_wanted
 from .._validation import check_choice
+from ..settings import K_THRESHOLD
 from .data import row_cells
 from .diagnostics import cell_location_scale
 
@@ -61,8 +62,6 @@ LOO_UNITS: tuple[str, ...] = ("row", "word")
 LooUnit = Literal["row", "word"]
 #: The log-likelihood variable of each unit.
 LOG_LIKELIHOOD_VARS = {"row": "cosine_distance", "word": "compared_word"}
-#: Pareto k above which importance sampling is not trusted (Vehtari et al. 2024).
-K_THRESHOLD = 0.7
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
 

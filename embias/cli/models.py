@@ -151,7 +151,8 @@ def cmd_word_influence(args: argparse.Namespace) -> int:
     output_path("--png", args.png)
     output_path("--csv", args.csv)
     import embias
-    from embias.bayes.influence import rank_words, word_influence
+    from embias.bayes.influence import word_influence
+    from embias.influence_table import rank_words
 
     fit = _fit_levels(args, [args.level])[args.level]
     influence = word_influence(fit, roles=args.roles, refit=args.refit,
@@ -184,7 +185,7 @@ def cmd_word_influence(args: argparse.Namespace) -> int:
         draw_to_files()
         import matplotlib.pyplot as plt
 
-        from embias.bayes.influence import plot_word_influence
+        from embias.plots.influence import plot_word_influence
 
         figure = plot_word_influence(influence, top=args.top, rope=args.rope)
         figure.savefig(writable(args.png), dpi=110)

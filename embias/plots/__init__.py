@@ -17,6 +17,8 @@ One module per topic (every figure is also importable from ``embias.plots``):
   crossed model on template subsets;
 - :mod:`~embias.plots.downstream` — :func:`~embias.studies.plot_downstream` and
   :func:`~embias.studies.plot_sentence_scores`, the downstream sentiment study;
+- :mod:`~embias.plots.influence` — :func:`plot_word_influence`, the change of every
+  contrast when a word is left out, the most influential word on top;
 - :mod:`~embias.plots.layout` — what the figures share: axis labels, the layout of the
   composite figures (``panel_grid``), legends, ROPE shading.
 """
@@ -25,6 +27,7 @@ from .comparison import plot_comparison
 from .downstream import plot_downstream, plot_sentence_scores
 from .fits import plot_bias_fit, plot_predictive_check
 from .forest import plot_forest
+from .influence import plot_word_influence
 from .layout import AXIS_LABELS as AXIS_LABELS
 from .layout import panel_grid
 from .sentences import plot_template_sensitivity
@@ -41,4 +44,5 @@ __all__ = [
     "plot_simulated_table",
     "plot_template_sensitivity",
     "plot_weat_simulations",
+    "plot_word_influence",
 ]
