@@ -1,20 +1,10 @@
-"""Studies: protected classes, their attribute lists, and the neutral/human controls.
+"""A study: protected classes, their attribute lists and the controls, checked on building.
 
-Word lists are data: plain-text files, one word per line, ``#`` comments carrying the
-provenance, shipped inside the package (top-level ``wordlists/`` in the repository). A
-study folder holds
-
-- ``protected.<class>.txt`` — the protected (target) words of each class,
-- ``attributes.<class>.txt`` — attribute (stereotype) words of each attribute class,
-- ``associations.txt`` — lines ``<protected class> <attribute class>``: which attribute
-  class is *associated* with which protected class (the order of the lines is the order
-  of the protected classes; for WEAT the first is X, the second Y),
-- optionally ``definitional.txt`` (Manzini's definitional sets, one set per line),
-  ``neutral.txt`` and ``human.txt`` (else the shared control lists are used).
-
-Files are read as UTF-8 (a byte-order mark is ignored); names are case-sensitive, and a
-``.txt`` file with any other name is an error naming it (other files, e.g. a README.md,
-may sit in the folder).
+:class:`Study` refuses a list that would make a wrong table (a word in two roles, an
+association naming no class) and reads a study folder laid out as the
+:mod:`embias.wordlists` docstring says (:meth:`Study.from_folder`, which names a
+misspelt file rather than ignoring it); :func:`with_default_associations` is the rule that
+associates a protected class with an attribute class when none is given.
 """
 
 from __future__ import annotations
@@ -22,80 +12,19 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import os
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ._validation import check_distinct_lists, close_match_hint
+from .._validation import check_distinct_lists, close_match_hint
+from .files import dedupe_words, read_associations, read_wordlist, wordlists_dir
 
-__all__ = ["BUILTIN_STUDIES", "Study", "load_study", "read_associations", "read_wordlist",
-           "with_default_associations", "wordlists_dir"]
-
-BUILTIN_STUDIES: tuple[str, ...] = (
-    "religion",
-    "race",
-    "gender",
-    *(f"weat{i}" for i in range(1, 11)),
-)
+__all__ = ["FOLDER_FILES", "Study", "with_default_associations"]
 
 
-def wordlists_dir() -> Path:
-    """Return the folder of the shipped word lists (inside the wheel, or the repository's).
-
-    Returns
-    -------
-    pathlib.Path
-        One folder per study of :data:`BUILTIN_STUDIES`, and the shared control lists
-        ``neutral.txt`` and ``human.txt``.
-
-    Raises
-    ------
-    FileNotFoundError
-        Neither the wheel nor the repository holds the word lists (a broken
-        installation).
-
-    Examples
-    --------
-    >>> sorted(p.name for p in wordlists_dir().iterdir() if p.is_dir())[:4]
-    ['gender', 'race', 'religion', 'weat1']
-    """
-    packaged = resources.files("embias") / "wordlists"
-    if packaged.is_dir():
-        return Path(str(packaged))
-    repo = Path(__file__).resolve().parent.parent / "wordlists"
-    if repo.is_dir():
-        return repo
-    raise FileNotFoundError(
-        f"embias word lists not found (looked in {str(packaged)!r} and {str(repo)!r}); "
-        "the installation is incomplete"
-    )
-
-
-def _dedupe(words: Iterable[str], where: str) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
-    dups: list[str] = []
-    for w in words:
-        if not isinstance(w, str) or not w.strip():
-            raise ValueError(f"{where}: words must be non-empty strings, got {w!r}")
-        w = w.strip()
-        if w in seen:
-            dups.append(w)
-        else:
-            seen[w] = None
-    if dups:
-        warnings.warn(
-            f"{where}: removed {len(dups)} duplicate word(s): {sorted(set(dups))}",
-            UserWarning,
-            stacklevel=4,
-        )
-    return tuple(seen)
-
-
-#: The files of a study folder with fixed names (see the module docstring).
+#: The files of a study folder with fixed names (see :mod:`embias.wordlists`).
 FOLDER_FILES: tuple[str, ...] = ("associations.txt", "neutral.txt", "human.txt",
                                  "definitional.txt")
 _CLASS_LISTS: tuple[str, ...] = ("protected", "attributes")
@@ -131,48 +60,6 @@ def _looks_like_word_list(name: str) -> bool:
     """
     return name.lower().endswith(".txt") or bool(close_match_hint(name, _names_like(name)))
 
-
-def read_wordlist(path: str | os.PathLike[str]) -> tuple[str, ...]:
-    r"""Read a word-list file: one word per line, blank lines and ``#`` comments ignored.
-
-    The file is read as UTF-8; a byte-order mark at its start (written by some Windows
-    editors) is not part of the first word. Duplicates are removed with a warning that
-    names them.
-
-    Parameters
-    ----------
-    path
-        The file.
-
-    Returns
-    -------
-    tuple of str
-        The words, in the file's order.
-
-    Raises
-    ------
-    FileNotFoundError
-        The file does not exist.
-
-    Examples
-    --------
-    >>> import pathlib
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     path = pathlib.Path(folder) / "attributes.x.txt"
-    ...     _ = path.write_text("# where the words come from\nalpha\nbeta  # a note\n\n",
-    ...                         encoding="utf-8")
-    ...     read_wordlist(path)
-    ('alpha', 'beta')
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"word list not found: {str(path)!r}")
-    words = [
-        line.split("#", 1)[0].strip()
-        for line in path.read_text(encoding="utf-8-sig").splitlines()
-    ]
-    return _dedupe((w for w in words if w), str(path.name))
 
 
 def with_default_associations(associations: Mapping[str, str], protected: Iterable[str],
@@ -211,56 +98,6 @@ def with_default_associations(associations: Mapping[str, str], protected: Iterab
                     break
     return assoc
 
-
-def read_associations(folder: str | os.PathLike[str], protected: Mapping[str, Any]
-                      ) -> tuple[dict[str, str], dict[str, Any]]:
-    r"""Read the associations of a folder of word lists, and order its protected classes.
-
-    ``associations.txt`` holds one line ``<protected class> <attribute class>`` each (no
-    associations when the file is absent); the protected classes are returned in the
-    order that file names them (the others after them).
-
-    Parameters
-    ----------
-    folder
-        The folder.
-    protected
-        Protected class → words.
-
-    Returns
-    -------
-    associations : dict of str to str
-        Protected class → attribute class, as the file says.
-    protected : dict
-        ``protected`` in the file's order.
-
-    Raises
-    ------
-    ValueError
-        A line that is not two class names (names the file and the line).
-
-    Examples
-    --------
-    >>> import pathlib
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     _ = (pathlib.Path(folder) / "associations.txt").write_text(
-    ...         "muslim muslim_stereotype\n", encoding="utf-8")
-    ...     read_associations(folder, {"jewish": ("jew",), "muslim": ("islam",)})
-    ({'muslim': 'muslim_stereotype'}, {'muslim': ('islam',), 'jewish': ('jew',)})
-    """
-    associations: dict[str, str] = {}
-    assoc_file = Path(folder) / "associations.txt"
-    if assoc_file.is_file():
-        for line in read_wordlist(assoc_file):
-            parts = line.split()
-            if len(parts) != 2:
-                raise ValueError(f"{str(assoc_file)!r}: expected '<protected class> "
-                                 f"<attribute class>' per line, got {line!r}")
-            associations[parts[0]] = parts[1]
-    order = [c for c in associations if c in protected]
-    rest = [c for c in protected if c not in order]
-    return associations, {c: protected[c] for c in [*order, *rest]}
 
 
 @dataclass(frozen=True)
@@ -338,7 +175,7 @@ class Study:
                 if isinstance(words, str):
                     raise ValueError(f"study {self.name!r}: {label}[{cls!r}] must be a list of "
                                      f"words, got the string {words!r}")
-                clean[str(cls)] = _dedupe(words, f"study {self.name!r} {label}[{cls!r}]")
+                clean[str(cls)] = dedupe_words(words, f"study {self.name!r} {label}[{cls!r}]")
                 if not clean[str(cls)]:
                     raise ValueError(f"study {self.name!r}: {label}[{cls!r}] is empty")
             set_(self, label, MappingProxyType(clean))
@@ -355,7 +192,7 @@ class Study:
             if isinstance(words, str):
                 raise ValueError(f"study {self.name!r}: {label} must be a list of words, got "
                                  f"the string {words!r}")
-            set_(self, label, _dedupe(words, f"study {self.name!r} {label}"))
+            set_(self, label, dedupe_words(words, f"study {self.name!r} {label}"))
         self._check_roles()
         assoc = with_default_associations(self.associations, self.protected, self.attributes)
         unknown_p = sorted(set(assoc) - set(self.protected))
@@ -497,7 +334,7 @@ class Study:
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_folder(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Study:
-        """Read a study from a folder of word-list files (layout in the module docstring).
+        """Read a study from a folder of word-list files (layout: :mod:`embias.wordlists`).
 
         Missing ``neutral.txt``/``human.txt`` fall back to the shipped control lists
         only for shipped studies; for user folders they default to empty. Without
@@ -600,54 +437,3 @@ class Study:
             associations=dict(associations or {}),
             definitional=tuple(words(s) for s in definitional),
         )
-
-
-def load_study(name: str | Study) -> Study:
-    """Load a shipped study: ``religion``, ``race``, ``gender`` or ``weat1`` … ``weat10``.
-
-    A :class:`Study` passes through unchanged; a path to a folder is read with
-    :meth:`Study.from_folder`.
-
-    Parameters
-    ----------
-    name
-        A shipped study's name (case, ``-`` and ``_`` ignored), a folder of word lists or
-        a :class:`Study`.
-
-    Returns
-    -------
-    Study
-        The study.
-
-    Raises
-    ------
-    ValueError
-        Unknown name (the message lists the known ones), or a folder
-        :meth:`Study.from_folder` refuses.
-
-    Examples
-    --------
-    >>> load_study("religion")
-    Study('religion', protected={christian: 5, jewish: 5, muslim: 5},
-          attributes={christian_stereotype: 3, jewish_stereotype: 4, muslim_stereotype: 4},
-          neutral=226, human=85, definitional=5)
-    >>> load_study("religon")
-    Traceback (most recent call last):
-    ...
-    ValueError: unknown study 'religon' (did you mean 'religion'?); known: [...], or a
-    folder of word lists
-    """
-    if isinstance(name, Study):
-        return name
-    key = str(name).lower().replace("-", "").replace("_", "")
-    if key in BUILTIN_STUDIES:
-        return Study.from_folder(wordlists_dir() / key)
-    if Path(str(name)).is_dir():
-        return Study.from_folder(name)
-    import difflib
-
-    hint = difflib.get_close_matches(key, BUILTIN_STUDIES, n=1)
-    raise ValueError(
-        f"unknown study {name!r}{f' (did you mean {hint[0]!r}?)' if hint else ''}; known: "
-        f"{list(BUILTIN_STUDIES)}, or a folder of word lists"
-    )
