@@ -106,11 +106,23 @@ def _kind(module: str, name: str) -> str:
 
 
 def _submodules(module: str) -> list[str]:
-    """Names of the public submodules of a package (no leading underscore)."""
+    """Names of the public modules of a package (no leading underscore), relative to it.
+
+    A subpackage is listed with its own public modules after it (``bbu``, ``bbu.bounds``…),
+    so that a package split into modules keeps a page for each of them.
+    """
     package = importlib.import_module(module)
     folder = Path(package.__file__).parent
-    return [p.stem for p in sorted(folder.glob("*.py"))
-            if not p.stem.startswith("_")]
+    names = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("_"):
+            continue
+        if path.suffix == ".py":
+            names.append(path.stem)
+        elif path.is_dir() and (path / "__init__.py").is_file():
+            names.append(path.name)
+            names += [f"{path.name}.{n}" for n in _submodules(f"{module}.{path.name}")]
+    return names
 
 
 def _autosummary(module: str, names: list[str], *, template: str | None = None) -> list[str]:

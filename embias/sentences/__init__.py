@@ -8,9 +8,9 @@ The package, one module per idea (every name is also importable from ``embias.se
 
 - :mod:`~embias.sentences.kinds` — which kind each word is, from the shipped word-kind
   table, May et al.'s rule and ``word_kinds=`` (:func:`load_word_kinds`,
-  :func:`resolve_word_kinds`, :class:`WordKind`);
+  :func:`resolve_word_kinds`, ``WordKind``);
 - :mod:`~embias.sentences.templates` — May et al.'s template sets and the user's, checked,
-  and each word put in its templates (:func:`load_templates`, :func:`template_spec`,
+  and each word put in its templates (:func:`load_templates`, ``template_spec``,
   :func:`word_sentences`);
 - :mod:`~embias.sentences.table` — the long-form table of a study on a sentence encoder,
   and how its rows pair sentences (:func:`sentence_table`);

@@ -2,7 +2,7 @@
 
 :class:`Study` refuses a list that would make a wrong table (a word in two roles, an
 association naming no class) and reads a study folder laid out as the
-:mod:`embias.wordlists` docstring says (:meth:`Study.from_folder`, which names a
+``embias.wordlists`` docstring says (:meth:`Study.from_folder`, which names a
 misspelt file rather than ignoring it); :func:`with_default_associations` is the rule that
 associates a protected class with an attribute class when none is given.
 """
@@ -24,7 +24,7 @@ from .files import dedupe_words, read_associations, read_wordlist, wordlists_dir
 __all__ = ["FOLDER_FILES", "Study", "with_default_associations"]
 
 
-#: The files of a study folder with fixed names (see :mod:`embias.wordlists`).
+#: The files of a study folder with fixed names (see ``embias.wordlists``).
 FOLDER_FILES: tuple[str, ...] = ("associations.txt", "neutral.txt", "human.txt",
                                  "definitional.txt")
 _CLASS_LISTS: tuple[str, ...] = ("protected", "attributes")
@@ -334,7 +334,7 @@ class Study:
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_folder(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Study:
-        """Read a study from a folder of word-list files (layout: :mod:`embias.wordlists`).
+        """Read a study from a folder of word-list files (layout: ``embias.wordlists``).
 
         Missing ``neutral.txt``/``human.txt`` fall back to the shipped control lists
         only for shipped studies; for user folders they default to empty. Without

@@ -31,7 +31,7 @@ The package holds one idea per module:
 * :mod:`~embias.classifier.bbu.coverage` — the MNLI genre costs, their synthetic population
   and the coverage simulation of the interval.
 * :mod:`~embias.classifier.bbu.figures` — the figure of a coverage simulation.
-* :mod:`~embias.classifier.bbu._common` — the checks of options, costs and annotations that
+* ``embias.classifier.bbu._common`` — the checks of options, costs and annotations that
   the modules share.
 """
 

@@ -25,9 +25,9 @@ The package, one module per idea (every name is also importable from
 ``embias.classifier.generalized``):
 
 - :mod:`~embias.classifier.generalized.metrics` — the metrics :func:`pcm`, :func:`bcm`,
-  :func:`vbcm`, :func:`mcm` and the function they share (:func:`generalized_metric`);
+  :func:`vbcm`, :func:`mcm` and the function they share (``generalized_metric``);
 - :mod:`~embias.classifier.generalized.evaluation` — the metrics' terms on one set of
-  examples, and their average over sources (:data:`MetricKind`);
+  examples, and their average over sources (``MetricKind``);
 - :mod:`~embias.classifier.generalized.result` — :class:`FairnessResult` and its tables.
 
 Around them: :mod:`~embias.classifier.metric_terms` (the scores ϕ and comparisons d,

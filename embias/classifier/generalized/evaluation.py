@@ -1,8 +1,8 @@
 """The terms of a generalized fairness metric, computed on one set of examples.
 
-:func:`evaluate` computes, per evaluated class, the groups' scores ϕ and the metric's
+``evaluate`` computes, per evaluated class, the groups' scores ϕ and the metric's
 per-group, per-pair and aggregate terms of a PCM, BCM, VBCM or MCM on the rows given;
-:func:`average` averages them over the sources of a counterfactual metric.
+``average`` averages them over the sources of a counterfactual metric.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The generalized fairness metrics PCM, BCM, VBCM and MCM, and the function they share.
 
-:func:`generalized_metric` checks the choice of score, comparison, normalization and
+``generalized_metric`` checks the choice of score, comparison, normalization and
 background, prepares the examples and evaluates the metric (per source, averaged, for the
 counterfactual version); :func:`pcm`, :func:`bcm`, :func:`vbcm` and :func:`mcm` call it
 with each metric's defaults.

@@ -1,6 +1,6 @@
 """The result of a generalized fairness metric: :class:`FairnessResult` and its tables.
 
-:func:`build_result` writes a metric's evaluated terms as an interval table (point values,
+``build_result`` writes a metric's evaluated terms as an interval table (point values,
 ``ci_kind="none"``) with one row per aggregate, group and pair, and the groups' scores ϕ
 as a table of their own.
 """
