@@ -19,4 +19,4 @@ def test_every_plotting_module_is_part_of_the_figure_cache_key() -> None:
         module = package / f"{name}.py"
         assert module.resolve() in files, name
     assert Path(embias.plots.__file__).resolve() in files
-    assert {p.name for p in files} >= {"render.py", "content.py"}
+    assert {p.name for p in files} >= {"render.py", "content.py", "figures.py"}

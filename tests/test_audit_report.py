@@ -344,7 +344,7 @@ def test_the_comparison_across_embeddings(tmp_path):
     check(f"<!DOCTYPE html><html><head><title>t</title></head><body>"
           f"{macros.table(part['table'])}{macros.picture(part['figure'])}"
           + "<img alt='a' src='data:,'>" * 4 + "</body></html>")
-    from embias.audit import _rebuild_command
+    from embias.audit.rebuild import rebuild_command as _rebuild_command
     from embias.audit.sources import collect_fits
 
     entries = collect_fits(saved, study="religion", embeddings=None, levels=None)

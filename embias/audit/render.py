@@ -248,8 +248,9 @@ CACHE_FOLDER = "report-cache"
 def drawing_code_files() -> list[Path]:
     """Return the source files of the code that draws the page's figures.
 
-    Every module of :mod:`embias.plots` and the audit page's rendering and content modules;
-    a change to any of them redraws the figures a saved fit keeps (:func:`cache_file`).
+    Every module of :mod:`embias.plots` and the audit page's rendering and content modules
+    and the module that keeps a saved fit's figures (:mod:`~embias.audit.figures`); a change
+    to any of them redraws the figures a saved fit keeps (:func:`cache_file`).
 
     Returns
     -------
@@ -259,14 +260,14 @@ def drawing_code_files() -> list[Path]:
     Examples
     --------
     >>> files = drawing_code_files()
-    >>> [f.name for f in files[-2:]], all(f.is_file() for f in files)
-    (['render.py', 'content.py'], True)
+    >>> [f.name for f in files[-3:]], all(f.is_file() for f in files)
+    (['render.py', 'content.py', 'figures.py'], True)
     """
     from .. import plots
 
     package = Path(plots.__file__).parent
     return [*sorted(package.rglob("*.py")), Path(__file__),
-            Path(__file__).with_name("content.py")]
+            Path(__file__).with_name("content.py"), Path(__file__).with_name("figures.py")]
 
 
 @cache
