@@ -1,11 +1,12 @@
 """Names keep their import paths when their code moves to another module.
 
-``embias.classic``, ``embias.simulate`` and ``embias.plots`` became packages of one module
-per idea, and other modules were split: every name the modules had is still importable
-from them, the same object as the public ``embias.X``. Names that left a module for
-another home (exact leave-one-out, the study's figures, the classifier metrics' presets
-and tests) are still served from the old module for one release, with a
-``DeprecationWarning`` that names the new home.
+``embias.classic``, ``embias.simulate``, ``embias.plots`` and the modules listed in
+:data:`KEPT` became packages of one module per idea, and other modules were split: every
+name the modules had is still importable from them, the same object as the public
+``embias.X``. Names that left a module for another home (exact leave-one-out, the study's
+figures, the word-influence figure, the classifier metrics' presets and tests) are still
+served from the old module for one release, with a ``DeprecationWarning`` that names the
+new home.
 """
 
 from __future__ import annotations
@@ -44,6 +45,51 @@ KEPT = {
         "vader_lexicon"),
     "embias.classifier.generalized": (
         "COMPARISONS", "SCORES", "FairnessResult", "MetricKind", "bcm", "mcm", "pcm", "vbcm"),
+    "embias.tables": (
+        "CONNECTIONS", "DEFAULT_MIN_SHARED", "DISTANCE_TOLERANCE", "PAIR_KEY",
+        "PUBLISHED_EMBEDDINGS", "PUBLISHED_MISSING_CODE", "PUBLISHED_STUDIES",
+        "ROW_KEY_EXTRA", "TABLE_COLUMNS", "align_tables", "compared_word_lists",
+        "cosine_table", "difference_table", "load_published_table", "published_name",
+        "study_table", "summarize_table", "validate_table"),
+    "embias.design": (
+        "DEFAULT_ATTRIBUTE_WORDS", "DEFAULT_BLOCK", "DesignAnalysis", "PILOT",
+        "RESULT_COLUMNS", "SUMMARY_COLUMNS", "design_analysis", "design_table",
+        "plot_design_analysis", "summarize_design_analysis"),
+    "embias.classifier.bbu": (
+        "Bound", "MNLI_GENRE_COSTS", "bbu_coverage", "bbu_detectable_delta", "bbu_interval",
+        "bbu_required_n", "bernstein_half_width", "demographic_parity", "equal_opportunity",
+        "equalized_odds", "genre_population", "hoeffding_half_width", "plot_bbu_coverage"),
+    "embias.simulate_words": (
+        "NULL_CONTRASTS", "PUBLISHED_REFIT_EMBEDDINGS", "PUBLISHED_REFIT_STUDIES",
+        "SUMMARY_COLUMNS", "TABLES_PER_BATCH", "WORD_SAMPLING_LEVELS",
+        "WordSamplingParameters", "WordSamplingSimulation", "calibrate_word_sampling",
+        "plot_published_refits", "plot_word_sampling", "published_conclusions",
+        "refit_published_tables", "simulate_word_sampling", "simulate_word_table",
+        "summarize_word_sampling", "word_effect_shares"),
+    "embias.sentences": (
+        "CALISKAN_TESTS", "FALLBACK_TEMPLATES", "KINDS", "KIND_TEMPLATE_SETS", "PAIRINGS",
+        "TEMPLATE_PLACEHOLDERS", "WordKind", "load_templates", "load_word_kinds",
+        "resolve_word_kinds", "seat_overview", "seat_test", "sentence_table",
+        "template_spec", "word_sentences"),
+    "embias.embeddings": (
+        "BUILTIN_EMBEDDINGS", "EmbeddingFormat", "FORMATS", "MissingWords",
+        "MissingWordsError", "NAME_ATTRIBUTE", "detect_format", "embedding_name_of",
+        "is_keyed_vectors", "is_uncased", "keyed_vectors", "load_embeddings",
+        "load_named_embeddings", "lookup_words"),
+    "embias.calibration": (
+        "ESTIMANDS", "PopulationCalibration", "QUANTITIES", "RESULT_COLUMNS",
+        "STUDIES_PER_BATCH", "SUMMARY_COLUMNS", "UNCHECKED_VARIABLES",
+        "calibrate_on_populations", "draw_population_studies", "fit_intervals",
+        "interval_rates", "plot_calibration", "population_answers", "summarize_calibration"),
+    "embias.wordlists": (
+        "BUILTIN_STUDIES", "FOLDER_FILES", "Study", "load_study", "read_associations",
+        "read_wordlist", "with_default_associations", "wordlists_dir"),
+    "embias.classifier.parity": (
+        "Decision", "ParityDecision", "ParityPosterior", "Side", "parity_comparisons",
+        "parity_hdi_coverage", "parity_posterior", "simulate_detection"),
+    "embias.classic.permutation_test": (
+        "Alternative", "POPULATION_COLUMNS", "WeatResult", "check_weat_roles", "weat",
+        "weat_pairs", "weat_test"),
     "embias.bayes.influence": (
         "DEFAULT_ROLES", "K_THRESHOLD", "REFIT_CHOICES", "WORD_ROLES",
         "protected_word_log_likelihood", "rank_words", "word_influence"),

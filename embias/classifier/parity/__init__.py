@@ -31,6 +31,8 @@ The package, one module per idea (every name is also importable from
 
 from embias.classifier.parity.groups import parity_comparisons
 from embias.classifier.parity.posterior import ParityDecision, ParityPosterior, parity_posterior
+from embias.classifier.parity.rules import Decision as Decision
+from embias.classifier.parity.rules import Side as Side
 from embias.classifier.parity.simulations import parity_hdi_coverage, simulate_detection
 
 __all__ = [
