@@ -1,6 +1,6 @@
 """The offline sentence encoder: agreement with a plain float64 forward pass, and speed.
 
-Prints
+Measures
 - agreement of the default all-MiniLM-L6-v2 (fp32 ONNX graph on onnxruntime) with the
   reference forward pass of ``tests/test_encoders.py`` (float64, one sentence at a time)
   on real sentences: the smallest cosine between a sentence's two vectors and the largest
@@ -10,7 +10,11 @@ Prints
   same for the batched numpy forward pass it was chosen over;
 - the cost of loading the encoder (fresh process) and of the SEAT and table builders.
 
-Run: .venv/bin/python benchmarks/bench_encoder.py
+No target is stated for these figures: they are the record of the choice made and of
+what a user waits for.
+
+Run: .venv/bin/python benchmarks/bench_encoder.py   (prints its figures and writes
+``benchmarks/results/bench_encoder.json``)
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from record import Tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -118,10 +123,12 @@ def timed(fn, *args):
     return time.perf_counter() - wall, time.process_time() - cpu, out
 
 
-def agreement(fast: np.ndarray, ref: np.ndarray) -> str:
+def agreement(fast: np.ndarray, ref: np.ndarray) -> list[str]:
+    """The smallest cosine between a sentence's two vectors; the largest pairwise-cosine
+    error (table cells)."""
     same = (fast.astype(float) * ref).sum(axis=1).min()
     err = np.abs(fast.astype(float) @ fast.T.astype(float) - ref @ ref.T).max()
-    return f"min cosine(fast, reference) {same:.9f}, max pairwise-cosine error {err:.1e}"
+    return [f"{same:.9f}", f"{err:.1e}"]
 
 
 def main() -> None:
@@ -132,55 +139,70 @@ def main() -> None:
     warnings.simplefilter("ignore", UserWarning)
     sentences = corpus()
     n = len(sentences)
-    print(f"corpus: {n} distinct sentences (Caliskan et al.'s ten tests in May et al.'s "
-          f"templates), {np.mean([len(s.split()) for s in sentences]):.1f} words each")
+    words = np.mean([len(s.split()) for s in sentences])
+    out = Tables(__file__, title="Offline sentence encoder (all-MiniLM-L6-v2): agreement and "
+                 "speed", settings={"corpus": f"{n} distinct sentences (Caliskan et al.'s ten "
+                                    "tests in May et al.'s templates), "
+                                    f"{words:.1f} words each", "cpus": os.cpu_count()})
 
     code = ("import time; t = time.perf_counter(); from embias.encoders import "
             "default_encoder; e = default_encoder(); e(['This is Adam.']); "
             "print(time.perf_counter() - t)")
     loads = [float(subprocess.run([sys.executable, "-c", code], capture_output=True,
                                   text=True, check=True).stdout) for _ in range(3)]
-    print(f"load (fresh process: import, read + SHA-256 check, graph build, session, first "
-          f"sentence): best {min(loads):.2f} s of 3")
-    wall, _, files = timed(find_model_files)
-    print(f"  of which reading and checking the files: {wall:.2f} s")
+    wall, cpu, files = timed(find_model_files)
+    out.table("Loading the encoder", ["step", "wall (s)"], [
+        ["load, fresh process (import, read + SHA-256 check, graph build, session, first "
+         "sentence), best of 3", f"{min(loads):.2f}"],
+        ["of which reading and checking the files", f"{wall:.2f}"]])
 
     check = list(AGREEMENT_SENTENCES) + sentences[:: max(1, n // 24)][:24]
     ref = reference_minilm(check)
     model = MiniLMEncoder()
-    print(f"agreement on {len(check)} real sentences with the float64 per-sentence forward "
-          "pass:")
-    print(f"  onnxruntime fp32 graph (default): {agreement(model(check), ref)}")
     candidate = numpy_minilm(files)
-    print(f"  batched numpy fp32 (candidate):   {agreement(candidate(check), ref)}")
+    out.table(f"Agreement with the float64 per-sentence forward pass on {len(check)} real "
+              "sentences", ["encoder", "min cosine(fast, reference)",
+                            "max pairwise-cosine error"],
+              [["onnxruntime fp32 graph (default)", *agreement(model(check), ref)],
+               ["batched numpy fp32 (candidate)", *agreement(candidate(check), ref)]],
+              note="The reference is the plain forward pass of tests/test_encoders.py. A "
+                   "cosine of 1 and an error of 0 would be exact agreement.")
 
-    print(f"throughput on the {n} sentences (wall; CPU time in brackets; load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: other jobs share them):")
+    rows = []
     for threads in (2, 1):
         for batch in (32, 64, 128):
             enc = MiniLMEncoder(batch_size=batch, num_threads=threads)
             enc(sentences[:64])
             runs = 2 if batch == DEFAULT_BATCH_SIZE else 1
             best = min((timed(enc, sentences) for _ in range(runs)), key=lambda r: r[0])
-            print(f"  onnxruntime, {threads} thread(s), batch {batch:3d}: "
-                  f"{n / best[0]:6.0f} sentences/s [{n / best[1]:6.0f}/CPU-s]")
+            rows.append(["onnxruntime", str(threads), str(batch), str(runs),
+                         f"{n / best[0]:.0f}", f"{n / best[1]:.0f}"])
     enc = numpy_minilm(files, 256)
     best = min((timed(enc, sentences) for _ in range(2)), key=lambda r: r[0])
-    print(f"  numpy (2 BLAS threads), batch 256:   {n / best[0]:6.0f} sentences/s "
-          f"[{n / best[1]:6.0f}/CPU-s]")
+    rows.append(["numpy (candidate)", "2 (BLAS)", "256", "2", f"{n / best[0]:.0f}",
+                 f"{n / best[1]:.0f}"])
+    out.table(f"Encoding throughput on the {n} sentences",
+              ["encoder", "threads", "batch", "runs", "sentences/s (wall)",
+               "sentences per CPU-s"], rows,
+              note=f"Best of the runs; the default batch size is {DEFAULT_BATCH_SIZE}. Wall "
+                   "throughput falls when other jobs share the cores (load average recorded "
+                   "above); per-CPU-second throughput does not.")
 
     from embias.encoders import default_encoder
     from embias.sentences import seat_overview, sentence_table
 
     default_encoder().clear_cache()
     wall, cpu, table = timed(lambda: seat_overview(None, random_seed=0))
-    print(f"seat_overview(): SEAT of the ten tests, sentences encoded afresh: {wall:.1f} s "
-          f"(CPU {cpu:.1f} s)")
+    rows = [["seat_overview(): SEAT of the ten tests, sentences encoded afresh", "",
+             f"{wall:.1f}", f"{cpu:.1f}"]]
     default_encoder().clear_cache()
     wall, cpu, table = timed(sentence_table, None, "weat6")
-    print(f"sentence_table(None, 'weat6') with the controls [{len(table):,} rows, "
-          f"{table.attrs['sentences']:,} sentences encoded]: {wall:.1f} s (CPU {cpu:.1f} s)")
-
+    rows.append(["sentence_table(None, 'weat6') with the controls",
+                 f"{len(table):,} rows, {table.attrs['sentences']:,} sentences encoded",
+                 f"{wall:.1f}", f"{cpu:.1f}"])
+    out.table("Builders on the default encoder (one run each)",
+              ["call", "size", "wall (s)", "CPU (s)"], rows)
+    out.write()
 
 if __name__ == "__main__":
     main()
