@@ -2,11 +2,13 @@
 vs hard-debiased, at the default draws of fit_bias_model (2 chains; DEFAULT_DRAWS,
 DEFAULT_TUNE).
 
-Prints the wall time of the three fits (two embeddings + the change model) run one
+Measures the wall time of the three fits (two embeddings + the change model) run one
 after another, in the local process pool and on a Dask LocalCluster of two worker
-processes, checks that all three give the same draws, and prints the change table.
+processes, checks that all three give the same draws, and shows the change table and the
+fits' diagnostics. No target is stated for the times.
 
-Run: .venv/bin/python benchmarks/bench_compare.py
+Run: .venv/bin/python benchmarks/bench_compare.py   (prints its figures and writes
+``benchmarks/results/bench_compare.json``)
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import time
 import warnings
 
 import numpy as np
+import pandas as pd
+from record import Tables
 
 REDDIT = {"biased": "published:reddit", "hard": "published:reddit-debiased"}
 SEED = 20240601
@@ -28,37 +32,57 @@ def _arrays(result) -> dict[str, np.ndarray]:
     return out
 
 
+def cells(table: pd.DataFrame, columns: list[str] | None = None
+          ) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of ``table`` with its numbers formatted as ``embias`` prints them."""
+    from embias.report import format_number, is_scientific_column
+
+    cols = list(table.columns if columns is None else columns)
+    sci = [is_scientific_column(c) for c in cols]
+    return cols, [[format_number(v, scientific=e) for v, e in zip(row, sci, strict=True)]
+                  for row in table[cols].itertuples(index=False)]
+
+
 def main() -> None:
     from dask.distributed import Client, LocalCluster
-    from embias.compare import compare_embeddings
 
-    from embias.report import to_markdown
+    from embias import compare_embeddings
+    from embias.settings import DEFAULT_CHAINS, DEFAULT_DRAWS, DEFAULT_TUNE
 
     warnings.simplefilter("ignore", UserWarning)
-    runs = {}
+    out = Tables(__file__, title="Comparing embeddings: the Reddit religion tables, biased vs "
+                 "hard-debiased", settings={"embeddings": ", ".join(REDDIT.values()),
+                                            "random_seed": SEED, "chains": DEFAULT_CHAINS,
+                                            "draws": DEFAULT_DRAWS, "tune": DEFAULT_TUNE})
+    runs, rows = {}, []
     for name, kwargs in (("one after another", {"max_workers": 1}),
                          ("local process pool (2 workers)", {"max_workers": 2})):
         t0 = time.perf_counter()
         runs[name] = compare_embeddings(REDDIT, "religion", random_seed=SEED, progress=False,
                                         **kwargs)
-        print(f"{name}: {time.perf_counter() - t0:.1f} s")
+        rows.append([name, f"{time.perf_counter() - t0:.1f}", ""])
     t0 = time.perf_counter()
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         t1 = time.perf_counter()
         runs["dask"] = compare_embeddings(REDDIT, "religion", random_seed=SEED, progress=False,
                                           executor=client.get_executor())
-    print(f"Dask LocalCluster (2 worker processes): {time.perf_counter() - t0:.1f} s "
-          f"(cluster start {t1 - t0:.1f} s)")
+    rows.append(["Dask LocalCluster (2 worker processes)", f"{time.perf_counter() - t0:.1f}",
+                 f"cluster start {t1 - t0:.1f} s included"])
     first, *others = (_arrays(r) for r in runs.values())
     same = all(first.keys() == o.keys() and all(np.array_equal(first[k], o[k]) for k in first)
                for o in others)
-    print(f"identical draws in all three runs: {same} ({len(first)} arrays)")
+    out.table("compare_embeddings: three fits (two embeddings + the change model)",
+              ["how the fits run", "wall (s)", ""], rows,
+              note=f"One run each. Identical draws in all three runs: {same} ({len(first)} "
+                   "arrays compared). The script states no target for these times.")
     result = runs["local process pool (2 workers)"]
-    print(to_markdown(result.change_summary(),
-                      columns=["estimand", "group", "estimate", "lower", "upper", "ci_prob",
-                               "ci_kind", "prob_gt_0", "rope_decision", "p_value"]))
-    print(to_markdown(result.diagnostics_overview()))
+    out.table("Change from biased to hard-debiased", *cells(
+        result.change_summary(), ["estimand", "group", "estimate", "lower", "upper",
+                                  "ci_prob", "ci_kind", "prob_gt_0", "rope_decision",
+                                  "p_value"]))
+    out.table("Diagnostics of the fits", *cells(result.diagnostics_overview()))
+    out.write()
 
 
 if __name__ == "__main__":
