@@ -1,7 +1,7 @@
 """WEAT on embeddings: :func:`weat`, from word lists and vectors to a :class:`WeatResult`.
 
 It looks the words up, computes each target's association score, the effect size, the
-permutation test (:func:`embias.classic.numerics.weat_permutation_test`), the two-way item
+permutation test (``embias.classic.weat_permutation_test``), the two-way item
 bootstrap and the population interval, each from its own stream of one seed.
 """
 
