@@ -80,7 +80,7 @@ def test_reloaded_fit_reads_its_post_processing_back(glove_fit: BiasFit,
     # diagnostics, the default interval table and the classic scores are computed once,
     # saved with the fit and read back: a reloaded fit never recomputes them
     import embias.bayes.fit as fit_module
-    import embias.pipeline.store as store_module
+    import embias.pipeline.store.loading as store_module
 
     def refuse(*args, **kwargs):
         raise AssertionError("recomputed on reload")
