@@ -35,7 +35,7 @@ from embias.simulate import (
     simulated_cosine_table,
     summarize_simulations,
 )
-from embias.simulate.noise import _scores
+from embias.simulate.noise.draws import _scores
 from embias.tables import TABLE_COLUMNS
 
 N_SIMS = 10_000

@@ -1,8 +1,8 @@
 """Split modules keep their import paths: saved fits, noise simulations, debiasing.
 
-``embias.pipeline.store`` became a package of one module per idea; every public name it
-had is still importable from it, the same object as in its new home, and its ``__all__``
-is unchanged.
+``embias.pipeline.store`` and ``embias.simulate.noise`` became packages of one module per
+idea; every public name they had is still importable from them, the same object as in its
+new home, and their ``__all__`` is unchanged.
 """
 
 from __future__ import annotations
@@ -26,6 +26,16 @@ HOMES: dict[str, tuple[list[str], dict[str, tuple[str, ...]]]] = {
             "embias.pipeline.store.manifest": ("read_manifest", "saved_by"),
             "embias.pipeline.store.saving": ("save_checked", "save_fit"),
             "embias.pipeline.store.loading": ("load_fit", "load_saved"),
+        },
+    ),
+    "embias.simulate.noise": (
+        ["PUBLISHED_FIGURES", "SIMULATION_CI_KIND", "WeatSimulation", "WeatSimulationGrid",
+         "simulate_weat", "simulate_weat_grid", "summarize_simulations"],
+        {
+            "embias.simulate.noise.results": ("SIMULATION_CI_KIND", "WeatSimulation",
+                                              "WeatSimulationGrid", "summarize_simulations"),
+            "embias.simulate.noise.runs": ("PUBLISHED_FIGURES", "simulate_weat",
+                                           "simulate_weat_grid"),
         },
     ),
 }
