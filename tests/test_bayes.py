@@ -469,7 +469,7 @@ def test_normal_scores_of_average_ranks_equal_scipys() -> None:
     from scipy.special import ndtri
     from scipy.stats import rankdata
 
-    from embias.bayes.diagnostics import _z_scale
+    from embias.bayes.diagnostics.rhat_ess import _z_scale
 
     rng = np.random.default_rng(11)
     x = rng.normal(size=(5, 3, 40))
