@@ -1,8 +1,8 @@
 """Split modules keep their import paths: saved fits, noise simulations, debiasing.
 
-``embias.pipeline.store`` and ``embias.simulate.noise`` became packages of one module per
-idea; every public name they had is still importable from them, the same object as in its
-new home, and their ``__all__`` is unchanged.
+``embias.pipeline.store``, ``embias.simulate.noise`` and ``embias.debias`` became packages
+of one module per idea; every public name they had is still importable from them, the same
+object as in its new home, and their ``__all__`` is unchanged.
 """
 
 from __future__ import annotations
@@ -36,6 +36,15 @@ HOMES: dict[str, tuple[list[str], dict[str, tuple[str, ...]]]] = {
                                               "WeatSimulationGrid", "summarize_simulations"),
             "embias.simulate.noise.runs": ("PUBLISHED_FIGURES", "simulate_weat",
                                            "simulate_weat_grid"),
+        },
+    ),
+    "embias.debias": (
+        ["DebiasResult", "bias_subspace", "hard_debias", "soft_debias"],
+        {
+            "embias.debias.subspace": ("DEFAULT_K", "DEFINITIONAL_WHY", "bias_subspace"),
+            "embias.debias.result": ("DebiasResult",),
+            "embias.debias.hard": ("hard_debias",),
+            "embias.debias.soft": ("soft_debias",),
         },
     ),
 }
