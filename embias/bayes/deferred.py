@@ -113,7 +113,7 @@ def arviz_ready(tree: DataTree, table: pd.DataFrame, cells: pd.DataFrame, *,
     """
     import xarray as xr
 
-    from .loo import LOG_LIKELIHOOD_VARS, word_log_likelihood
+    from .log_likelihood import LOG_LIKELIHOOD_VARS, word_log_likelihood
 
     moved: dict[str, xr.DataArray] = {}
     for name in _SAMPLE_GROUPS:
