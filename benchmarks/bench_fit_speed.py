@@ -1,4 +1,4 @@
-"""Which NUTS should fit embias's models? Cold and warm wall times, ESS per second (issue 12).
+"""Which NUTS should fit embias's models? Cold and warm wall times, ESS per second.
 
 The religion/GloVe hierarchical fit (``study_table("religion", "glove-6b-50d",
 duplicates="drop")``, cell sufficient statistics, 2 chains × (tune + draws)) with each
@@ -17,7 +17,7 @@ over ``connection_mean`` and ``coef``; ESS/s is min(bulk, tail) over the warm wa
 Configurations:
 
 * ``pymc`` — PyMC's own NUTS (numba backend), ``cores=2``, the moment-based starting points
-  of ``fit_bias_model`` (today's default path);
+  of ``fit_bias_model``;
 * ``nutpie`` — ``pm.sample(nuts_sampler="nutpie")`` (numba; data as shared inputs);
 * ``nutpie-frozen`` — ``nutpie.compile_pymc_model(model, freeze_model=True)`` then
   ``nutpie.sample`` (data folded in as constants);
@@ -37,18 +37,21 @@ Configurations:
 Then the batch figure: :func:`embias.fit_many` with ``sampler="nutpie"`` on N perturbed
 copies of the religion table (same shape; cold, in a fresh process with fresh caches), every
 fit's r̂/ESS checked, and whether a table fitted alone with the same seed gives the same
-draws. (A first prototype vmapped numpyro's NUTS over the tables: 200 fits took 33 min on
-the shared machine — every step waits for the longest tree of all chains; not kept.)
+draws.
 
 Finally the command line end to end: ``embias fit religion`` cold and warm (``--refit``),
-and ``embias show`` of the saved fit.
+and ``embias show`` of the saved fit; and where the time of ``embias fit religion`` goes,
+stage by stage (in-process timers; JAX's log of its XLA compilations), cold and warm, at the
+crossed and the hierarchical level.
 
 Also the import times of ``arviz``, ``embias.bayes`` and ``embias.cli`` with JAX importable
 and with it hidden (DESIGN §11: ``arviz_base`` touches jax when present).
 
 Usage: ``.venv/bin/python benchmarks/bench_fit_speed.py [--quick] [--only a,b]
-[--batch N] [--skip-batch] [--skip-imports]``. ``--quick``: 500 tune + 500 draws, a batch
-of 20. Writes only to a temporary folder (removed at the end).
+[--batch N] [--batch-draws N] [--draws N] [--tune N] [--seed N] [--skip-imports]
+[--skip-samplers] [--skip-batch] [--skip-cli] [--out PATH]``. ``--quick``: 500 tune + 500
+draws, a batch of 20. Compile caches go to a temporary folder (removed at the end); the tables go to
+``benchmarks/results/bench_fit_speed.json`` (or ``--out``).
 """
 
 from __future__ import annotations
@@ -62,6 +65,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+
+from record import Tables
 
 CONFIGS = ("pymc", "nutpie", "nutpie-frozen", "numpyro-parallel", "numpyro-vectorized",
            "blackjax", "embias-nutpie", "embias-default", "embias-crossed")
@@ -163,9 +169,11 @@ import numpy as np
 import embias
 table = embias.study_table("religion", "glove-6b-50d", duplicates="drop")
 rng = np.random.default_rng(0)
-tables = [table.assign(cosine_distance=table["cosine_distance"]
-                       + rng.normal(0.0, 0.01, len(table))) for _ in range(cfg["n"])]
-# the hierarchical model (cell summaries), which issue 12's target names
+def perturbed():  # the distance moved, the similarity kept as 1 - distance
+    distance = table["cosine_distance"] + rng.normal(0.0, 0.01, len(table))
+    return table.assign(cosine_distance=distance, cosine_similarity=1.0 - distance)
+tables = [perturbed() for _ in range(cfg["n"])]
+# the hierarchical model (cell summaries)
 settings = embias.FitSettings(level="hierarchical", sampler="nutpie", draws=cfg["draws"],
                               tune=cfg["tune"])
 import dataclasses
@@ -248,12 +256,9 @@ def load() -> str:
         "/proc/loadavg") else "?"
 
 
-def bench_samplers(root: str, names: list[str], draws: int, tune: int, seed: int) -> None:
-    print(f"\n### Samplers: religion/GloVe hierarchical, 2 chains × ({tune} tune + {draws} "
-          f"draws), seed {seed}\n")
-    print("| sampler | cold s (cpu) | warm s (cpu) | min ESS bulk / tail | ESS/s (warm) | "
-          "max r̂ | div. | leapfrog/draw | connection means (± MCSE) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+def bench_samplers(out: Tables, root: str, names: list[str], draws: int, tune: int,
+                   seed: int) -> None:
+    rows = []
     for name in names:
         devices = 2 if name in ("numpyro-parallel", "blackjax") else 1
         env = fresh_env(root, name, devices)
@@ -263,37 +268,51 @@ def bench_samplers(root: str, names: list[str], draws: int, tune: int, seed: int
         warm_w, warm_c, warm = run_child(CHILD, cfg, env)
         if isinstance(warm, str) or isinstance(cold, str):
             msg = warm if isinstance(warm, str) else cold
-            print(f"| {name} | {cold_w:.1f} | {warm_w:.1f} | {msg} | | | | | |", flush=True)
+            rows.append([name, f"{cold_w:.1f}", f"{warm_w:.1f}", msg, "", "", "", "", ""])
+            print(f"{name}: {msg}", flush=True)
             continue
         ess = min(warm["ess_bulk"], warm["ess_tail"])
         mcse = [s / max(warm["ess_bulk"], 1.0) ** 0.5 for s in warm["sds"]]
         means = ", ".join(f"{c[:4]} {m:.4f}±{e:.4f}" for c, m, e in
                           zip(warm["connections"], warm["means"], mcse, strict=True))
-        print(f"| {name} | {cold_w:.1f} ({cold_c:.0f}) | {warm_w:.1f} ({warm_c:.0f}) | "
-              f"{warm['ess_bulk']:.0f} / {warm['ess_tail']:.0f} | {ess / warm_w:.0f} | "
-              f"{warm['rhat']:.4f} | {warm['divergences']} | {warm['steps']:.1f} | {means} |",
-              flush=True)
-    print(f"\n(load average at the end: {load()}; MCSE shown uses the smallest bulk ESS.)")
+        rows.append([name, f"{cold_w:.1f} ({cold_c:.0f})", f"{warm_w:.1f} ({warm_c:.0f})",
+                     f"{warm['ess_bulk']:.0f} / {warm['ess_tail']:.0f}", f"{ess / warm_w:.0f}",
+                     f"{warm['rhat']:.4f}", warm["divergences"], f"{warm['steps']:.1f}", means])
+        print(f"{name}: cold {cold_w:.1f} s, warm {warm_w:.1f} s", flush=True)
+    out.table(f"Samplers: religion/GloVe hierarchical, 2 chains × ({tune} tune + {draws} "
+              f"draws), seed {seed}", [
+                  "sampler", "cold s (cpu)", "warm s (cpu)", "min ESS bulk / tail",
+                  "ESS/s (warm)", "max r̂", "div.", "leapfrog/draw",
+                  "connection means (± MCSE)"], rows,
+              note="Each configuration in a fresh process: cold with empty compile caches, "
+                   "warm with them filled; wall seconds end to end (interpreter start to "
+                   "draws), the child's CPU seconds in brackets. ESS over connection_mean "
+                   "and coef; ESS/s: min(bulk, tail) over the warm wall time. MCSE shown "
+                   f"uses the smallest bulk ESS. Load average at the end: {load()}.")
 
 
-def bench_batch(root: str, n: int, draws: int, tune: int) -> None:
+def bench_batch(out: Tables, root: str, n: int, draws: int, tune: int) -> None:
     env = fresh_env(root, "batch", 1)
     wall, cpu, res = run_child(BATCH_CHILD, {"n": n, "draws": draws, "tune": tune}, env,
                                timeout=7200)
-    print(f"\n### Many fits, one compile: {n} religion/GloVe tables, hierarchical level, "
-          f"2 chains × ({tune} + {draws}), embias.fit_many(sampler='nutpie'), cold caches\n")
+    title = (f"Many fits, one compile: {n} religion/GloVe tables, hierarchical level, "
+             f"2 chains × ({tune} + {draws}), embias.fit_many(sampler='nutpie'), cold caches")
+    header = ["fits", "batch s", "s per fit", "process wall s", "process CPU s",
+              "min ESS bulk / tail", "fits with ESS < 1000", "max r̂", "div.",
+              "failing fits", "refitted alone: max |Δ| of draws"]
     if isinstance(res, str):
-        print(f"batch: {res} (wall {wall:.0f} s)")
+        out.table(title, header, [[n, res, "", f"{wall:.1f}", f"{cpu:.0f}", "", "", "", "",
+                                   "", ""]])
         return
-    print(f"- {n} fits: {res['batch_seconds']:.1f} s ({res['batch_seconds'] / n:.2f} s per "
-          f"fit, the one compile included); whole process {wall:.1f} s wall, {cpu:.0f} s CPU")
-    print(f"- every fit checked: min ESS bulk {res['ess_bulk_min']:.0f} / tail "
-          f"{res['ess_tail_min']:.0f}, {res['n_ess_below_1000']} fits with some ESS < 1000, "
-          f"max r̂ {res['rhat_max']:.4f}, divergences {res['divergences']}, failing fits "
-          f"(r̂ > 1.01, ESS < 400 or divergences): {res['failures'] or 'none'}")
-    print(f"- tables {res['checked']} refitted alone with the same seed: max |Δ| of "
-          f"connection_mean draws {res['max_abs_diff_vs_single']} (0 = identical to the "
-          f"draw)")
+    out.table(title, header, [[
+        n, f"{res['batch_seconds']:.1f}", f"{res['batch_seconds'] / n:.2f}", f"{wall:.1f}",
+        f"{cpu:.0f}", f"{res['ess_bulk_min']:.0f} / {res['ess_tail_min']:.0f}",
+        res["n_ess_below_1000"], f"{res['rhat_max']:.4f}", res["divergences"],
+        ", ".join(map(str, res["failures"])) or "none",
+        f"{res['max_abs_diff_vs_single']:g} (tables {res['checked']})"]],
+        note="s per fit includes the one compile. Failing: r̂ > 1.01, ESS < 400 or "
+             "divergences. Refitted alone: those tables fitted on their own with the same "
+             "seed; 0 means identical connection_mean draws.")
 
 
 CLI_CHILD = r"""
@@ -392,7 +411,7 @@ sampling = (after[0] - run_end) if after else float("nan")
 stages = {
     "imports (embias.cli; JAX, numpyro, PyMC's JAX sampling when first needed)":
         t_imports + sum(lazy_imports),
-    "cosine table (cache)": spent("_study_table"),
+    "cosine table (cache)": spent("cached_study_table"),
     "PyMC model (PyMC imported when first needed)": spent("build_model"),
     "PyMC -> JAX graphs": spent("get_jaxified_graph"),
     "numpyro MCMC.run (trace, compile or load, dispatch)": spent("MCMC.run"),
@@ -405,7 +424,7 @@ stages = {
         - spent("_get_batched_jittered_initial_points") - spent("_postprocess_samples"),
     "word effects (crossed)": spent("_with_word_effects"),
     "r-hat / ESS": spent("convergence_diagnostics"),
-    "saving the fit": spent("save_fit"),
+    "saving the fit": spent("save_checked"),
     "figures: the forest plot and the audit figures, drawn here and kept":
         spent("keep_figures"),
 }
@@ -418,21 +437,24 @@ print("RESULT " + json.dumps({"rc": rc, "total": total, "stages": stages,
 """
 
 
-def bench_cli(root: str) -> None:
+def bench_cli(out: Tables, root: str) -> None:
     env = fresh_env(root, "cli", 1)
     cfg = {"models": os.path.join(root, "cli", "models"), "cwd": root}
-    print("\n### The command line end to end (`embias fit religion`, default sampler)\n")
+    rows = []
     for label in ("cold", "warm"):
         _, _, res = run_child(CLI_CHILD, cfg, env, timeout=1800)
         if isinstance(res, str) or "error" in res:
-            print(f"- {label}: {res}")
+            rows.append([label, str(res), ""])
             continue
-        print(f"- {label}: `embias fit religion --refit` {res['fit']:.1f} s; `embias show` "
-              f"of the saved fit {res['show']:.1f} s")
-    bench_stages(root)
+        rows.append([label, f"{res['fit']:.1f}", f"{res['show']:.1f}"])
+    out.table("The command line end to end (default sampler)", [
+        "caches", "`embias fit religion --refit` s", "`embias show` of the saved fit s"], rows,
+        note="Wall seconds of each command in a fresh process, cold (empty compile "
+             "caches) then warm.")
+    bench_stages(out, root)
 
 
-def bench_stages(root: str) -> None:
+def bench_stages(out: Tables, root: str) -> None:
     """Where the time of `embias fit religion` goes, stage by stage, cold then warm, at
     the default (crossed) and the hierarchical level (fresh caches per level)."""
     for level in ("crossed", "hierarchical"):
@@ -446,29 +468,24 @@ def bench_stages(root: str) -> None:
                 print(f"- stages, {level}, {label}: {res}")
                 return
             results[label] = (wall, res)
-        print(f"\n### Where the time of `embias fit religion --level {level}` goes "
-              "(s; in-process timers)\n")
-        print("| stage | cold | warm |")
-        print("|---|---|---|")
-        for stage in results["warm"][1]["stages"]:
-            print(f"| {stage} | {results['cold'][1]['stages'][stage]:.2f} | "
-                  f"{results['warm'][1]['stages'][stage]:.2f} |")
-        print(f"| **total in the process** | {results['cold'][1]['total']:.2f} | "
-              f"{results['warm'][1]['total']:.2f} |")
-        print(f"| wall, interpreter start to exit | {results['cold'][0]:.2f} | "
-              f"{results['warm'][0]:.2f} |")
-        for label in ("cold", "warm"):
-            r = results[label][1]
-            print(f"- {label}: {r['xla_compiles']} XLA compilations logged by JAX, "
-                  f"{r['xla_compile_total']:.2f} s in all, the longest {r['xla_compile_max']:.2f}"
-                  " s (a warm run's are loads from the persistent cache)")
+        cold, warm = results["cold"][1], results["warm"][1]
+        rows = [[stage, f"{cold['stages'][stage]:.2f}", f"{warm['stages'][stage]:.2f}"]
+                for stage in warm["stages"]]
+        rows.append(["**total in the process**", f"{cold['total']:.2f}",
+                     f"{warm['total']:.2f}"])
+        rows.append(["wall, interpreter start to exit", f"{results['cold'][0]:.2f}",
+                     f"{results['warm'][0]:.2f}"])
+        rows.append(["XLA compilations logged by JAX (count / s in all / longest s)", *(
+            f"{r['xla_compiles']} / {r['xla_compile_total']:.2f} / {r['xla_compile_max']:.2f}"
+            for r in (cold, warm))])
+        out.table(f"Where the time of `embias fit religion --level {level}` goes "
+                  "(s; in-process timers)", ["stage", "cold", "warm"], rows,
+                  note="A warm run's XLA compilations are loads from the persistent cache.")
 
 
-def bench_imports(root: str) -> None:
+def bench_imports(out: Tables, root: str) -> None:
     env = fresh_env(root, "imports", 1)
-    print("\n### Import time (s, best of 3 fresh processes; warm pyc)\n")
-    print("| module | JAX importable | JAX hidden | jaxlib loaded when importable |")
-    print("|---|---|---|---|")
+    rows = []
     for mod in ("arviz", "embias", "embias.bayes", "embias.cli", "pymc"):
         row = []
         loaded = 0
@@ -486,8 +503,11 @@ def bench_imports(root: str) -> None:
                 if mode == "show":
                     loaded = int(jl)
             row.append(best)
-        print(f"| {mod} | {row[0]:.2f} | {row[1]:.2f} | {'yes' if loaded else 'no'} |",
-              flush=True)
+        rows.append([mod, f"{row[0]:.2f}", f"{row[1]:.2f}", "yes" if loaded else "no"])
+    out.table("Import time (s, best of 3 fresh processes; warm pyc)", [
+        "module", "JAX importable", "JAX hidden", "jaxlib loaded when importable"], rows,
+        note="JAX hidden: jax, jaxlib, numpyro, blackjax and nutpie made unimportable in the "
+             "child (arviz_base touches jax when it is present).")
 
 
 def main() -> None:
@@ -504,6 +524,8 @@ def main() -> None:
     ap.add_argument("--skip-imports", action="store_true")
     ap.add_argument("--skip-samplers", action="store_true")
     ap.add_argument("--skip-cli", action="store_true")
+    ap.add_argument("--out", default=None,
+                    help="results file (default benchmarks/results/bench_fit_speed.json)")
     args = ap.parse_args()
     draws = args.draws or (500 if args.quick else 3000)
     tune = args.tune or (500 if args.quick else 1000)
@@ -513,19 +535,27 @@ def main() -> None:
     if unknown:
         ap.error(f"unknown configurations {sorted(unknown)}; choose from {CONFIGS}")
     root = tempfile.mkdtemp(prefix="embias-bench-speed-")
-    print(f"# bench_fit_speed ({os.cpu_count()} cores, load average {load()} at start)")
+    batch_draws = args.batch_draws or draws
+    out = Tables(__file__, title="Sampler choice and fit speed, cold and warm",
+                 settings={"table": "religion on GloVe 6B 50d (duplicates dropped)",
+                           "chains": 2, "tune": tune, "draws": draws, "seed": args.seed,
+                           "quick": args.quick, "configurations": names,
+                           "batch": None if args.skip_batch else n_batch,
+                           "batch draws": None if args.skip_batch else batch_draws,
+                           "skipped": [k for k in ("imports", "samplers", "batch", "cli")
+                                       if getattr(args, f"skip_{k}")]})
     try:
         if not args.skip_imports:
-            bench_imports(root)
+            bench_imports(out, root)
         if not args.skip_samplers:
-            bench_samplers(root, names, draws, tune, args.seed)
+            bench_samplers(out, root, names, draws, tune, args.seed)
         if not args.skip_batch:
-            bench_batch(root, n_batch, args.batch_draws or draws, tune)
+            bench_batch(out, root, n_batch, batch_draws, tune)
         if not args.skip_cli:
-            bench_cli(root)
+            bench_cli(out, root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-
+    out.write(Path(args.out) if args.out else None)
 
 if __name__ == "__main__":
     main()
