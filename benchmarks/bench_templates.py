@@ -1,10 +1,10 @@
-"""Template sensitivity (issue 14): how far SEAT moves with the templates it happened to
+"""Template sensitivity: how far SEAT moves with the templates it happened to
 use, next to the width of the crossed model's interval, on the religion study and the
 offline all-MiniLM-L6-v2.
 
 Over random subsets of k templates (k = 1, 2, 4, 8 per kind of protected word — the
 protected words are mass nouns with 4 templates and person/thing nouns with 13–14; the
-compared words keep all their templates, as in the sentence table's rows), it prints
+compared words keep all their templates, as in the sentence table's rows), it measures
 
 - SEAT (May et al. 2019; WEAT on the sentences, every sentence one item) of each pair of
   religions: the effect size's mean, sd and range over the subsets, the mean width of its
@@ -16,6 +16,9 @@ compared words keep all their templates, as in the sentence table's rows), it pr
   the share of HDIs holding the all-template estimate — and the template sd;
 - the religion sentence table's size and build time, and the fit time of the crossed model
   of all templates at the default settings (2 × (1000 + 3000) draws), wall and CPU.
+
+No target is stated for these figures. They are printed and written to
+``benchmarks/results/bench_templates.json``.
 
 With ``--png FILE`` it also draws the template-sensitivity figure from those results
 (README, ``docs/template_sensitivity.png``): SEAT's effect size of every subset next to the
@@ -33,6 +36,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from record import Tables
 
 import embias
 from embias.encoders import default_encoder
@@ -125,15 +129,20 @@ def main() -> None:
     parser.add_argument("--skip-default-fit", action="store_true")
     parser.add_argument("--png", help="write the template-sensitivity figure here")
     args = parser.parse_args()
+    out = Tables(__file__, title="Template sensitivity: SEAT and the crossed model on the "
+                 "religion sentences (all-MiniLM-L6-v2)",
+                 settings={"subsets per k": args.subsets, "k": ", ".join(map(str, args.ks)),
+                           "draws per chain (subsets)": args.draws, "tune": args.tune,
+                           "bootstrap replicates": args.n_boot, "seed": args.seed})
 
     study = embias.load_study("religion")
     enc = default_encoder()
     t0, c0 = time.perf_counter(), time.process_time()
     table = embias.sentence_table(enc, study)
-    print(f"religion sentence table: {len(table):,} rows, {table['template'].nunique()} "
-          f"protected-side templates, {table.attrs['sentences']:,} sentences; built in "
-          f"{time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU "
-          "(encoder load and encoding included)")
+    costs = [["religion sentence table (encoder load and encoding included)",
+              f"{len(table):,} rows, {table['template'].nunique()} protected-side templates, "
+              f"{table.attrs['sentences']:,} sentences", f"{time.perf_counter() - t0:.1f}",
+              f"{time.process_time() - c0:.1f}", ""]]
     protected = [w for ws in study.protected.values() for w in ws]
     attributes = [w for ws in study.attributes.values() for w in ws]
     sentences = embias.word_sentences(protected + attributes)
@@ -162,23 +171,30 @@ def main() -> None:
                                              progress=False)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         overview = full_fit.diagnostics_overview().iloc[0]
-        print(f"crossed model, all templates, defaults (2 × (1000 + 3000) draws, numpyro): "
-              f"{wall:.1f} s wall ({full_fit.timings['sample_seconds']:.1f} s sampling), "
-              f"{cpu:.1f} s CPU in this process (JAX runs the chains in its own threads); "
-              f"max r̂ {overview['max_r_hat']:.3f}, min ESS "
-              f"{min(overview['min_ess_bulk'], overview['min_ess_tail']):.0f}, "
-              f"{int(overview['divergences'])} divergences")
+        costs.append(["crossed model, all templates, defaults (2 × (1000 + 3000) draws, "
+                      "numpyro)", f"{full_fit.timings['sample_seconds']:.1f} s sampling",
+                      f"{wall:.1f}", f"{cpu:.1f}",
+                      f"max r̂ {overview['max_r_hat']:.3f}, min ESS "
+                      f"{min(overview['min_ess_bulk'], overview['min_ess_tail']):.0f}, "
+                      f"{int(overview['divergences'])} divergences"])
+    out.table("Building the sentence table and fitting the default model",
+              ["step", "size / detail", "wall (s)", "CPU (s)", "diagnostics"], costs,
+              note="CPU time is this process's (JAX runs the chains in its own threads of "
+                   "the process). No target is stated for these times.")
     full_model, full_sd, _ = model_figures(table, draws=args.draws, tune=args.tune,
                                            seed=args.seed)
-    print("\nall templates:")
+    rows = []
     for p in pairs:
         d, (lo, hi) = full_seat[p]
-        print(f"  SEAT {p[0]}-{p[1]}: d = {d:+.3f}, 89% sentence bootstrap [{lo:+.3f}, "
-              f"{hi:+.3f}]")
+        rows.append([f"SEAT {p[0]}-{p[1]} (effect size d)", f"{d:+.3f}",
+                     f"[{lo:+.3f}, {hi:+.3f}] (sentence bootstrap)"])
     for c in CONTRASTS:
         est, lo, hi = full_model[c]
-        print(f"  model {c}: {est:+.4f} [{lo:+.4f}, {hi:+.4f}]")
-    print(f"  model template sd: {full_sd:.4f}")
+        rows.append([f"model {c}", f"{est:+.4f}", f"[{lo:+.4f}, {hi:+.4f}] (HDI)"])
+    rows.append(["model template sd", f"{full_sd:.4f}", ""])
+    out.table("All templates: the reference values", ["quantity", "estimate", "89% interval"],
+              rows, note=f"The model here is fitted at the subsets' settings ({args.draws} "
+                         f"draws, {args.tune} tune per chain); contrasts in cosine distance.")
 
     rng = np.random.default_rng(args.seed)
     rows = []
@@ -211,39 +227,46 @@ def main() -> None:
                   f"{row['fit seconds']:.0f} s", flush=True)
     results = pd.DataFrame(rows)
 
-    print("\nSEAT over random template subsets (effect size d; width and coverage of its "
-          "89% sentence-bootstrap interval):")
     lines = []
     for k, part in results.groupby("k"):
         for p in pairs:
             name = f"{p[0]}-{p[1]}"
             d = part[f"seat {name}"]
-            lines.append({"k": k, "pair": name, "d mean": d.mean(), "d sd": d.std(ddof=1),
-                          "d min": d.min(), "d max": d.max(),
-                          "interval width": part[f"seat {name} width"].mean(),
-                          "covers all-template d": part[f"seat {name} covers"].mean()})
-    print(pd.DataFrame(lines).to_string(index=False, float_format="%.3f"))
-    print("\ncrossed model over the same subsets (contrast in cosine distance; width and "
-          "coverage of its 89% HDI; template sd):")
+            lines.append([k, name, *(f"{v:.3f}" for v in (
+                d.mean(), d.std(ddof=1), d.min(), d.max(), part[f"seat {name} width"].mean(),
+                part[f"seat {name} covers"].mean()))])
+    out.table("SEAT over random template subsets",
+              ["k", "pair", "d mean", "d sd", "d min", "d max", "interval width",
+               "covers all-template d"], lines,
+              note=f"Effect size d over {args.subsets} subsets per k; the width and the share "
+                   "of the subsets whose 89% sentence-bootstrap interval holds the "
+                   "all-template d.")
     lines = []
     for k, part in results.groupby("k"):
         for c in CONTRASTS:
             est = part[f"model {c}"]
-            lines.append({"k": k, "contrast": c, "mean": est.mean(),
-                          "sd over subsets": est.std(ddof=1),
-                          "HDI width": part[f"model {c} width"].mean(),
-                          "covers all-template estimate": part[f"model {c} covers"].mean(),
-                          "template sd": part["template sd"].mean(),
-                          "divergences": part["divergences"].sum()})
-    print(pd.DataFrame(lines).to_string(index=False, float_format="%.4f"))
-    print("\nscale-free: sd over subsets / interval width (SEAT's interval is about the "
-          "sentences drawn, the model's about words and templates):")
+            lines.append([k, c, *(f"{v:.4f}" for v in (
+                est.mean(), est.std(ddof=1), part[f"model {c} width"].mean(),
+                part[f"model {c} covers"].mean(), part["template sd"].mean())),
+                int(part["divergences"].sum())])
+    out.table("Crossed model over the same subsets",
+              ["k", "contrast", "mean", "sd over subsets", "HDI width",
+               "covers all-template estimate", "template sd", "divergences"], lines,
+              note="Contrast in cosine distance; the mean width of its 89% HDI and the share "
+                   "of the subsets whose HDI holds the all-template estimate; the template sd "
+                   "averaged and the divergences summed over the subsets.")
+    lines = []
     for k, part in results.groupby("k"):
         seat_ratio = np.mean([part[f"seat {a}-{b}"].std(ddof=1)
                               / part[f"seat {a}-{b} width"].mean() for a, b in pairs])
         model_ratio = np.mean([part[f"model {c}"].std(ddof=1) / part[f"model {c} width"].mean()
                                for c in CONTRASTS])
-        print(f"  k={k}: SEAT {seat_ratio:.2f}   model {model_ratio:.2f}")
+        lines.append([k, f"{seat_ratio:.2f}", f"{model_ratio:.2f}"])
+    out.table("Scale-free: sd over subsets / interval width", ["k", "SEAT", "model"], lines,
+              note="SEAT's interval is about the sentences drawn, the model's about words and "
+                   "templates: a ratio near or above 1 means the choice of templates moves the "
+                   "figure by as much as its interval is wide.")
+    out.write()
     if args.png:
         import matplotlib
 
