@@ -73,7 +73,7 @@ def main() -> None:
     same = all(first.keys() == o.keys() and all(np.array_equal(first[k], o[k]) for k in first)
                for o in others)
     out.table("compare_embeddings: three fits (two embeddings + the change model)",
-              ["how the fits run", "wall (s)", ""], rows,
+              ["how the fits run", "wall (s)", "detail"], rows,
               note=f"One run each. Identical draws in all three runs: {same} ({len(first)} "
                    "arrays compared). The script states no target for these times.")
     result = runs["local process pool (2 workers)"]
@@ -81,7 +81,10 @@ def main() -> None:
         result.change_summary(), ["estimand", "group", "estimate", "lower", "upper",
                                   "ci_prob", "ci_kind", "prob_gt_0", "rope_decision",
                                   "p_value"]))
-    out.table("Diagnostics of the fits", *cells(result.diagnostics_overview()))
+    diagnostics = result.diagnostics_overview()
+    ess = [c for c in diagnostics.columns if c.startswith("min_ess")]
+    diagnostics[ess] = diagnostics[ess].round().astype(int)
+    out.table("Diagnostics of the fits", *cells(diagnostics))
     out.write()
 
 
