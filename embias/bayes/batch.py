@@ -2,8 +2,8 @@
 
 A :class:`~embias.bayes.jobs.FitJob` is a pure (table, settings, seed) job; :func:`fit_many`
 runs a batch of them in this process, a local process pool or any executor. The jobs and
-the functions a worker runs on them (:func:`~embias.bayes.jobs.run_fit_job`,
-:func:`~embias.bayes.jobs.run_fit_chunk`) are in :mod:`embias.bayes.jobs`; this module
+the functions a worker runs on them (``embias.bayes.jobs.run_fit_job``,
+``embias.bayes.jobs.run_fit_chunk``) are in :mod:`embias.bayes.jobs`; this module
 re-exports them.
 
 Running fits elsewhere

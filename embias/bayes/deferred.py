@@ -1,8 +1,8 @@
 """The parts of a :class:`~embias.bayes.fit.BiasFit` read or computed when first used.
 
-A saved fit's draws (:class:`DeferredDraws`), a batch fit's compared-word log-likelihoods
-(:class:`PendingLogLikelihood`) and classic scores (:class:`PendingClassic`), and
-:func:`arviz_ready`, which makes a fit's draws a ``DataTree`` ArviZ takes whole.
+A saved fit's draws (``DeferredDraws``), a batch fit's compared-word log-likelihoods
+(``PendingLogLikelihood``) and classic scores (``PendingClassic``), and
+``arviz_ready``, which makes a fit's draws a ``DataTree`` ArviZ takes whole.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Fitting: :func:`fit_bias_model` and its result, :class:`BiasFit`.
 
 The parts of a fit read or computed when first used (a saved fit's draws, a batch fit's
-log-likelihoods and classic scores) and :func:`~embias.bayes.deferred.arviz_ready` are in
+log-likelihoods and classic scores) and ``embias.bayes.deferred.arviz_ready`` are in
 :mod:`embias.bayes.deferred`.
 """
 

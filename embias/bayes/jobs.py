@@ -1,10 +1,10 @@
 """One fit as a job, and what a worker runs: :class:`FitJob` and the functions that fit jobs.
 
 A :class:`FitJob` is a pure (table, settings, seed) job. :func:`run_fit_job` fits one alone
-and :func:`run_fit_chunk` fits several together with embias's batch NUTS (the functions an
+and ``run_fit_chunk`` fits several together with embias's batch NUTS (the functions an
 executor's worker calls; :func:`embias.bayes.batch.fit_many` sends them the jobs);
-:func:`batch_settings` gives the settings a job runs with in a batch, and
-:func:`derived_seed` a fit's seed from a batch seed and the fit's name.
+``batch_settings`` gives the settings a job runs with in a batch, and
+``derived_seed`` a fit's seed from a batch seed and the fit's name.
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ def run_fit_chunk(jobs: Sequence[FitJob], *,
     Parameters
     ----------
     jobs
-        The fits to run; ``sampler="auto"`` runs as ``"embias"`` (:func:`batch_settings`).
+        The fits to run; ``sampler="auto"`` runs as ``"embias"`` (``batch_settings``).
     progress
         Called now and then with the share of the sampling done.
 

@@ -1,7 +1,7 @@
 """The memory a fit needs, estimated before it samples, and the check against this machine's.
 
-:func:`fit_memory` counts the values a fit keeps per draw and chain and scales their bytes
-by the measured peak per stored byte; :func:`check_fit_memory` refuses a fit that needs more
+``fit_memory`` counts the values a fit keeps per draw and chain and scales their bytes
+by the measured peak per stored byte; ``check_fit_memory`` refuses a fit that needs more
 than this machine has.
 """
 
@@ -105,7 +105,7 @@ def fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -> tupl
 
 
 def check_fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -> None:
-    """Refuse a fit whose estimated memory (:func:`fit_memory`) is more than this machine has.
+    """Refuse a fit whose estimated memory (``fit_memory``) is more than this machine has.
 
     Before it samples: the message gives both figures and the most draws that fit.
 

@@ -38,7 +38,7 @@ DEFAULT_N_BOOT = 10_000
 RESAMPLE_OPTIONS: tuple[str, ...] = ("targets and attributes", "targets")
 #: ``ci_kind`` of the item-bootstrap interval: the central ``ci_prob`` interval of the
 #: effect size's bootstrap distribution (a percentile interval), which is what
-#: :data:`embias.report.CI_KINDS` calls ``"simulation"``; the interval table's
+#: :data:`~embias.report.intervals.CI_KINDS` calls ``"simulation"``; the interval table's
 #: ``resampled`` column says which word lists were resampled.
 ITEM_BOOTSTRAP_CI_KIND = "bootstrap"
 #: A replicate whose resampled s values have an sd at most this (times max(1, max |sim|))

@@ -1,9 +1,9 @@
 """An encoder's answers checked, and the sentences it has encoded remembered.
 
-:func:`check_embeddings` refuses an answer that is not one finite, non-zero row per
+``check_embeddings`` refuses an answer that is not one finite, non-zero row per
 sentence of one width (a ValueError naming the encoder and the sentences concerned);
 :class:`SentenceEncoder` wraps an encoder, checks every answer and encodes each distinct
-sentence once; :func:`sentence_list` checks what an encoder is called with.
+sentence once; ``sentence_list`` checks what an encoder is called with.
 """
 
 from __future__ import annotations

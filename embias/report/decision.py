@@ -1,7 +1,7 @@
 """The one decision rule of embias: Kruschke's interval + ROPE, and its three words.
 
 :func:`rope_decision` decides every contrast, change, parity test and BBU interval that
-embias prints; :data:`DECISIONS` are its words (:data:`CREDIBLE_DIFFERENCE`,
+embias prints; ``DECISIONS`` are its words (:data:`CREDIBLE_DIFFERENCE`,
 :data:`PRACTICALLY_EQUIVALENT`, :data:`UNDECIDED`).
 """
 

@@ -2,7 +2,7 @@
 
 :func:`format_number` is the one rule for a number in a table or an interval (fixed point,
 no ``-0.000``, scientific notation only for tiny p-values: :data:`SCIENTIFIC_COLUMNS`,
-:func:`is_scientific_column`); :func:`to_markdown` renders a table with it.
+``is_scientific_column``); :func:`to_markdown` renders a table with it.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ and the probability are always set by the code that computed the numbers (throug
 :func:`interval_table`), never by the caller of a plot or a renderer, so a label cannot
 drift from the numbers it describes.
 
-:func:`interval_table` builds one, :func:`validate_interval_table` checks one,
+:func:`interval_table` builds one, ``validate_interval_table`` checks one,
 :func:`stack_interval_tables` stacks several (:func:`combine_interval_tables` is another
 name of it for labelled tables).
 """

@@ -1,6 +1,6 @@
 """A share of simulated outcomes with its binomial Monte Carlo standard error.
 
-:func:`share_with_mc_se` is the one place a coverage or a rate of claims over simulated
+``share_with_mc_se`` is the one place a coverage or a rate of claims over simulated
 studies gets its standard error (calibration, design analysis).
 """
 

@@ -26,13 +26,13 @@ The package, one module per idea (every name is also importable from
 ``embias.bayes.batch_nuts``):
 
 - :mod:`~embias.bayes.batch_nuts.run` — :func:`run_lanes`, the entry point, and its result
-  :class:`LaneDraws`;
+  ``LaneDraws``;
 - :mod:`~embias.bayes.batch_nuts.program` — the compiled program: lanes refilled with
   chains, the switch to a dense metric, progress reports, the compile cache;
 - :mod:`~embias.bayes.batch_nuts.kernel` — one lane's NUTS: its tree one leapfrog step at
   a time, its random stream, its step-size and diagonal mass-matrix adaptation;
 - :mod:`~embias.bayes.batch_nuts.adaptation` — Stan's warm-up windows
-  (:func:`adaptation_schedule`, ``last_window``) and the dense metric of a window.
+  (``adaptation_schedule``, ``last_window``) and the dense metric of a window.
 """
 
 # Names imported ``X as X`` are importable from here, as from the module

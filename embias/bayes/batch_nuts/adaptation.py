@@ -1,8 +1,8 @@
 """Stan's warm-up for the lanes: the mass-matrix windows and the dense metric of a window.
 
-:func:`adaptation_schedule` (which iterations a diagonal mass matrix is estimated from,
-and after which it is re-estimated), :func:`last_window` (the last of those windows, the
-one a dense metric is estimated from) and :func:`dense_metric` (that estimate, regularised
+``adaptation_schedule`` (which iterations a diagonal mass matrix is estimated from,
+and after which it is re-estimated), ``last_window`` (the last of those windows, the
+one a dense metric is estimated from) and ``dense_metric`` (that estimate, regularised
 as Stan's).
 """
 

@@ -1,6 +1,6 @@
 """One lane of the batch NUTS: a leapfrog step of its tree at a time, and its warm-up.
 
-:func:`lane_functions` gives a lane's ``init``, ``step`` and ``momenta`` functions: each
+``lane_functions`` gives a lane's ``init``, ``step`` and ``momenta`` functions: each
 lane carries its own tree-building state (Hoffman & Gelman's doubling with multinomial
 sampling and the generalised U-turn criterion checked on every sub-tree, Betancourt 2017,
 appendix A), one leapfrog step per call; a finished draw moves the chain, adapts the step

@@ -1,6 +1,6 @@
 """The compiled program of the batch NUTS: lanes refilled with chains, and its cache.
 
-:func:`compiled_program` compiles (once per potential, settings and shapes) the program
+``compiled_program`` compiles (once per potential, settings and shapes) the program
 that runs every lane one leapfrog step at a time until all chains have their draws: a
 lane whose chain is done takes up the next one, a lane that ends its last mass-matrix
 window switches to the dense metric (``dense``), and every :data:`REPORT_EVERY` steps the

@@ -1,4 +1,4 @@
-"""The batch NUTS's entry point: :func:`run_lanes` and its result, :class:`LaneDraws`."""
+"""The batch NUTS's entry point: :func:`run_lanes` and its result, ``LaneDraws``."""
 
 from __future__ import annotations
 

@@ -4,14 +4,14 @@ The package, one module per idea (every name is also importable from
 ``embias.bayes.diagnostics``):
 
 - :mod:`~embias.bayes.diagnostics.rhat_ess` — r̂, bulk and tail ESS of every scalar, equal
-  to ArviZ's and computed for all scalars at once (:func:`convergence_diagnostics`,
-  :func:`rank_normalized_diagnostics`);
+  to ArviZ's and computed for all scalars at once (``convergence_diagnostics``,
+  ``rank_normalized_diagnostics``);
 - :mod:`~embias.bayes.diagnostics.checks` — the thresholds, :class:`ConvergenceWarning`,
   divergences counted, the problems in words and the overview record;
 - :mod:`~embias.bayes.diagnostics.cell_draws` — the posterior draws of every cell's mean
-  and residual sd (:func:`cell_location_scale`);
+  and residual sd (``cell_location_scale``);
 - :mod:`~embias.bayes.diagnostics.predictive` — the posterior predictive check
-  (:func:`posterior_predictive_check`, :class:`PredictiveCheck`).
+  (``posterior_predictive_check``, :class:`PredictiveCheck`).
 """
 
 # Names imported ``X as X`` are importable from here, as from the module

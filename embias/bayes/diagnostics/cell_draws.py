@@ -1,4 +1,4 @@
-"""The posterior draws of every cell's mean and residual sd (:func:`cell_location_scale`).
+"""The posterior draws of every cell's mean and residual sd (``cell_location_scale``).
 
 What a new distance of a cell is drawn from: the posterior predictive check's and the
 leave-one-out estimates' common input.

@@ -1,8 +1,8 @@
 """Convergence checks of a fit: thresholds, divergences, problems in words, one record.
 
-The thresholds (:data:`RHAT_MAX`, :data:`ESS_MIN`) and :class:`ConvergenceWarning`,
-:func:`count_divergences`, :func:`convergence_problems` (one sentence per failed check)
-and :func:`diagnostics_overview` (the worst r̂, smallest ESS and divergences).
+The thresholds (:data:`RHAT_MAX`, ``ESS_MIN``) and :class:`ConvergenceWarning`,
+``count_divergences``, ``convergence_problems`` (one sentence per failed check)
+and ``diagnostics_overview`` (the worst r̂, smallest ESS and divergences).
 """
 
 from __future__ import annotations

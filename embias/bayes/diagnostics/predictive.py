@@ -1,7 +1,7 @@
 """The posterior predictive check: observed distances against their cells' intervals.
 
-:func:`posterior_predictive_check` and its result :class:`PredictiveCheck` (coverage per
-connection, the cells' intervals, draws for plotting), :func:`observed_distances` (the
+``posterior_predictive_check`` and its result :class:`PredictiveCheck` (coverage per
+connection, the cells' intervals, draws for plotting), ``observed_distances`` (the
 observed side) and the default interval probabilities :data:`DEFAULT_CHECK_PROBS`.
 """
 

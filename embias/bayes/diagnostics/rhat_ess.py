@@ -1,7 +1,7 @@
 """r̂ and ESS of every scalar of a posterior, as ArviZ computes them, all scalars at once.
 
-:func:`convergence_diagnostics` (the table of a fit's posterior) and
-:func:`rank_normalized_diagnostics` (the numbers: rank-normalised split r̂, bulk and tail
+``convergence_diagnostics`` (the table of a fit's posterior) and
+``rank_normalized_diagnostics`` (the numbers: rank-normalised split r̂, bulk and tail
 ESS of Vehtari et al. 2021, vectorised over the scalars), with their steps: chains split,
 ranks' normal scores, r̂ and Geyer's ESS.
 """
@@ -26,7 +26,7 @@ def convergence_diagnostics(posterior: DataTree) -> pd.DataFrame:
     The same numbers as ArviZ's ``rhat(method="rank")``, ``ess(method="bulk")`` and
     ``ess(method="tail")`` (Vehtari et al. 2021; the tail quantiles are ArviZ's
     ``stats.ci_prob`` and 1 − it, 0.11/0.89 by default), computed for all scalars at once
-    (:func:`rank_normalized_diagnostics`) instead of one scalar at a time;
+    (``rank_normalized_diagnostics``) instead of one scalar at a time;
     tests/test_bayes.py checks them against ArviZ's to 1e-9.
 
     Parameters
