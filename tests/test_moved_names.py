@@ -90,6 +90,64 @@ KEPT = {
     "embias.classic.permutation_test": (
         "Alternative", "POPULATION_COLUMNS", "WeatResult", "check_weat_roles", "weat",
         "weat_pairs", "weat_test"),
+    "embias.encoders": (
+        "DEFAULT_BATCH_SIZE", "INSTALL_HINT", "MAX_TOKENS", "MODEL_NAME", "MODEL_SHA256",
+        "MiniLMEncoder", "ModelFiles", "SentenceEncoder", "as_encoder", "check_embeddings",
+        "default_encoder", "find_model_files"),
+    "embias.populations": (
+        "BUILTIN_POPULATIONS", "DEFAULT_DESIGN", "PopulationDesign", "WordPopulations",
+        "as_design", "load_populations", "populations_dir"),
+    "embias.report": (
+        "CI_KINDS", "CLI_CHANGE_COLUMNS", "CLI_CHANGE_WORD_COLUMNS", "CLI_LEVEL_COLUMNS",
+        "CLI_SHORT_COLUMNS", "CLI_SIMULATION_COLUMNS", "CLI_WEAT_COLUMNS",
+        "CLI_WORD_COLUMNS", "CREDIBLE_DIFFERENCE", "DECISIONS", "INTERVAL_COLUMNS",
+        "PRACTICALLY_EQUIVALENT", "RETIRED_CI_KINDS", "SCIENTIFIC_COLUMNS", "UNDECIDED",
+        "combine_interval_tables", "format_number", "interval_table",
+        "is_scientific_column", "rope_decision", "share_with_mc_se",
+        "stack_interval_tables", "to_markdown", "validate_interval_table"),
+    "embias.pipeline.store": (
+        "CHECK_FILES", "CLASSIC_FILE", "DIAGNOSTICS_FILE", "FIT_FORMAT", "INTERVALS_FILE",
+        "LOCK_TIMEOUT", "MANIFEST_FILE", "POSTERIOR_FILE", "SETTINGS_FILE",
+        "SavedFitReplacedWarning", "TABLE_FILE", "UnreadableFitError", "json_default",
+        "load_fit", "load_saved", "locked", "read_manifest", "save_checked", "save_fit",
+        "saved_by", "slug"),
+    "embias.simulate.noise": (
+        "PUBLISHED_FIGURES", "SIMULATION_CI_KIND", "WeatSimulation", "WeatSimulationGrid",
+        "simulate_weat", "simulate_weat_grid", "summarize_simulations"),
+    "embias.debias": (
+        "DEFAULT_K", "DEFINITIONAL_WHY", "DebiasResult", "bias_subspace", "hard_debias",
+        "soft_debias"),
+    "embias.bayes.batch_nuts": (
+        "LaneDraws", "MAX_DELTA_ENERGY", "REPORT_EVERY", "STAT_NAMES",
+        "adaptation_schedule", "compiled_program", "dense_metric", "last_window",
+        "run_lanes"),
+    "embias.bayes.diagnostics": (
+        "ConvergenceWarning", "DEFAULT_CHECK_PROBS", "ESS_MIN", "PredictiveCheck",
+        "RHAT_MAX", "cell_location_scale", "convergence_diagnostics",
+        "convergence_problems", "count_divergences", "diagnostics_overview",
+        "observed_distances", "posterior_predictive_check", "rank_normalized_diagnostics"),
+    "embias.bayes.crossed": (
+        "CrossedDesign", "TemplateDesign", "WORD_KINDS", "WORD_KIND_OF_CONNECTION",
+        "WordGroups", "crossed_design", "draw_protected_coefficients", "draw_word_effects",
+        "integrated_protected_cells", "row_template_effects"),
+    "embias.bayes.model": (
+        "CROSSED_LEVELS", "DataMode", "Level", "LevelStructure", "build_model",
+        "level_structure", "protected_strata", "structure_starting_values",
+        "summary_model_data"),
+    "embias.bayes.fit": (
+        "BiasFit", "CONDITIONAL_DRAWS", "CiKind", "DeferredDraws", "PendingClassic",
+        "PendingLogLikelihood", "arviz_ready", "finish_fit", "fit_bias_model", "prepare_fit"),
+    "embias.bayes.loo": (
+        "K_THRESHOLD", "LOG_LIKELIHOOD_VARS", "LOO_UNITS", "LooUnit", "RefitLoo",
+        "compare_models", "loo_tree", "pointwise_log_likelihood", "row_words", "same_data",
+        "word_log_likelihood"),
+    "embias.bayes.batch": (
+        "EXECUTOR_CHUNK", "FitJob", "LOCAL_CHUNK", "batch_settings", "derived_seed",
+        "fit_many", "run_fit_chunk", "run_fit_job"),
+    "embias.bayes.sampling": (
+        "BASE_MEMORY", "PEAK_PER_STORED_BYTE", "PEAK_PER_STORED_BYTE_OTHER",
+        "SAMPLER_STATS", "batch_supported", "compiled_shapes", "fit_memory",
+        "initial_inverse_mass", "sample_posterior", "sample_posteriors", "shape_key"),
     "embias.bayes.influence": (
         "DEFAULT_ROLES", "K_THRESHOLD", "REFIT_CHOICES", "WORD_ROLES",
         "protected_word_log_likelihood", "rank_words", "word_influence"),
