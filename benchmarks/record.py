@@ -72,9 +72,10 @@ class Tables:
     def table(self, title: str, header: Sequence[str], rows: Sequence[Sequence[Any]], *,
               note: str = "") -> None:
         """Print a Markdown table under ``title`` (and ``note`` below it) and record it."""
-        rows = [[_cell(v) for v in row] for row in rows]
+        rows = [[str(v) for v in row] for row in rows]
         lines = [f"\n{title}\n", "| " + " | ".join(map(_cell, header)) + " |",
-                 "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
+                 "|" + "---|" * len(header),
+                 *("| " + " | ".join(map(_cell, r)) + " |" for r in rows)]
         print("\n".join(lines) + (f"\n\n{note}" if note else ""), flush=True)
         self.record["tables"].append({"title": title, "header": [str(h) for h in header],
                                       "rows": rows, "note": note})
