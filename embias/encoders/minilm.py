@@ -18,8 +18,8 @@ run time (:class:`MiniLMEncoder`):
 
 Why this path: the onnxruntime graph encodes template sentences faster than a batched fp32
 numpy forward pass and agrees with a plain float64 per-sentence forward pass to a pairwise
-cosine error of ≈ 3e-7; the int8 ONNX export on PyPI agrees only to ≈ 1e-2
-(``benchmarks/bench_encoder.py`` measures both).
+cosine error of ≈ 3e-7 (``benchmarks/bench_encoder.py`` measures both); the model's int8
+ONNX export agrees only to ≈ 1e-2.
 """
 
 from __future__ import annotations

@@ -113,8 +113,9 @@ def weat(
 
     The permutation test answers "could the X/Y labels be arbitrary?" for *these* words;
     the item-bootstrap interval answers "would other words from the same populations give
-    a similar effect?". With few words per list the percentile interval of this
-    standardised, bounded effect size undercovers (coverage measured by
+    a similar effect?". Where a short attribute list attenuates d, the percentile interval
+    of this standardised, bounded effect size misses the population effect on the low side
+    (coverage by design measured by
     :func:`embias.simulate.simulate_weat_bootstrap_coverage`).
 
     With short attribute lists d itself is attenuated: each target's s carries the noise
