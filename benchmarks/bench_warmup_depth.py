@@ -7,11 +7,13 @@ estimates from windows of 25 and 50 draws (for the crossed level's 75 parameters
 covariance of 25 draws), the trees of tuning iterations 25–150 run to hundreds of steps.
 Measured here per table, level and seed:
 
-* ``moments`` (embias's start since 0.3.0): the first inverse mass matrix from the cell
+* ``moments`` (embias's start): the first inverse mass matrix from the cell
   moments (:func:`embias.bayes.sampling.initial_inverse_mass` of
   :func:`embias.bayes.data.approximate_posterior_sd`), against ``identity``;
 * a cap on the tree depth while tuning (numpyro's ``max_tree_depth=(tuning, kept)``; the
-  kept draws stay NUTS's own) — not adopted.
+  kept draws stay NUTS's own), which embias does not use: on the small simulated tables of
+  tests/test_crossed.py and tests/test_seat_model.py it gave divergent transitions in 1 and
+  4 of 8 seeds where numpyro's default depth gave 0 and 1.
 
 For each it runs numpyro's NUTS kernels (``numpyro.infer.hmc.hmc``, target acceptance 0.9,
 1000 tuning + 3000 kept iterations, PyMC's log density of embias's model, embias's starting
@@ -21,17 +23,11 @@ at the end of tuning, the seconds per chain (the second run of the compiled prog
 the microseconds per leapfrog step, the smallest bulk/tail ESS and largest r̂ over the
 sampled (unconstrained) parameters, and the divergent transitions among the kept draws.
 Default tables: religion on the embedded GloVe 6B 50d (the quick start) and the authors'
-race/GloVe table.
-
-The cap keeps the ESS in about the same spread but gave divergent transitions on the small
-simulated tables of tests/test_crossed.py and tests/test_seat_model.py in 1 and 4 of 8
-seeds where numpyro's default depth gave 0 and 1 (README, Benchmarks). The moment start
-looked worse on the same 8 seeds (5 and 3); over 60 single chains each it is not (docstring
-of ``initial_inverse_mass``).
+race/GloVe table. Cap 10 is numpyro's default depth, i.e. no cap.
 
 Usage: ``.venv/bin/python benchmarks/bench_warmup_depth.py [--levels crossed,hierarchical]
 [--caps 10,6] [--initial-mass identity,moments] [--tables religion,race/published:glove]
-[--seeds 0,1,2]``.
+[--seeds 0,1,2]``; writes ``benchmarks/results/bench_warmup_depth.json``.
 """
 
 from __future__ import annotations
@@ -41,6 +37,8 @@ import os
 import time
 import warnings
 from typing import Any
+
+from record import Tables
 
 TUNE, DRAWS, TARGET = 1000, 3000, 0.9
 #: numpyro's adaptation windows for 1000 tuning iterations: initial buffer, then the slow
@@ -65,14 +63,14 @@ def main() -> None:
     import embias
 
     jax.config.update("jax_enable_x64", True)
-    print(f"# numpyro NUTS tuning cost ({os.cpu_count()} cores), 2 chains × ({TUNE} + "
-          f"{DRAWS}), target acceptance {TARGET}, embias's starting points\n")
-    print("| table | level | seed | initial mass | tuning depth cap | leapfrog steps tuning / "
-          "kept (per chain) | tuning steps by window " + " ".join(f"{a}-{b}" for a, b in WINDOWS)
-          + " | step size | s per chain | µs per step | min ESS bulk / tail | max r̂ | "
-          "divergences |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    out = Tables(__file__, title="Leapfrog steps while tuning, by first mass matrix and "
+                 "tuning depth", settings={
+                     "chains": 2, "tune": TUNE, "draws": DRAWS, "target acceptance": TARGET,
+                     "tables": args.tables.split(","), "levels": args.levels.split(","),
+                     "seeds": args.seeds.split(","), "tuning depth caps": args.caps.split(","),
+                     "initial mass": args.initial_mass.split(",")})
     caps = [int(c) for c in args.caps.split(",")]
+    found = []
     for name in args.tables.split(","):
         study, _, source = name.partition("/")
         with warnings.catch_warnings():
@@ -82,12 +80,25 @@ def main() -> None:
                      else embias.study_table(study))
         for level in args.levels.split(","):
             for seed in (int(x) for x in args.seeds.split(",")):
-                rows(name, table, level, seed, caps, args.initial_mass.split(","))
+                found += rows(name, table, level, seed, caps, args.initial_mass.split(","))
+    out.table("numpyro NUTS tuning cost per table, level, seed, first mass matrix and cap", [
+        "table", "level", "seed", "initial mass", "tuning depth cap",
+        "leapfrog steps tuning / kept (per chain)",
+        "tuning steps by window " + " ".join(f"{a}-{b}" for a, b in WINDOWS), "step size",
+        "s per chain", "µs per step", "min ESS bulk / tail", "max r̂", "divergences"], found,
+        note="Two chains one after the other on one CPU device, embias's model and starting "
+             "points. Tuning steps by window: mean leapfrog steps per chain in numpyro's "
+             "adaptation windows (initial buffer, slow windows of 25, 50, 100, 200 and 500 "
+             "iterations, final buffer). Step size at the end of tuning; s per chain: the "
+             "second run of the compiled program. ESS and r̂ over the sampled "
+             "(unconstrained) parameters; divergences among the kept draws of both chains. "
+             "Cap 10 is numpyro's default depth (no cap).")
+    out.write()
 
 
 def rows(name: str, table: Any, level: str, seed: int, caps: list[int],
-         masses: list[str]) -> None:
-    """One line per first mass matrix and tuning depth cap for a table, level and seed
+         masses: list[str]) -> list[list[Any]]:
+    """One row per first mass matrix and tuning depth cap for a table, level and seed
     (embias's model and starting points for that seed, built once; chain c's key is
     ``fold_in(PRNGKey(seed), c)``)."""
     import numpy as np
@@ -114,6 +125,7 @@ def rows(name: str, table: Any, level: str, seed: int, caps: list[int],
     first = {"identity": None,
              "moments": initial_inverse_mass(model, approximate_posterior_sd(
                  cells, level=level, centred=centred), dense=level == "crossed")}
+    found = []
     for mass, cap in ((m, c) for m in masses for c in caps):
         steps, sizes, draws, seconds, div = run_chains(logp, init, dense=level == "crossed",
                                                        cap=cap, seed=seed,
@@ -123,11 +135,13 @@ def rows(name: str, table: Any, level: str, seed: int, caps: list[int],
         kept = np.mean([s[TUNE:].sum() for s in steps])
         windows = " ".join(f"{np.mean([s[a:b].sum() for s in steps]):.0f}"
                            for a, b in WINDOWS)
-        print(f"| {name} | {level} | {seed} | {mass} | {cap} | {tuning:,.0f} / {kept:,.0f} | "
-              f"{windows} | {np.mean(sizes):.3f} | {np.mean(seconds):.2f} | "
-              f"{1e6 * np.mean(seconds) / (tuning + kept):.1f} | "
-              f"{bulk.min():.0f} / {tail.min():.0f} | {r_hat.max():.4f} | {div} |",
-              flush=True)
+        found.append([name, level, seed, mass, cap, f"{tuning:,.0f} / {kept:,.0f}", windows,
+                      f"{np.mean(sizes):.3f}", f"{np.mean(seconds):.2f}",
+                      f"{1e6 * np.mean(seconds) / (tuning + kept):.1f}",
+                      f"{bulk.min():.0f} / {tail.min():.0f}", f"{r_hat.max():.4f}", div])
+        print(f"{name} {level} seed {seed} {mass} cap {cap}: tuning {tuning:,.0f} steps, "
+              f"{np.mean(seconds):.2f} s per chain", flush=True)
+    return found
 
 
 def run_chains(logp: Any, init: list[Any], *, dense: bool, cap: int, seed: int,
