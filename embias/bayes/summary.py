@@ -45,12 +45,10 @@ def interval_bounds(samples: np.ndarray, ci_prob: float,
                     ci_kind: CiKind) -> tuple[np.ndarray, np.ndarray]:
     """Return the lower and upper bounds of each interval over the last axis of ``samples``.
 
-    ArviZ's intervals, computed for every scalar at once: ``"hdi"`` is
-    ``arviz_stats.hdi``'s default method (the narrowest interval between two draws holding
-    ⌊ci_prob·n⌋ + 1 of the n draws, the first one on ties), ``"eti"`` ``arviz_stats.eti``'s
-    linear quantiles. Equal to them to 1e-12 (tests/test_bayes.py); they are not called
-    because importing ``arviz_stats`` loads ``scipy.stats``, a noticeable part of a fit
-    from the command line.
+    ArviZ's intervals for every scalar at once (``arviz_stats.base.array_stats``):
+    ``"hdi"`` its ``hdi`` with the default method (the narrowest interval between two
+    draws holding ⌊ci_prob·n⌋ + 1 of the n draws, the first one on ties), ``"eti"`` its
+    ``eti`` (linear quantiles).
 
     Parameters
     ----------
@@ -79,16 +77,11 @@ def interval_bounds(samples: np.ndarray, ci_prob: float,
     >>> [float(bound) for bound in interval_bounds(draws, 0.5, "eti")]
     [2.25, 6.75]
     """
-    n = samples.shape[-1]
-    if ci_kind == "eti":
-        edge = (1 - ci_prob) / 2
-        lower, upper = np.quantile(samples, [edge, 1 - edge], axis=-1)
-        return lower, upper
-    ordered = np.sort(samples, axis=-1)
-    k = min(int(np.floor(ci_prob * n)), n - 1)
-    start = np.argmin(ordered[..., k:] - ordered[..., : n - k], axis=-1)[..., None]
-    return (np.take_along_axis(ordered, start, axis=-1)[..., 0],
-            np.take_along_axis(ordered, start + k, axis=-1)[..., 0])
+    from arviz_stats.base import array_stats
+
+    interval = array_stats.eti if ci_kind == "eti" else array_stats.hdi
+    bounds = np.asarray(interval(np.asarray(samples, dtype=float), ci_prob, axis=-1))
+    return bounds[..., 0], bounds[..., 1]
 
 
 class _Values:

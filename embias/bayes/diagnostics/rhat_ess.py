@@ -175,8 +175,9 @@ def _z_scale(x: np.ndarray) -> np.ndarray:
     size = n_chain * n_draw
     values = x.reshape(n_scalar, size)
     # a rank is the position in sorted order; equal values share the mean of their
-    # positions (scipy.stats.rankdata's "average", computed here for every row at once —
-    # NUTS repeats a draw now and then, and importing scipy.stats takes ≈ 1 s). Twice a
+    # positions (scipy.stats.rankdata's "average", computed here for every row at once:
+    # NUTS repeats a draw now and then; rankdata along an axis takes 2-4 times as long on a
+    # fit's draws, which fits run in batches pay for every fit). Twice a
     # run's average rank is an integer: 2·(its first position) + its length + 1
     order = np.argsort(values, axis=1)
     ordered = np.take_along_axis(values, order, axis=1)
