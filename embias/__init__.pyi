@@ -106,8 +106,8 @@ from .simulate import summarize_simulations as summarize_simulations
 from .simulate_words import WordSamplingParameters as WordSamplingParameters
 from .simulate_words import WordSamplingSimulation as WordSamplingSimulation
 from .simulate_words import calibrate_word_sampling as calibrate_word_sampling
-from .simulate_words import plot_published_refits as plot_published_refits
-from .simulate_words import plot_word_sampling as plot_word_sampling
+from .plots import plot_published_refits as plot_published_refits
+from .plots import plot_word_sampling as plot_word_sampling
 from .simulate_words import published_conclusions as published_conclusions
 from .simulate_words import refit_published_tables as refit_published_tables
 from .simulate_words import simulate_word_sampling as simulate_word_sampling
@@ -122,14 +122,14 @@ from .populations import load_populations as load_populations
 from .calibration import PopulationCalibration as PopulationCalibration
 from .calibration import calibrate_on_populations as calibrate_on_populations
 from .calibration import draw_population_studies as draw_population_studies
-from .calibration import plot_calibration as plot_calibration
+from .plots import plot_calibration as plot_calibration
 from .calibration import population_answers as population_answers
 from .calibration import summarize_calibration as summarize_calibration
 
 # --------------------------------------------------------------------------- design analysis
 from .design import DesignAnalysis as DesignAnalysis
 from .design import design_analysis as design_analysis
-from .design import plot_design_analysis as plot_design_analysis
+from .plots import plot_design_analysis as plot_design_analysis
 
 # --------------------------------------------------------------------------- debias
 from .debias import DebiasResult as DebiasResult
@@ -143,6 +143,7 @@ from .report import interval_table as interval_table
 from .report import rope_decision as rope_decision
 from .report import stack_interval_tables as stack_interval_tables
 from .report import to_markdown as to_markdown
+from .plots import plot_bbu_coverage as plot_bbu_coverage
 from .plots import plot_bias_fit as plot_bias_fit
 from .plots import plot_comparison as plot_comparison
 from .plots import plot_forest as plot_forest

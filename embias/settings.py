@@ -48,6 +48,7 @@ __all__ = [
     "LEVELS",
     "SAMPLERS",
     "SINGLE_FIT_SAMPLER",
+    "WORD_SAMPLING_LEVELS",
     "FitSettings",
     "cache_home",
     "check_memory",
@@ -61,6 +62,10 @@ __all__ = [
 K_THRESHOLD = 0.7
 #: Model levels (see :mod:`embias.bayes.model`).
 LEVELS: tuple[str, ...] = ("dataset", "word", "hierarchical", "crossed")
+#: The models the word-sampling simulation compares by default: the published one and the
+#: one with compared words as a random sample (:func:`embias.simulate_word_sampling`; its
+#: figure draws them in this order).
+WORD_SAMPLING_LEVELS: tuple[str, ...] = ("hierarchical", "crossed")
 #: Default model level: ``"crossed"``, the authors' hierarchical model with the compared
 #: words as a random sample. On null tables with the religion design its 89% intervals of
 #: the contrasts against neutral words exclude 0 at the nominal rate (0.105 ± 0.022), the

@@ -54,18 +54,17 @@ KEPT = {
     "embias.design": (
         "DEFAULT_ATTRIBUTE_WORDS", "DEFAULT_BLOCK", "DesignAnalysis", "PILOT",
         "RESULT_COLUMNS", "SUMMARY_COLUMNS", "design_analysis", "design_table",
-        "plot_design_analysis", "summarize_design_analysis"),
+        "summarize_design_analysis"),
     "embias.classifier.bbu": (
         "Bound", "MNLI_GENRE_COSTS", "bbu_coverage", "bbu_detectable_delta", "bbu_interval",
         "bbu_required_n", "bernstein_half_width", "demographic_parity", "equal_opportunity",
-        "equalized_odds", "genre_population", "hoeffding_half_width", "plot_bbu_coverage"),
+        "equalized_odds", "genre_population", "hoeffding_half_width"),
     "embias.simulate_words": (
         "NULL_CONTRASTS", "PUBLISHED_REFIT_EMBEDDINGS", "PUBLISHED_REFIT_STUDIES",
         "SUMMARY_COLUMNS", "TABLES_PER_BATCH", "WORD_SAMPLING_LEVELS",
         "WordSamplingParameters", "WordSamplingSimulation", "calibrate_word_sampling",
-        "plot_published_refits", "plot_word_sampling", "published_conclusions",
-        "refit_published_tables", "simulate_word_sampling", "simulate_word_table",
-        "summarize_word_sampling", "word_effect_shares"),
+        "published_conclusions", "refit_published_tables", "simulate_word_sampling",
+        "simulate_word_table", "summarize_word_sampling", "word_effect_shares"),
     "embias.sentences": (
         "CALISKAN_TESTS", "FALLBACK_TEMPLATES", "KINDS", "KIND_TEMPLATE_SETS", "PAIRINGS",
         "TEMPLATE_PLACEHOLDERS", "WordKind", "load_templates", "load_word_kinds",
@@ -80,7 +79,7 @@ KEPT = {
         "ESTIMANDS", "PopulationCalibration", "QUANTITIES", "RESULT_COLUMNS",
         "STUDIES_PER_BATCH", "SUMMARY_COLUMNS", "UNCHECKED_VARIABLES",
         "calibrate_on_populations", "draw_population_studies", "fit_intervals",
-        "interval_rates", "plot_calibration", "population_answers", "summarize_calibration"),
+        "interval_rates", "population_answers", "summarize_calibration"),
     "embias.wordlists": (
         "BUILTIN_STUDIES", "FOLDER_FILES", "Study", "load_study", "read_associations",
         "read_wordlist", "with_default_associations", "wordlists_dir"),
@@ -177,6 +176,19 @@ MOVED = {
         ("embias.plots.downstream", "plot_downstream"),
     ("embias.studies.sentiment", "plot_sentence_scores"):
         ("embias.plots.downstream", "plot_sentence_scores"),
+    **{(old, name): (new, name) for old, new, names in (
+        ("embias.design", "embias.plots.design", ("plot_design_analysis",)),
+        ("embias.design.figure", "embias.plots.design", ("plot_design_analysis",)),
+        ("embias.calibration", "embias.plots.calibration", ("plot_calibration",)),
+        ("embias.calibration.figure", "embias.plots.calibration", ("plot_calibration",)),
+        ("embias.simulate_words", "embias.plots.word_sampling",
+         ("plot_published_refits", "plot_word_sampling")),
+        ("embias.simulate_words.plots", "embias.plots.word_sampling",
+         ("plot_published_refits", "plot_word_sampling")),
+        ("embias.classifier", "embias.plots.bbu", ("plot_bbu_coverage",)),
+        ("embias.classifier.bbu", "embias.plots.bbu", ("plot_bbu_coverage",)),
+        ("embias.classifier.bbu.figures", "embias.plots.bbu", ("plot_bbu_coverage",)),
+    ) for name in names},
 }
 
 

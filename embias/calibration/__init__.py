@@ -38,16 +38,19 @@ The package, one module per idea (every name is also importable from
   (:class:`PopulationCalibration`, :func:`summarize_calibration`);
 - :mod:`~embias.calibration.intervals` — the intervals of repeated studies, shared with
   :mod:`embias.simulate_words` (:func:`interval_rates`, :func:`fit_intervals`);
-- :mod:`~embias.calibration.figure` — the coverage figure (:func:`plot_calibration`).
+- :mod:`~embias.calibration.figure` — the coverage figure's old import path (deprecated):
+  the figure (:func:`plot_calibration`) is in :mod:`embias.plots.calibration`.
 """
+
+from typing import Any
 
 # Names imported ``X as X`` are importable from here, as from the module embias.calibration
 # was, but not in __all__.
+from .._deprecation import moved_names
 from ..populations import PopulationDesign as PopulationDesign
 from ..populations import WordPopulations as WordPopulations
 from .answers import population_answers
 from .draws import draw_population_studies
-from .figure import plot_calibration
 from .intervals import ESTIMANDS as ESTIMANDS
 from .intervals import QUANTITIES as QUANTITIES
 from .intervals import UNCHECKED_VARIABLES as UNCHECKED_VARIABLES
@@ -63,7 +66,8 @@ __all__ = [
     "PopulationCalibration",
     "calibrate_on_populations",
     "draw_population_studies",
-    "plot_calibration",
     "population_answers",
     "summarize_calibration",
 ]
+
+__getattr__: Any = moved_names(__name__, {"plot_calibration": "embias.plots.calibration"})

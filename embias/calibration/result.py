@@ -89,7 +89,7 @@ class PopulationCalibration:
 
     def plot(self, **kwargs: Any) -> Figure:
         """Draw :func:`plot_calibration` of this result."""
-        from .figure import plot_calibration
+        from ..plots.calibration import plot_calibration
 
         return plot_calibration(self, **kwargs)
 

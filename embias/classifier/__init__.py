@@ -8,8 +8,14 @@
   comparisons) and :mod:`~embias.classifier.metric_data` (their checked examples);
   :mod:`~embias.classifier.presets` — their named presets;
   :mod:`~embias.classifier.significance` — paired tests on templated data.
+
+The figure of a BBU coverage simulation is in the plotting layer,
+:func:`embias.plot_bbu_coverage` (:mod:`embias.plots.bbu`).
 """
 
+from typing import Any
+
+from embias._deprecation import moved_names
 from embias.classifier.bbu import (
     MNLI_GENRE_COSTS,
     bbu_coverage,
@@ -22,7 +28,6 @@ from embias.classifier.bbu import (
     equalized_odds,
     genre_population,
     hoeffding_half_width,
-    plot_bbu_coverage,
 )
 from embias.classifier.generalized import (
     COMPARISONS,
@@ -71,8 +76,9 @@ __all__ = [
     "parity_hdi_coverage",
     "parity_posterior",
     "pcm",
-    "plot_bbu_coverage",
     "simulate_detection",
     "template_significance",
     "vbcm",
 ]
+
+__getattr__: Any = moved_names(__name__, {"plot_bbu_coverage": "embias.plots.bbu"})

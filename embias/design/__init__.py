@@ -56,12 +56,15 @@ The package, one module per idea (every name is also importable from ``embias.de
 - :mod:`~embias.design.fitting` — fitting the studies in blocks, one row per contrast;
 - :mod:`~embias.design.result` — :class:`DesignAnalysis` and its summary per design;
 - :mod:`~embias.design.analysis` — :func:`design_analysis`, its arguments and its run;
-- :mod:`~embias.design.figure` — the figure (:func:`plot_design_analysis`).
+- :mod:`~embias.design.figure` — the figure's old import path (deprecated): the figure
+  (:func:`plot_design_analysis`) is in :mod:`embias.plots.design`.
 """
 
+from typing import Any
+
+from .._deprecation import moved_names
 from .analysis import DEFAULT_ATTRIBUTE_WORDS, DEFAULT_BLOCK, design_analysis
 from .designs import PILOT, design_table
-from .figure import plot_design_analysis
 from .result import RESULT_COLUMNS, SUMMARY_COLUMNS, DesignAnalysis, summarize_design_analysis
 
 __all__ = [
@@ -73,6 +76,7 @@ __all__ = [
     "DesignAnalysis",
     "design_analysis",
     "design_table",
-    "plot_design_analysis",
     "summarize_design_analysis",
 ]
+
+__getattr__: Any = moved_names(__name__, {"plot_design_analysis": "embias.plots.design"})

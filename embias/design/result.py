@@ -81,7 +81,7 @@ class DesignAnalysis:
 
     def plot(self, **kwargs: Any) -> Figure:
         """Draw :func:`plot_design_analysis` of this result."""
-        from .figure import plot_design_analysis
+        from ..plots.design import plot_design_analysis
 
         return plot_design_analysis(self, **kwargs)
 

@@ -55,16 +55,19 @@ The package, one module per idea (every name is also importable from
 - :mod:`~embias.simulate_words.simulation` — the run: draw tables, fit them, record intervals;
 - :mod:`~embias.simulate_words.summary` — the rates over the tables, with Monte Carlo errors;
 - :mod:`~embias.simulate_words.published` — the published tables refitted with each model;
-- :mod:`~embias.simulate_words.plots` — the figures of the simulation and of the refits;
+- :mod:`~embias.simulate_words.plots` — the figures' old import path (deprecated): the
+  figures of the simulation and of the refits are in :mod:`embias.plots.word_sampling`;
 - :mod:`~embias.simulate_words._common` — the indices of a design table (private).
 """
 
+from typing import Any
+
 # Names imported ``X as X`` are importable from here, as from the module
 # embias.simulate_words was, but not in __all__.
+from .._deprecation import moved_names
 from .calibrate import calibrate_word_sampling
 from .draw import simulate_word_table
 from .parameters import NULL_CONTRASTS, WORD_SAMPLING_LEVELS, WordSamplingParameters
-from .plots import plot_published_refits, plot_word_sampling
 from .published import (
     PUBLISHED_REFIT_EMBEDDINGS,
     PUBLISHED_REFIT_STUDIES,
@@ -85,8 +88,6 @@ __all__ = [
     "WordSamplingParameters",
     "WordSamplingSimulation",
     "calibrate_word_sampling",
-    "plot_published_refits",
-    "plot_word_sampling",
     "published_conclusions",
     "refit_published_tables",
     "simulate_word_sampling",
@@ -94,3 +95,8 @@ __all__ = [
     "summarize_word_sampling",
     "word_effect_shares",
 ]
+
+__getattr__: Any = moved_names(__name__, {
+    "plot_published_refits": "embias.plots.word_sampling",
+    "plot_word_sampling": "embias.plots.word_sampling",
+})

@@ -2,7 +2,8 @@
 
 The crossed model's parameters that tables are drawn from (:class:`WordSamplingParameters`,
 with the null of no association difference), the contrasts whose truth is 0 under that null
-and the models compared by default.
+and the models compared by default (``WORD_SAMPLING_LEVELS``, defined in
+:mod:`embias.settings` so that the figure, in the plotting layer, can read it too).
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..bayes.crossed import WORD_KIND_OF_CONNECTION
+from ..settings import WORD_SAMPLING_LEVELS as WORD_SAMPLING_LEVELS
 from ..tables import CONNECTIONS
 
-#: The models compared by default: the published one and the one with compared words as a
-#: random sample.
-WORD_SAMPLING_LEVELS: tuple[str, ...] = ("hierarchical", "crossed")
 #: The contrasts whose truth is 0 under the null of :func:`simulate_word_sampling`: an
 #: interval of one of them that excludes 0 is a false claim of bias.
 NULL_CONTRASTS: tuple[str, ...] = ("associated - none", "associated - different",

@@ -25,8 +25,8 @@ from embias.classifier import (
     equalized_odds,
     genre_population,
     hoeffding_half_width,
-    plot_bbu_coverage,
 )
+from embias.plots import plot_bbu_coverage
 from embias.report import INTERVAL_COLUMNS, validate_interval_table
 
 # --------------------------------------------------------------------------------------

@@ -30,11 +30,15 @@ The package holds one idea per module:
   equalized odds as BBU intervals.
 * :mod:`~embias.classifier.bbu.coverage` — the MNLI genre costs, their synthetic population
   and the coverage simulation of the interval.
-* :mod:`~embias.classifier.bbu.figures` — the figure of a coverage simulation.
+* :mod:`~embias.classifier.bbu.figures` — the coverage figure's old import path
+  (deprecated): the figure of a coverage simulation is in :mod:`embias.plots.bbu`.
 * ``embias.classifier.bbu._common`` — the checks of options, costs and annotations that
   the modules share.
 """
 
+from typing import Any
+
+from embias._deprecation import moved_names
 from embias.classifier.bbu._common import Bound as Bound
 from embias.classifier.bbu.bounds import (
     bbu_detectable_delta,
@@ -43,7 +47,6 @@ from embias.classifier.bbu.bounds import (
     hoeffding_half_width,
 )
 from embias.classifier.bbu.coverage import MNLI_GENRE_COSTS, bbu_coverage, genre_population
-from embias.classifier.bbu.figures import plot_bbu_coverage
 from embias.classifier.bbu.interval import bbu_interval
 from embias.classifier.bbu.measures import demographic_parity, equal_opportunity, equalized_odds
 
@@ -59,5 +62,6 @@ __all__ = [
     "equalized_odds",
     "genre_population",
     "hoeffding_half_width",
-    "plot_bbu_coverage",
 ]
+
+__getattr__: Any = moved_names(__name__, {"plot_bbu_coverage": "embias.plots.bbu"})
