@@ -219,7 +219,7 @@ def test_a_reader_always_finds_a_complete_fit_while_another_process_saves(
         copy: Path, tmp_path: Path) -> None:
     script = tmp_path / "writer.py"
     script.write_text(_WRITER, encoding="utf-8")
-    writer = subprocess.Popen([sys.executable, str(script), str(copy), "40"],
+    writer = subprocess.Popen([sys.executable, str(script), str(copy), "15"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert writer.stdout.readline().strip() == "ready"
     loads, failures = 0, []
