@@ -246,6 +246,11 @@ def sample_tables(
 ) -> list[DataTree]:
     """Draw the posterior of many tables, tables of one shape and settings in one program.
 
+    Long for a reason: the fits are grouped by model shape and settings; per group the model
+    is compiled once, the group's data and starting points are stacked and its program runs
+    over the threads, with one progress report across all groups — steps that share the
+    group's arrays and the progress state.
+
     Parameters
     ----------
     items

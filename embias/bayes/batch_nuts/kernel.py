@@ -49,6 +49,11 @@ def lane_functions(potential: Any, *, tune: int, draws: int, target_accept: floa
                    max_tree_depth: int, step_size: float | None) -> tuple[Any, Any, Any]:
     """Return the per-lane ``init``, ``step`` and ``momenta`` functions (to be vmapped).
 
+    Long, and its inner ``step`` too, for a reason: JAX traces ``step`` as the body of one
+    ``while_loop``, and a NUTS iteration (momentum, tree doubling with its U-turn and
+    divergence checks, multinomial choice, step-size and mass-matrix adaptation) reads and
+    writes one lane state; split into functions it would pass that state around whole.
+
     Parameters
     ----------
     potential

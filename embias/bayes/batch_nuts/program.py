@@ -78,6 +78,10 @@ def _program(potential: Any, *, tune: int, draws: int, target_accept: float,
              lanes: int) -> Any:
     """Return the jitted program of :func:`run_lanes` for one potential and settings.
 
+    Long, and its inner ``program`` too, for a reason: the lanes, their refill with the next
+    chain and the switch to the dense metric are one loop that JAX compiles as one program
+    over one carry.
+
     JAX compiles it once per number of chains.
 
     ``lanes`` chains run at a time; a lane whose chain is done takes up the next chain
