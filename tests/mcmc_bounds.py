@@ -1,4 +1,4 @@
-"""Bounds for checks of sampler diagnostics that hold on any machine (issue 26, item 1).
+"""Bounds for checks of sampler diagnostics that hold on any machine.
 
 Seeded MCMC is reproducible on one machine, not across processors: another CPU or XLA
 build takes another floating-point path and the chains part ways. A test of a sampled

@@ -1,4 +1,4 @@
-"""The audit report (issue 15): one self-contained HTML page per study.
+"""The audit report: one self-contained HTML page per study.
 
 One real religion/GloVe fit (PyMC, 2 chains × 300 draws: the page is checked, not the
 posterior) is saved once per module; every page below is built from it (or from a small
@@ -29,7 +29,7 @@ from embias.cli import main
 
 pytestmark = pytest.mark.xdist_group("audit")
 
-#: Every section of the page, in the reader's order (issue 15 item 2).
+#: Every section of the page, in the reader's order.
 SECTIONS = ("glance", "measured", "classic", "bayes", "trust", "words", "across", "reproduce")
 #: Printed precision of the page's numbers.
 HALF_LAST_DIGIT = 0.0005 + 1e-12

@@ -243,7 +243,6 @@ def test_mac_interval_table_and_errors(glove):
         embias.mac(controls_only)
 
 
-# ---------------------------------------------------------------- issue 11 (3, 5, seed)
 def test_weat_refuses_fewer_than_two_words_per_target_set(toy):
     why = ("WEAT compares two samples of target words, and one word is no sample: with one "
            "word in each set the effect size is always ±√2 — the sample sd of two values is "
@@ -298,7 +297,6 @@ def test_weat_seed_is_random_seed(toy, glove):
                                  "jewish vs muslim"]
 
 
-# --------------------------------------------------------------------------- issue 11, item 14
 def _independent_null_effects(s: np.ndarray, n_x: int) -> np.ndarray:
     """Effect size of every equal-size re-partition of X ∪ Y, by brute force (ddof=1)."""
     sd = np.std(s, ddof=1)
@@ -314,7 +312,7 @@ def test_weat_rows_have_no_null_quantiles_in_interval_columns(glove):
     # `embias summary religion` showed 1.193 with lower/upper −1.173/1.173 and
     # ci_kind="permutation": an "interval" that excludes its own estimate. The interval
     # columns hold an interval for the estimate or nothing; the null goes elsewhere.
-    # Since issue 13 (item 5) they hold the item-bootstrap interval for the estimate.
+    # They hold the item-bootstrap interval for the estimate.
     pairs = embias.weat_pairs(glove, "religion", random_seed=3, null_ci_prob=0.95)
     assert (pairs["ci_kind"] == "bootstrap").all() and (pairs["ci_prob"] == 0.89).all()
     assert (pairs["resampled"] == "targets and attributes").all()

@@ -56,7 +56,7 @@ def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
     assert (tmp_path / "again.png").read_bytes()[:4] == b"\x89PNG"
 
     # the fit's own forest plot is drawn once per set of options: `show` with the options
-    # it was drawn with reuses it (issue 12 item 4), other options redraw it
+    # it was drawn with reuses it, other options redraw it
     stamp = png.stat().st_mtime_ns
     assert main(["show", str(fit_dir), "--ci-kind", "eti"]) == 0
     assert png.stat().st_mtime_ns == stamp
@@ -66,7 +66,7 @@ def test_cli_fit_prints_table_and_diagnostics_and_writes_png(
 
 
 def _check_page_figures_kept(fit_dir: Path, tmp_path: Path, *, ci_kind: str = "eti") -> None:
-    """`embias fit` draws the audit page's figures with the fit (issue 15): a page built
+    """`embias fit` draws the audit page's figures with the fit: a page built
     from the fit draws nothing and equals, byte for byte but for the time it was made and
     the fit's folder, the page built from a copy of the fit without them."""
     import re

@@ -1,4 +1,4 @@
-"""Model comparison by leave-one-out (issue 13, item 3): compare_models of fits and of
+"""Model comparison by leave-one-out: compare_models of fits and of
 refit_loo results on the authors' religion/Reddit table, PSIS against exact refits
 without a compared word, the refit path (ArviZ reloo through embias fits) for a high-k
 word, bad input, and ``embias compare-models`` as a subprocess.

@@ -119,7 +119,6 @@ def test_lookup_rejects_zero_and_nan_vectors(make_kv):
         lookup_words(kv, {"b": ["nan", "good"]})
 
 
-# ------------------------------------------------- issue 11.1: text files that do not fit
 EIGHT_WORDS = ["jew", "christian", "muslim", "greedy", "violent", "critical", "table", "chair"]
 
 
@@ -204,7 +203,6 @@ def test_glove_line_of_the_wrong_width_names_line_and_word(tmp_path, make_kv):
     )
 
 
-# ------------------------------------------------- issue 11.3: case variants are one word
 def test_lookup_keeps_one_of_two_spellings_of_the_same_vector(glove, make_kv):
     with pytest.warns(UserWarning) as record:
         words, vectors, report = lookup_words(

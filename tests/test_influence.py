@@ -1,4 +1,4 @@
-"""Word-list sensitivity (issue 13, item 4): word_influence on the authors' religion/Reddit
+"""Word-list sensitivity: word_influence on the authors' religion/Reddit
 table — the PSIS change of the contrasts when a word is left out against actual refits
 without its rows, the refit path of a high-k word, the protected words' integrated
 likelihood against Bayes' rule, the ranking and its plot, bad input, and ``embias

@@ -1,6 +1,5 @@
 """Every notebook in notebooks/ runs top to bottom (in a scratch working directory), and its
-committed outputs are the outputs the code gives today (issue 11, item 16), on any machine
-(issue 26, item 1).
+committed outputs are the outputs the code gives today, on any machine.
 
 Each notebook is executed once per test session (a session fixture shared by both tests,
 which run on one xdist worker per notebook). The comparison covers what a reader takes as a

@@ -1,4 +1,4 @@
-"""The composite figures (issue 11, item 15): legends outside the data, an x-axis label
+"""The composite figures: legends outside the data, an x-axis label
 with units on every panel, no title or label cut at the figure's edge.
 
 The interval tables are built from real numbers without sampling: the authors' Reddit

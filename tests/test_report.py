@@ -112,7 +112,7 @@ def test_forest_title_with_point_estimates_only():
          for g, v in (("a", 0.8), ("b", 0.9), ("c", 0.7))],
         ci_prob=None, ci_kind="none")
     mixed = pd.concat([points, interval_table(rows(), ci_prob=0.89, ci_kind="hdi")])
-    # a point estimate is named as one, never as "(none)" (issue 11, item 15)
+    # a point estimate is named as one, never as "(none)"
     assert plot_forest(points).axes[0].get_title() == "point estimates"
     assert plot_forest(mixed, title="t").axes[0].get_title() == "t (89% HDI, point estimates)"
 
@@ -170,8 +170,8 @@ def test_every_result_has_to_interval_table():
 
 
 def test_ci_kinds_are_intervals_for_the_estimate():
-    # A permutation null's quantiles are not an interval for the estimate (issue 11,
-    # item 14): the kind is gone, and an old table that uses it is refused with the reason.
+    # A permutation null's quantiles are not an interval for the estimate: the kind is gone, and an
+    # old table that uses it is refused with the reason.
     from embias.report import CI_KINDS
 
     assert "permutation" not in CI_KINDS

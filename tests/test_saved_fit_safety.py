@@ -129,7 +129,7 @@ def test_a_fit_without_manifest_is_refused_then_refitted_with_the_warning_at_the
                                         progress=False, **OPTIONS)
     refit = [w for w in caught if "fitting again over it" in str(w.message)]
     assert len(refit) == 1 and "manifest.json is missing" in str(refit[0].message)
-    # embias's warnings point at the line above, in this file (item 18), not at store.py
+    # embias's warnings point at the line above, in this file, not at store.py
     ours = [w for w in caught if "fitting again over it" in str(w.message)
             or issubclass(w.category, embias.ConvergenceWarning)]
     assert {w.filename for w in ours} == {__file__}

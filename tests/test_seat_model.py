@@ -1,5 +1,5 @@
 """The crossed model of a sentence table: templates as a random effect next to the compared
-words (issue 14, item 4), fitted from the command line with ``--encoder``.
+words, fitted from the command line with ``--encoder``.
 
 Known answers: the template statistics against a plain pandas group-by; the closed-form
 marginal likelihood (u integrated out, given the template effects) against scipy's

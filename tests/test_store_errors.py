@@ -1,4 +1,4 @@
-"""Saved fits that cannot be read (issue 15): one clear error naming the folder and the
+"""Saved fits that cannot be read: one clear error naming the folder and the
 file, and ``fit_*_model`` fitting again over them with a warning instead of leaving the
 user stuck with h5py's ``OSError: Unable to synchronously open file (truncated file …)``.
 

@@ -233,7 +233,6 @@ def test_validate_table_errors():
         validate_table(pd.DataFrame(bad))
 
 
-# ------------------------------------------------------------- issue 11 (3, 4, 13)
 @pytest.fixture(scope="module")
 def cased_study():
     return embias.Study.from_dicts(
@@ -348,7 +347,6 @@ def test_published_table_names_are_case_insensitive():
                                "mean 'religion'?)")
 
 
-# ----------------------------------------------------------------------- issue 11, item 7
 def test_published_reddit_aligns_with_glove():
     """The authors' table names a class ``jew_stereotype``, the shipped study
     ``jewish_stereotype``: word pairs are matched on (protected word, compared word,

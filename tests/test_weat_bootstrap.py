@@ -1,4 +1,4 @@
-"""WEAT's two-way item bootstrap (issue 13, item 5): exact enumeration of a tiny test,
+"""WEAT's two-way item bootstrap: exact enumeration of a tiny test,
 seeding, the zero-spread rule, bad input, the coverage simulation and the CLI."""
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ def test_word_share_by_hand():
 
 
 def test_word_shares_of_the_religion_tables_are_the_issue_figures(religion):
-    # issue 13: GloVe 6B 50d .88 / .67 / .50 / .65; the authors' Reddit table .86 / .76 /
+    # measured: GloVe 6B 50d .88 / .67 / .50 / .65; the authors' Reddit table .86 / .76 /
     # .58 / .60 (associated, different, human, none)
     glove = word_effect_shares(religion)
     assert glove.round(2).to_dict() == {"associated": 0.88, "different": 0.67,

@@ -128,7 +128,6 @@ def test_wheel_ships_word_lists_and_tables(tmp_path):
     assert out.stdout.split() == ["226", "4830"]
 
 
-# ---------------------------------------------------------------- issue 11 (2, 4, 13)
 def test_from_dicts_rejects_a_bare_string_like_the_constructor():
     expected = "study 's': protected['a'] must be a list of words, got the string 'jew'"
     with pytest.raises(ValueError) as direct:
