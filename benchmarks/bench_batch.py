@@ -26,23 +26,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from record import fresh_cache_env, provenance, write_json
+
 HERE = Path(__file__).resolve().parent
-
-
-def _fresh_env(folder: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({"XDG_CACHE_HOME": str(folder / "xdg"), "MPLCONFIGDIR": str(folder / "mpl"),
-                "NUMBA_CACHE_DIR": str(folder / "numba"),
-                "JAX_COMPILATION_CACHE_DIR": str(folder / "jax"),
-                "PYTENSOR_FLAGS": f"base_compiledir={folder / 'pytensor'}"})
-    return env
 
 
 # ----------------------------------------------------------------------- in the child
@@ -176,14 +168,11 @@ def main() -> None:
     if args.child:
         _child(args.child, args.fits)
         return
-    results = {"machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                           "python": platform.python_version()},
-               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-               "load_average_before": os.getloadavg()}
+    results = provenance()
     for name in args.only:
         with tempfile.TemporaryDirectory(prefix="embias-bench-batch-") as folder:
             done = subprocess.run([sys.executable, __file__, "--child", name,
-                                   "--fits", str(args.fits)], env=_fresh_env(Path(folder)),
+                                   "--fits", str(args.fits)], env=fresh_cache_env(Path(folder)),
                                   capture_output=True, text=True, check=False)
         line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
         if done.returncode or not line:
@@ -200,10 +189,7 @@ def main() -> None:
                          f"floor) | failing {len(r['failing'])} "
                          f"{sorted(r['failing'])[:10]} | divergences {r['divergences']}")
             print(f"{name:14s} {phase}: {r['wall_seconds']:7.1f} s{extra}", flush=True)
-    results["load_average_after"] = os.getloadavg()
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(results, indent=1, default=str))
-    print(f"wrote {args.json}")
+    write_json(Path(args.json), results)
 
 
 if __name__ == "__main__":

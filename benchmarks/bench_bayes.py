@@ -31,10 +31,11 @@ import sys
 import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from record import Tables
+from record import Tables, fresh_cache_env
 
 CHILD_CODE = r"""
 import json, sys, time, warnings
@@ -54,14 +55,7 @@ print(json.dumps({"import": t_import, "call": t_call, "path": fit.path,
 def end_to_end(models_dir: str, caches: str) -> dict:
     """Time ``fit_religion_model()`` in a fresh process whose compile caches and embias
     cache are under ``caches`` (empty: cold; filled by an earlier call: warm)."""
-    dirs = {k: os.path.join(caches, k) for k in ("pytensor", "numba", "jax", "xdg")}
-    for d in dirs.values():
-        os.makedirs(d, exist_ok=True)
-    env = dict(os.environ)
-    env.update(PYTENSOR_FLAGS=",".join(filter(None, [env.get("PYTENSOR_FLAGS", ""),
-                                                     f"base_compiledir={dirs['pytensor']}"])),
-               NUMBA_CACHE_DIR=dirs["numba"], JAX_COMPILATION_CACHE_DIR=dirs["jax"],
-               XDG_CACHE_HOME=dirs["xdg"])
+    env = fresh_cache_env(Path(caches))
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", CHILD_CODE, models_dir], env=env,
                           capture_output=True, text=True, check=False)

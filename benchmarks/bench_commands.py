@@ -18,7 +18,6 @@ fresh folders each time). Prints a table and writes ``benchmarks/results/bench_c
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -26,21 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from record import Tables
+from record import Tables, fresh_cache_env
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_EMBIAS = HERE.parent / ".venv" / "bin" / "embias"
-
-
-def fresh_env(folder: Path) -> dict[str, str]:
-    """This process's environment with every compile and data cache in ``folder``."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("JAX_COMPILATION_CACHE_DIR", "PYTENSOR_FLAGS", "NUMBA_CACHE_DIR")}
-    env.update({"XDG_CACHE_HOME": str(folder / "xdg"), "MPLCONFIGDIR": str(folder / "mpl"),
-                "JAX_COMPILATION_CACHE_DIR": str(folder / "jax"),
-                "PYTENSOR_FLAGS": f"base_compiledir={folder / 'pytensor'}",
-                "NUMBA_CACHE_DIR": str(folder / "numba")})
-    return env
 
 
 def timed(command: list[str], env: dict[str, str]) -> float:
@@ -56,7 +44,7 @@ def timed(command: list[str], env: dict[str, str]) -> float:
 
 def one_round(embias: str, work: Path) -> dict[str, float]:
     """One cold fit, one warm fit, ``--help`` and the page, for one console script."""
-    env = fresh_env(work / "cache")
+    env = fresh_cache_env(work / "cache")
     models = work / "models"
     fit = [embias, "fit", "religion", "--refit", "--seed", "1", "--out", str(models),
            "--no-progress"]

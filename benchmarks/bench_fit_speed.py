@@ -67,7 +67,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from record import Tables
+from record import Tables, fresh_cache_env
 
 CONFIGS = ("pymc", "nutpie", "nutpie-frozen", "numpyro-parallel", "numpyro-vectorized",
            "blackjax", "embias-nutpie", "embias-default", "embias-crossed")
@@ -218,14 +218,8 @@ print("RESULT", time.perf_counter() - t, int("jaxlib" in sys.modules))
 
 def fresh_env(root: str, name: str, devices: int) -> dict[str, str]:
     """Environment with compile caches under ``root/name`` (created empty)."""
-    base = os.path.join(root, name)
-    dirs = {k: os.path.join(base, k) for k in ("pytensor", "numba", "jax", "xdg", "mpl")}
-    for d in dirs.values():
-        os.makedirs(d, exist_ok=True)
-    env = dict(os.environ)
-    env.update(PYTENSOR_FLAGS=f"base_compiledir={dirs['pytensor']}",
-               NUMBA_CACHE_DIR=dirs["numba"], JAX_COMPILATION_CACHE_DIR=dirs["jax"],
-               XDG_CACHE_HOME=dirs["xdg"], MPLCONFIGDIR=dirs["mpl"], PYTHONWARNINGS="ignore")
+    env = fresh_cache_env(Path(root) / name)
+    env["PYTHONWARNINGS"] = "ignore"
     env.pop("XLA_FLAGS", None)
     if devices > 1:
         env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"

@@ -41,6 +41,22 @@ def provenance() -> dict[str, Any]:
             "load_average_before": list(os.getloadavg())}
 
 
+def fresh_cache_env(folder: Path) -> dict[str, str]:
+    """This process's environment with every compile and data cache in new folders under
+    ``folder`` (DESIGN §11's "cold"): PyTensor's (``base_compiledir``, the user's other
+    ``PYTENSOR_FLAGS`` kept), numba's, JAX's persistent cache, ``XDG_CACHE_HOME`` (embias's
+    tables and programs) and matplotlib's. Run a command with it twice: cold, then warm."""
+    dirs = {name: folder / name for name in ("pytensor", "numba", "jax", "xdg", "mpl")}
+    for path in dirs.values():
+        path.mkdir(parents=True, exist_ok=True)
+    flags = [f for f in os.environ.get("PYTENSOR_FLAGS", "").split(",")
+             if f and not f.startswith("base_compiledir=")]
+    return {**os.environ,
+            "PYTENSOR_FLAGS": ",".join([*flags, f"base_compiledir={dirs['pytensor']}"]),
+            "NUMBA_CACHE_DIR": str(dirs["numba"]), "JAX_COMPILATION_CACHE_DIR": str(dirs["jax"]),
+            "XDG_CACHE_HOME": str(dirs["xdg"]), "MPLCONFIGDIR": str(dirs["mpl"])}
+
+
 def write_json(path: Path, record: dict[str, Any]) -> Path:
     """Write ``record`` with the load average now as ``load_average_after``; return the path."""
     record = {**record, "load_average_after": list(os.getloadavg())}

@@ -64,6 +64,11 @@ def provenance(path: Path, recorded: dict[str, Any]) -> str:
     return text + "."
 
 
+def _stamp(d: dict[str, Any]) -> dict[str, Any]:
+    """Where and when a results file's run was made: machine, date, and a note on them."""
+    return {"machine": _machine(d), "date": d.get("date"), "note": d.get("provenance_note")}
+
+
 def _machine(d: dict[str, Any]) -> str | None:
     m = d.get("machine")
     if isinstance(m, dict):
@@ -88,8 +93,7 @@ def batch_table(path: Path) -> str:
         ["run", "fits", "wall s", "s a fit", "leapfrog steps a fit", "program s",
          "µs a gradient", "floor s", "program / floor", "fits missing the ESS bar",
          "divergences"], rows, "lrrrrrrrrrr")
-    prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
-                             "note": d.get("provenance_note"),
+    prov = provenance(path, {**_stamp(d),
                              "load average before": _load(d.get("load_average_before")),
                              "after": _load(d.get("load_average_after"))})
     return prov + "\n\n" + table
@@ -127,8 +131,7 @@ def design_table(path: Path) -> str:
     width_table = markdown_table(["study", "attribute words a class",
                                   "mean HDI width, associated − different", "± se",
                                   "fits missing the ESS bar", "studies"], widths, "lrrrrr")
-    prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
-                             "note": d.get("provenance_note"),
+    prov = provenance(path, {**_stamp(d),
                              "cpus": d.get("cpus"), "seed": d.get("seed"),
                              "studies a design": d.get("studies"),
                              "load average before": _load(d.get("load_before")),
@@ -159,8 +162,7 @@ def design_timing_table(path: Path) -> str:
                      _load(t.get("load_before_sizes")), _load(t.get("load_after_sizes"))])
     table = markdown_table(["study", "fits", "wall s", "s a fit", "load before", "load after"],
                            rows, "lrrrll")
-    prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
-                             "note": d.get("provenance_note"),
+    prov = provenance(path, {**_stamp(d),
                              "cpus": d.get("cpus"), "seed": d.get("seed"),
                              "sizes": ", ".join(map(str, d.get("attribute_words", [])))})
     return prov + "\n\n" + table
@@ -186,8 +188,7 @@ def predictive_check_table(path: Path) -> str:
                    f"tables outside the 99% band at {p:.0%}"]
     table = markdown_table(header, rows, "l" + "r" * (2 * len(probs)))
     tables = len({(r["study"], r["embedding"]) for r in d["rows"]})
-    prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
-                             "note": d.get("provenance_note"),
+    prov = provenance(path, {**_stamp(d),
                              "level": d.get("level"), "tables": tables,
                              "wall seconds": _f(d.get("seconds"), 0)})
     return prov + "\n\n" + table
@@ -207,8 +208,7 @@ def weat_population_table(path: Path) -> str:
     table = markdown_table(
         ["design", "population d", "mean d", "item bootstrap: coverage", "below", "width",
          "population interval: coverage", "below", "width", "studies"], rows, "lrrrrrrrrr")
-    prov = provenance(path, {"machine": _machine(d), "date": d.get("date"),
-                             "note": d.get("provenance_note"),
+    prov = provenance(path, {**_stamp(d),
                              "interval": f"{d.get('ci_prob', 0):.0%}",
                              "bootstrap replicates": d.get("n_boot"),
                              "embedding": d.get("embedding")})
@@ -246,11 +246,10 @@ def calibration_table(folder: Path) -> str:
         recorded = {"interval": f"{float(records[0]['ci_prob']):.0%}"}
     table = markdown_table(["set, level", *quantities, "mean |coverage − nominal|", "studies",
                             "fits missing the ESS bar"], rows, "l" + "r" * (len(quantities) + 3))
-    stamps = [json.loads(p.with_name(p.name.replace(".csv.gz", ".json")).read_text("utf-8"))
-              for p in files if p.with_name(p.name.replace(".csv.gz", ".json")).is_file()]
-    stamp = stamps[0] if len(stamps) == len(files) else {}
-    prov = provenance(files[0], {"machine": _machine(stamp), "date": stamp.get("date"),
-                                 "note": stamp.get("provenance_note"), **recorded,
+    sidecars = [p.with_name(p.name.replace(".csv.gz", ".json")) for p in files]
+    stamp = (json.loads(sidecars[0].read_text("utf-8"))
+             if all(p.is_file() for p in sidecars) else {})
+    prov = provenance(files[0], {**_stamp(stamp), **recorded,
                                  "files": ", ".join(f"`{p.name}`" for p in files)})
     return prov + "\n\n" + table
 
@@ -304,9 +303,7 @@ def real_word_models_table(path: Path) -> str:
     """``bench_real_word_models.py``: coverage of candidate model structures on real words."""
     d = json.loads(path.read_text(encoding="utf-8"))
     quantities = (*CONNECTIONS, *CONTRASTS)
-    parts = [provenance(path, {"machine": _machine(d), "date": d.get("date"),
-                             "note": d.get("provenance_note"),
-                               "design": d.get("design")})]
+    parts = [provenance(path, {**_stamp(d), "design": d.get("design")})]
     for population, p in d["populations"].items():
         rows = []
         for candidate, mean_dev in sorted(p["mean_abs_dev"].items(), key=lambda kv: kv[1]):
@@ -379,35 +376,34 @@ def _numeric(cell: str) -> bool:
     return True
 
 
-def recorded_results(folder: Path) -> str:
-    """Every results file of ``folder`` written by ``Tables`` (it has ``tables``), by title."""
+def recorded_files(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """Every results file of ``folder`` written by ``Tables`` (it has ``tables``), read."""
     found = []
     for path in sorted(folder.glob("*.json")):
         d = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(d, dict) and "tables" in d and "script" in d:
-            found.append((d["title"], path))
-    if not found:
+            found.append((path, d))
+    return found
+
+
+def recorded_results(recorded: list[tuple[Path, dict[str, Any]]]) -> str:
+    """The section of every ``Tables`` results file, by title."""
+    if not recorded:
         return "*No results file of this kind is in this checkout (`make bench`).*"
-    return "\n\n".join(recorded_tables(path) for _, path in sorted(found))
+    return "\n\n".join(recorded_tables(path) for path, _ in
+                        sorted(recorded, key=lambda item: (item[1]["title"], item[0])))
 
 
-def recorded_scripts(folder: Path) -> set[str]:
-    """The script stems whose ``Tables`` results file is in ``folder``."""
-    stems = set()
-    for path in folder.glob("*.json"):
-        d = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(d, dict) and "tables" in d and "script" in d:
-            stems.add(Path(d["script"]).stem)
-    return stems
+def print_only_benchmarks(folder: Path, recorded: set[str]) -> str:
+    """A list of the benchmark scripts that write no results file the site reads yet.
 
-
-def print_only_benchmarks(folder: Path) -> str:
-    """A list of the benchmark scripts that write no results file the site reads yet."""
+    ``recorded``: the stems of the scripts whose ``Tables`` results file is present.
+    """
     import ast
 
     lines = []
     for script in sorted(folder.glob("bench_*.py")):
-        if script.stem in SOURCES | recorded_scripts(folder / "results"):
+        if script.stem in SOURCES | recorded:
             continue
         doc = ast.get_docstring(ast.parse(script.read_text(encoding="utf-8"))) or ""
         first = " ".join(doc.split("\n\n")[0].split()) or "(no description)"
@@ -422,20 +418,16 @@ def write_tables(out: Path, results: Path) -> list[Path]:
     root = results.parent.parent
     jobs = {stem: (results / name, make) for stem, (name, make) in TABLES.items()}
     jobs |= {stem: (root / name, make) for stem, (name, make) in OTHER_TABLES.items()}
-    for stem, (source, make) in jobs.items():
-        text = make(source) if source.exists() else _missing(source)
+    texts = {stem: make(source) if source.exists() else _missing(source)
+             for stem, (source, make) in jobs.items()}
+    recorded = recorded_files(results)
+    texts["bench_recorded"] = recorded_results(recorded)
+    texts["bench_print_only"] = (
+        print_only_benchmarks(results.parent, {Path(d["script"]).stem for _, d in recorded})
+        or "*None: every benchmark script writes a results file.*")
+    for stem, text in texts.items():
         target = out / f"{stem}.md"
         if not target.is_file() or target.read_text(encoding="utf-8") != text + "\n":
             target.write_text(text + "\n", encoding="utf-8")
         written.append(target)
-    extra = {"bench_recorded": recorded_results(results),
-             "bench_print_only": print_only_benchmarks(results.parent)
-             or "*None: every benchmark script writes a results file.*"}
-    for stem, text in extra.items():
-        target = out / f"{stem}.md"
-        text += "\n"
-        if not target.is_file() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-        written.append(target)
     return written
-
