@@ -203,9 +203,7 @@ def test_every_public_name_has_an_api_page(site: Path) -> None:
 
 def _cells(page: str, first_cell: str) -> list[str]:
     """The cells of the first table row of ``page`` whose first cell is ``first_cell``."""
-    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", page, re.S):
-        cells = [re.sub(r"<[^>]+>", "", c).strip()
-                 for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row, re.S)]
+    for cells in _rows(page):
         if cells and cells[0] == first_cell:
             return cells
     raise AssertionError(f"no table row starting with {first_cell!r}")
