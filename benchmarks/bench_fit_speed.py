@@ -371,7 +371,7 @@ import embias.cli
 for modname, attr in [
         ("embias.pipeline.study_fits", "cached_study_table"),
         ("embias.bayes.sampling", "build_model"),
-        ("embias.bayes.sampling", "_with_word_effects"),
+        ("embias.bayes.sampling", "complete_crossed_draws"),
         ("embias.bayes.fit", "convergence_diagnostics"),
         ("embias.pipeline.study_fits", "save_checked"),
         ("embias.audit", "keep_figures")]:
@@ -416,7 +416,7 @@ stages = {
     "rest of pm.sample (stats, InferenceData)": spent("sample_jax_nuts")
         - spent("get_jaxified_graph") - spent("MCMC.run") - sampling
         - spent("_get_batched_jittered_initial_points") - spent("_postprocess_samples"),
-    "word effects (crossed)": spent("_with_word_effects"),
+    "word effects (crossed)": spent("complete_crossed_draws"),
     "r-hat / ESS": spent("convergence_diagnostics"),
     "saving the fit": spent("save_checked"),
     "figures: the forest plot and the audit figures, drawn here and kept":

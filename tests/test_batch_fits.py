@@ -4,6 +4,7 @@ as numpyro's."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -62,6 +63,29 @@ def test_a_job_gives_the_same_draws_alone_and_in_a_batch(population_tables, toge
     alone = run_fit_chunk([FitJob(population_tables[1],
                                   FitSettings(random_seed=11, **SMALL), label="alone")])[0]
     np.testing.assert_array_equal(_means(alone), _means(together[1]))
+
+
+def test_a_batch_fit_draws_its_word_effects_when_first_used_as_a_fit_alone_does(
+        population_tables) -> None:
+    from embias import fit_bias_model
+
+    settings = FitSettings(random_seed=12, **SMALL)
+    [batch] = run_fit_chunk([FitJob(population_tables[2], settings, label="batch")])
+    # the checks and the connection means need no compared-word effects: not drawn yet
+    assert batch.problems() is not None
+    assert "word_effect" not in batch.sampled["posterior"]
+    alone = fit_bias_model(population_tables[2],
+                           settings=dataclasses.replace(settings, sampler="embias"),
+                           progress=False, warn=False)
+    assert "word_effect" in alone.sampled["posterior"]
+    # an interval table draws them (it reports every compared word) …
+    table = batch.to_interval_table()
+    assert table["estimand"].eq("compared_word_effect").sum() == alone.posterior[
+        "posterior"].sizes["word_to_compare"]
+    # … with the seed of the fit: the same draws as the fit sampled alone
+    np.testing.assert_array_equal(batch.posterior["posterior"]["word_effect"].values,
+                                  alone.posterior["posterior"]["word_effect"].values)
+    pd.testing.assert_frame_equal(table, alone.to_interval_table())
 
 
 def test_the_batch_posterior_matches_numpyros_within_monte_carlo_error(

@@ -61,11 +61,24 @@ class PendingLogLikelihood:
     """Draws whose ``log_likelihood`` group is added when ``fit.posterior`` is first used.
 
     Fits run in a batch: their intervals and diagnostics do not need it, and most batch
-    fits are never compared by LOO.
+    fits are never compared by LOO. ``complete`` (if given) adds what else the draws
+    wait for, before the log-likelihood: the crossed level's compared-word effects,
+    drawn from their exact conditional (:func:`embias.bayes.sampling.complete_crossed_draws`).
     """
 
-    def __init__(self, tree: DataTree) -> None:
+    def __init__(self, tree: DataTree,
+                 complete: Callable[[DataTree], DataTree] | None = None) -> None:
         self.tree = tree
+        self.complete = complete
+
+    def completed(self) -> DataTree:
+        """Return the draws with what they waited for (``complete``, applied once).
+
+        Not yet ArviZ-ready, and without the log-likelihood.
+        """
+        if self.complete is not None:
+            self.tree, self.complete = self.complete(self.tree), None
+        return self.tree
 
     def __repr__(self) -> str:
         """Return ``PendingLogLikelihood()``."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
@@ -73,13 +73,14 @@ def prepare_fit(table: pd.DataFrame, run: FitSettings) -> tuple[pd.DataFrame, tu
 
 def finish_fit(posterior: DataTree, table: pd.DataFrame, cells: pd.DataFrame,
                run: FitSettings, centred: Sequence[str], *,
-               timings: Mapping[str, float], deferred: bool = False) -> BiasFit:
+               timings: Mapping[str, float], deferred: bool = False,
+               complete: Callable[[DataTree], DataTree] | None = None) -> BiasFit:
     """Return the :class:`BiasFit` of sampled draws.
 
     The draws made ArviZ-ready, with the record of what produced them and the classic
     scores of the table; with ``deferred`` the compared words' log-likelihoods and the
     classic scores are computed when first used (a batch's fits: most are only
-    summarised).
+    summarised), after ``complete`` has added what else the draws wait for.
     """
     t_start = time.perf_counter()
     arviz_ready(posterior, table, cells, log_likelihood=not deferred)
@@ -96,7 +97,7 @@ def finish_fit(posterior: DataTree, table: pd.DataFrame, cells: pd.DataFrame,
     classic = PendingClassic(table)
     return BiasFit(
         # the posterior descriptor (_Draws) takes pending draws and resolves them on use
-        posterior=(PendingLogLikelihood(posterior)  # type: ignore[arg-type]
+        posterior=(PendingLogLikelihood(posterior, complete)  # type: ignore[arg-type]
                    if deferred else posterior),
         table=table,
         cells=cells,
@@ -219,7 +220,7 @@ class _Draws:
             value = arviz_ready(value.load(), fit.table, fit.cells)
             fit.__dict__["_posterior"] = value
         elif isinstance(value, PendingLogLikelihood):
-            value = arviz_ready(value.tree, fit.table, fit.cells)
+            value = arviz_ready(value.completed(), fit.table, fit.cells)
             fit.__dict__["_posterior"] = value
         return value
 
@@ -277,10 +278,22 @@ class BiasFit:
 
         For summaries and diagnostics: the same as :attr:`posterior`, but a batch fit's
         compared-word log-likelihoods (added on first use of :attr:`posterior`) are not
-        computed for it.
+        computed for it, and at the crossed level its compared words' effects
+        (``word_effect``) are there only once an interval table or :attr:`posterior` was
+        made.
         """
         value = self.__dict__["_posterior"]
         return value.tree if isinstance(value, PendingLogLikelihood) else self.posterior
+
+    @property
+    def _summarised(self) -> DataTree:
+        """The draws an interval table summarises.
+
+        :attr:`sampled` with the crossed level's compared-word effects (a batch fit draws
+        them now if it has not yet).
+        """
+        value = self.__dict__["_posterior"]
+        return value.completed() if isinstance(value, PendingLogLikelihood) else self.posterior
 
     @property
     def level(self) -> str:
@@ -335,7 +348,7 @@ class BiasFit:
         key = (float(ci_prob), str(ci_kind), float(rope))
         cache = self._interval_tables
         if key not in cache:
-            cache[key] = summarize_posterior(self.sampled, self.cells, ci_prob=ci_prob,
+            cache[key] = summarize_posterior(self._summarised, self.cells, ci_prob=ci_prob,
                                              ci_kind=ci_kind, rope=rope,
                                              word_contrasts=self.level in ("hierarchical",
                                                                            "crossed"))

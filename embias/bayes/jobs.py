@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import dataclasses
+import functools
 import hashlib
 import logging
 import os
@@ -25,7 +26,7 @@ import pandas as pd
 from ..settings import BATCH_SAMPLER, FitSettings
 from .diagnostics import ConvergenceWarning
 from .fit import BiasFit, finish_fit, fit_bias_model, prepare_fit
-from .sampling import sample_posteriors
+from .sampling import complete_crossed_draws, sample_posteriors
 
 __all__ = ["FitJob", "batch_settings", "derived_seed", "run_fit_chunk", "run_fit_job"]
 
@@ -247,9 +248,13 @@ def run_fit_chunk(jobs: Sequence[FitJob], *,
             items.append((cells, job.table, run, centred))
             runs.append(run)
         built = time.perf_counter()
-        trees = sample_posteriors(items, progress=progress)
+        # the crossed level's compared-word effects are drawn when a fit's draws are
+        # first used whole (fit.posterior): a batch's summaries and checks do not need them
+        trees = sample_posteriors(items, progress=progress, word_effects=False)
         share = (time.perf_counter() - built) / len(jobs)
         fits = [finish_fit(tree, table, cells, run, centred, deferred=True,
+                           complete=functools.partial(complete_crossed_draws, cells=cells,
+                                                      run=run, table=table),
                            timings={"build_seconds": (built - start) / len(jobs),
                                     "sample_seconds": share})
                 for tree, (cells, table, run, centred) in zip(trees, items, strict=True)]

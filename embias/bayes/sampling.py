@@ -38,8 +38,14 @@ from .model import build_model
 if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
 
-__all__ = ["batch_supported", "compiled_shapes", "fit_memory", "sample_posterior",
-           "sample_posteriors"]
+__all__ = [
+    "batch_supported",
+    "compiled_shapes",
+    "complete_crossed_draws",
+    "fit_memory",
+    "sample_posterior",
+    "sample_posteriors",
+]
 
 
 _COMPILED: dict[tuple[Any, ...], Any] = {}
@@ -189,9 +195,7 @@ def sample_posterior(
         tree = _sample_nutpie(cells, run, model, progress=progress)
     else:
         tree = _sample_pymc(cells, run, model, centred=centred, progress=progress)
-    if run.level == "crossed":
-        tree = _with_word_effects(tree, cells, run, table)
-    return tree
+    return complete_crossed_draws(tree, cells, run, table)
 
 
 def batch_supported(run: FitSettings, table: pd.DataFrame) -> bool:
@@ -230,6 +234,7 @@ def sample_posteriors(
     items: Sequence[tuple[pd.DataFrame, pd.DataFrame | None, FitSettings, Sequence[str]]],
     *,
     progress: Any = None,
+    word_effects: bool = True,
 ) -> list[DataTree]:
     """Draw the posteriors of many fits with ``sampler="embias"`` at once.
 
@@ -242,6 +247,9 @@ def sample_posteriors(
         ``(cells, table, run, centred)`` per fit, ``run`` resolved with a seed.
     progress
         None, or a callable given the share of the sampling done now and then.
+    word_effects
+        Add the crossed level's compared-word effects (:func:`complete_crossed_draws`);
+        ``False`` leaves that to the caller (a batch's fits add them on first use).
 
     Returns
     -------
@@ -279,16 +287,18 @@ def sample_posteriors(
                                 else " and a table with templates")
                              + " — use sampler='numpyro'")
     trees = sample_tables(items, progress=progress)
-    return [_with_word_effects(tree, cells, run, table) if run.level == "crossed" else tree
+    if not word_effects:
+        return trees
+    return [complete_crossed_draws(tree, cells, run, table)
             for tree, (cells, table, run, _) in zip(trees, items, strict=True)]
 
 
-def _with_word_effects(tree: DataTree, cells: pd.DataFrame, run: FitSettings,
-                       table: pd.DataFrame | None) -> DataTree:
+def complete_crossed_draws(tree: DataTree, cells: pd.DataFrame, run: FitSettings,
+                           table: pd.DataFrame | None) -> DataTree:
     """Add the compared words' effects, drawn from their exact conditional, and kinds.
 
     To the posterior of the crossed model fitted with u integrated out; every compared
-    word's kind as a coordinate.
+    word's kind as a coordinate. Draws of the other levels are returned as they are.
 
     For a sentence table the template effects (``template_effect``,
     ``template_kind_effect``) are sampled with the rest, and the conditional of u takes
@@ -297,6 +307,8 @@ def _with_word_effects(tree: DataTree, cells: pd.DataFrame, run: FitSettings,
     import numpy as np
     import xarray as xr
 
+    if run.level != "crossed":
+        return tree
     if table is None:  # pragma: no cover - build_model refuses the crossed level first
         raise ValueError("level='crossed' needs the table (table=...)")
     design = crossed_design(table, cells)

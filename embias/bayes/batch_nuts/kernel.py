@@ -24,11 +24,6 @@ STAT_NAMES = ("diverging", "n_steps", "acceptance_rate", "energy", "tree_depth",
               "step_size")
 
 
-#: The parts of a lane's state that outlive a draw (the rest is the tree being built).
-_CHAIN_STATE = ("i", "z", "u", "g", "fresh", "log_eps", "da_t", "da_h", "da_bar", "da_mu",
-                "inv_mass", "w_mean", "w_m2", "w_n", "steps")
-
-
 def _hash_bits(seed: Any, counter: Any, n: int) -> Any:
     """Return ``n`` pseudo-random 64-bit words for step ``counter`` of the lane ``seed``.
 
@@ -198,10 +193,10 @@ def lane_functions(potential: Any, *, tune: int, draws: int, target_accept: floa
         # matrix–vector products instead of forming every sub-tree's ρ.
         v = inv_mass * r
         q = s_rsum - 0.5 * r
-        slot = (depth_slots == idx_max) & even
-        c_w = w(slot[:, None], v[None, :], s["c_w"])
-        c_a = w(slot[:, None], q[None, :], s["c_a"])
-        c_e = w(slot, jnp.dot(v, q), s["c_e"])
+        # only the checkpoint of slot idx_max is written (an in-place update of one row)
+        c_w = s["c_w"].at[idx_max].set(w(even, v, s["c_w"][idx_max]))
+        c_a = s["c_a"].at[idx_max].set(w(even, q, s["c_a"][idx_max]))
+        c_e = s["c_e"].at[idx_max].set(w(even, jnp.dot(v, q), s["c_e"][idx_max]))
         in_range = (depth_slots >= idx_min) & (depth_slots <= idx_max)
         at_checkpoint = c_w @ q - c_e
         at_leaf = jnp.dot(v, q) - c_a @ v
@@ -277,12 +272,9 @@ def lane_functions(potential: Any, *, tune: int, draws: int, target_accept: floa
             "s_div": s_div, "c_w": c_w, "c_a": c_a, "c_e": c_e,
             "steps": s["steps"] + 1,
         }
-        # a lane with all its iterations waits as it is (the program runs until the
-        # slowest lane is done): what it does next cannot depend on how long it waited.
-        # Its tree may run on: a lane that is done has just ended a draw, so its next
-        # step starts a new tree from the kept point.
-        for name in _CHAIN_STATE:
-            new[name] = w(active, new[name], s[name])
+        # a lane with all its iterations keeps its count (its program gives it the next
+        # chain or leaves it idle, and drops whatever else it does while it waits)
+        new["i"] = w(active, new["i"], i)
         return new, record, (jnp.clip(i - tune, 0, draws - 1), z_new, stats)
 
     def momenta_of(seed: Any, dim: int) -> Any:
