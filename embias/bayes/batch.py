@@ -103,8 +103,9 @@ def fit_many(
     Returns
     -------
     list of BiasFit
-        In the order of ``jobs``. A fit depends only on its job: the same job gives the
-        same draws locally and on any cluster.
+        In the order of ``jobs``. A fit depends on its job and on the width of the batch
+        program that runs it: the same bits locally and on any cluster for programs of the
+        same width, within Monte Carlo error otherwise.
 
     Raises
     ------

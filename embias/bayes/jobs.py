@@ -35,8 +35,9 @@ __all__ = ["FitJob", "batch_settings", "derived_seed", "run_fit_chunk", "run_fit
 class FitJob:
     """One fit: a cosine table, its settings (with a seed) and a label.
 
-    Everything the fit's result depends on: the same job gives the same draws in this
-    process, in a local process pool or on any cluster.
+    Everything the fit's result depends on, with the width of the batch program that
+    runs it (:func:`embias.fit_many`): the same job gives the same draws in this process,
+    in a local process pool or on any cluster when its program has the same width.
 
     Parameters
     ----------

@@ -81,7 +81,7 @@ def run_lanes(
         posterior sds; the warm-up re-estimates them).
     seeds
         (chains,) unsigned 64-bit seeds, one per chain (its random numbers are a
-        counter-based stream of it: the same seed gives the same chain in any batch).
+        counter-based stream of it, whatever lane runs the chain).
     tune, draws
         Warm-up iterations (discarded) and kept draws per chain.
     target_accept
@@ -99,8 +99,9 @@ def run_lanes(
         How many chains run at a time (default all): a lane whose chain has all its
         iterations takes up the next chain not yet started, so the program's length is
         about the chains' total leapfrog steps over ``lanes`` rather than the slowest
-        chain's. Fewer lanes make a program step cheaper; at least 8 keep a chain's
-        draws the same in any batch (:data:`embias.bayes.batch_sampling.LANE_MULTIPLE`).
+        chain's. Fewer lanes make a program step cheaper. The width can change how XLA
+        rounds the potential, so a chain's draws are the same bits only in programs of
+        the same width (:data:`embias.bayes.batch_sampling.LANE_MULTIPLE`).
     chains
         Run only the first ``chains`` chains (default all): the rest are padding that
         lets batches of nearby sizes share one compiled program.
