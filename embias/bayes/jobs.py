@@ -249,8 +249,8 @@ def run_fit_chunk(jobs: Sequence[FitJob], *,
             items.append((cells, job.table, run, centred))
             runs.append(run)
         built = time.perf_counter()
-        # the crossed level's compared-word effects are drawn when a fit's draws are
-        # first used whole (fit.posterior): a batch's summaries and checks do not need them
+        # the crossed level's compared-word effects are drawn when an interval table or
+        # fit.posterior first needs them: a batch's checks and connection means do not
         trees = sample_posteriors(items, progress=progress, word_effects=False)
         share = (time.perf_counter() - built) / len(jobs)
         fits = [finish_fit(tree, table, cells, run, centred, deferred=True,

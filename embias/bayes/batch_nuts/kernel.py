@@ -193,13 +193,14 @@ def lane_functions(potential: Any, *, tune: int, draws: int, target_accept: floa
         # matrix–vector products instead of forming every sub-tree's ρ.
         v = inv_mass * r
         q = s_rsum - 0.5 * r
+        vq = jnp.dot(v, q)
         # only the checkpoint of slot idx_max is written (an in-place update of one row)
         c_w = s["c_w"].at[idx_max].set(w(even, v, s["c_w"][idx_max]))
         c_a = s["c_a"].at[idx_max].set(w(even, q, s["c_a"][idx_max]))
-        c_e = s["c_e"].at[idx_max].set(w(even, jnp.dot(v, q), s["c_e"][idx_max]))
+        c_e = s["c_e"].at[idx_max].set(w(even, vq, s["c_e"][idx_max]))
         in_range = (depth_slots >= idx_min) & (depth_slots <= idx_max)
         at_checkpoint = c_w @ q - c_e
-        at_leaf = jnp.dot(v, q) - c_a @ v
+        at_leaf = vq - c_a @ v
         s_turn = w(first, False, s["s_turn"]) | jnp.any(
             in_range & ((at_checkpoint <= 0) | (at_leaf <= 0)))
         n = n + 1
