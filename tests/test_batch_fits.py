@@ -143,7 +143,26 @@ def test_a_dask_cluster_gives_the_same_draws_as_this_process(population_tables,
             distributed.Client(cluster) as client:
         remote = fit_many(jobs, executor=client.get_executor(), progress=False, warn=False)
     for a, b in zip(together, remote, strict=True):
-        np.testing.assert_array_equal(_means(a), _means(b))
+        if not _reassociating_math():
+            np.testing.assert_array_equal(_means(a), _means(b))
+            continue
+        # XLA may reorder sums under fast math: the same program can round differently
+        # from run to run, so the chains part after some steps; the two runs then agree
+        # within their Monte Carlo errors (4 se of the difference, per connection)
+        import arviz_stats
+
+        mean_a, mean_b = _means(a).mean(axis=(0, 1)), _means(b).mean(axis=(0, 1))
+        se = np.hypot(*(arviz_stats.mcse(f.posterior["posterior"]["connection_mean"]
+                                         ).values for f in (a, b)))
+        assert np.all(np.abs(mean_a - mean_b) <= 4 * se), (mean_a, mean_b, se)
+
+
+def _reassociating_math() -> bool:
+    """Whether this process's XLA flags let the compiler reorder floating-point sums."""
+    import os
+
+    flags = os.environ.get("XLA_FLAGS", "").replace(" ", "").lower()
+    return "--xla_cpu_enable_fast_math=true" in flags
 
 
 def test_a_batch_reports_its_progress_while_it_samples(population_tables) -> None:

@@ -485,14 +485,17 @@ def _tree(model_coords: dict[str, Any], shape: _Shape, values: list[np.ndarray],
 
     chains, draws = values[0].shape[:2]
     base = {"chain": np.arange(chains), "draw": np.arange(draws)}
-    posterior = {}
-    for name, dims, value in zip(shape.output_names, shape.output_dims, values, strict=True):
-        coords = {d: list(model_coords[d]) for d in dims}
-        posterior[name] = xr.DataArray(value, dims=("chain", "draw", *dims),
-                                       coords={**base, **coords})
-    stat_vars = {name: xr.DataArray(
-        value.astype(bool) if name == "diverging" else
-        value.astype(np.int64) if name in ("n_steps", "tree_depth") else value,
-        dims=("chain", "draw"), coords=base) for name, value in stats.items()}
-    return xr.DataTree.from_dict({"posterior": xr.Dataset(posterior),
-                                  "sample_stats": xr.Dataset(stat_vars, attrs=program)})
+    # one Dataset per group from (dims, values) pairs and the coordinates once: a
+    # DataArray per variable, each checking its own coordinates, costs several times more
+    coords: dict[str, Any] = dict(base)
+    for dims in shape.output_dims:
+        coords.update({d: list(model_coords[d]) for d in dims})
+    posterior = xr.Dataset(
+        {name: (("chain", "draw", *dims), value) for name, dims, value in
+         zip(shape.output_names, shape.output_dims, values, strict=True)}, coords=coords)
+    stat_vars = xr.Dataset({name: (("chain", "draw"),
+                                   value.astype(bool) if name == "diverging" else
+                                   value.astype(np.int64) if name in ("n_steps", "tree_depth")
+                                   else value) for name, value in stats.items()},
+                           coords=base, attrs=program)
+    return xr.DataTree.from_dict({"posterior": posterior, "sample_stats": stat_vars})

@@ -9,6 +9,7 @@ ranks' normal scores, r̂ and Geyer's ESS.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -138,16 +139,19 @@ def rank_normalized_diagnostics(
     bad = np.isnan(x).any(axis=(1, 2))
     x[bad] = 0.0
     split = _split_chains(x)
-    z_split = _z_scale(split)
+    z_split, ordered = _z_scale(split)
+    low, high = sorted((tail_prob, 1.0 - tail_prob))
+    if n_draw % 2 == 0:  # the split chains hold every draw: their sorted values are x's
+        median, q = _sorted_median(ordered), _sorted_quantiles(ordered, (low, high))
+    else:
+        median = np.median(split.reshape(n_scalar, -1), axis=1)
+        q = np.quantile(x.reshape(n_scalar, -1), [low, high], axis=1)
     if n_chain >= 2:
-        flat = split.reshape(n_scalar, -1)
-        folded = np.abs(split - np.median(flat, axis=1)[:, None, None])
-        r_hat = np.maximum(_rhat(z_split), _rhat(_z_scale(folded)))
+        folded = np.abs(split - median[:, None, None])
+        r_hat = np.maximum(_rhat(z_split), _rhat(_z_scale(folded)[0]))
     else:
         r_hat = nan.copy()
     ess_bulk = _ess(z_split)
-    low, high = sorted((tail_prob, 1.0 - tail_prob))
-    q = np.quantile(x.reshape(n_scalar, -1), [low, high], axis=1)
     ess_tail = np.minimum(_ess(_split_chains((x <= q[0][:, None, None]).astype(float))),
                           _ess(_split_chains((x <= q[1][:, None, None]).astype(float))))
     for values in (r_hat, ess_bulk, ess_tail):
@@ -164,10 +168,11 @@ def _split_chains(x: np.ndarray) -> np.ndarray:
     return np.concatenate((x[:, :, :half], x[:, :, x.shape[2] - half:]), axis=1)
 
 
-def _z_scale(x: np.ndarray) -> np.ndarray:
+def _z_scale(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Return the normal scores of the ranks over all chains and draws, per scalar.
 
-    Average ranks for ties, Blom's offset 3/8; ``x`` is ``(scalar, chain, draw)``.
+    Average ranks for ties, Blom's offset 3/8; ``x`` is ``(scalar, chain, draw)``. Also
+    each scalar's values in sorted order, ``(scalar, chain · draw)``.
     """
     from scipy.special import ndtri
 
@@ -192,7 +197,35 @@ def _z_scale(x: np.ndarray) -> np.ndarray:
     scores = ndtri((np.arange(2, 2 * size + 1) / 2 - 3 / 8) / (size - 2 * 3 / 8 + 1))
     z = scores[twice_rank - 2]
     z[np.isnan(values).any(axis=1)] = np.nan  # as scipy's ranks of a row with a NaN
-    return z.reshape(x.shape)
+    return z.reshape(x.shape), ordered
+
+
+def _sorted_median(ordered: np.ndarray) -> np.ndarray:
+    """Return each row's median of rows already sorted (as ``np.median``)."""
+    size = ordered.shape[1]
+    half = size // 2
+    if size % 2:
+        return ordered[:, half].copy()
+    return (ordered[:, half - 1] + ordered[:, half]) / 2
+
+
+def _sorted_quantiles(ordered: np.ndarray, probs: Sequence[float]) -> np.ndarray:
+    """Return each row's quantiles ``probs`` of rows already sorted, ``(prob, row)``.
+
+    NumPy's default (linear) method, with its interpolation: the same numbers as
+    ``np.quantile(values, probs, axis=1)`` without sorting again.
+    """
+    size = ordered.shape[1]
+    out = []
+    for p in probs:
+        position = (size - 1) * p
+        below = min(int(np.floor(position)), size - 1)
+        above = min(below + 1, size - 1)
+        t = position - below
+        a, b = ordered[:, below], ordered[:, above]
+        diff = b - a
+        out.append(b - diff * (1 - t) if t >= 0.5 else a + diff * t)
+    return np.stack(out)
 
 
 def _rhat(x: np.ndarray) -> np.ndarray:
