@@ -287,6 +287,18 @@ def tolerance(old: Number, new: Number, old_line: str, spec: dict[str, Any],
         # Sokal 1988), N the draws of all chains and τ = N/ESS: √(8/ESS)
         relative_sd = math.sqrt(8 / old.value)
         return Z * math.sqrt(2) * relative_sd * old.value + rounding
+    if rule == "short_ess":
+        # the ESS of a fit short of the bar (a notebook's deliberately short runs): how well
+        # its worst parameter mixes depends on the run (its adaptation, its trajectories),
+        # so it moves from run to run by more than the estimation error above. What the
+        # cell concludes is the side of the bar ("draw more before reporting"): any value on
+        # the committed side; the other side only when both values are within the
+        # estimation error of the bar, Z · √(8/bar) · bar
+        bar = float(spec.get("bar", 400))
+        if (new.value < bar) == (old.value < bar):
+            return math.inf
+        near = Z * math.sqrt(8 / bar) * bar + rounding
+        return math.inf if max(abs(old.value - bar), abs(new.value - bar)) <= near else 0.0
     if rule == "rhat":
         # r̂ − 1 ≈ (2/3) χ²₃/ESS for 2 chains (tests/mcmc_bounds.py); the largest of P
         # parameters stays below the 1 − 10⁻³/P quantile
@@ -559,6 +571,19 @@ def test_sampled_rules_follow_their_theory():
 
     assert problems(0, "1569") == [] and problems(0, "432") == []
     assert problems(0, "1571") and problems(0, "429")
+    # the ESS of a short fit: the side of the 400 bar; across it only within
+    # 4.5 √(8/400) 400 = 254.6 of the bar (+ rounding 1) for both values
+    short = {**spec, "columns": {**spec["columns"], "ess": "short_ess"}}
+
+    def short_problems(old, new):
+        row = list(base)
+        row[0] = new
+        return sampled_differences(text.format(old, *base[1:]), text.format(*row), short)
+
+    assert short_problems("52", "199") == [] and short_problems("52", "399") == []
+    assert short_problems("52", "401")  # a fit short of the bar now past it
+    assert short_problems("300", "450") == [] and short_problems("146", "655") == []
+    assert short_problems("144", "500") and short_problems("300", "656")
     # r̂ − 1 ≈ (2/3) χ²₃/ESS; the 1 − 10⁻⁵ quantile of χ²₃ is 25.90 → 0.01727 (+ 0.001)
     assert problems(1, "1.020") == [] and problems(1, "1.021")
     # divergences, Poisson with λ = committed + 1: ⌊4.5 √(2 × (0 + 1))⌋ = 6
