@@ -142,12 +142,11 @@ def rank_normalized_diagnostics(
     z_split, ordered = _z_scale(split)
     low, high = sorted((tail_prob, 1.0 - tail_prob))
     if n_draw % 2 == 0:  # the split chains hold every draw: their sorted values are x's
-        median, q = _sorted_median(ordered), _sorted_quantiles(ordered, (low, high))
+        q = _sorted_quantiles(ordered, (low, high))
     else:
-        median = np.median(split.reshape(n_scalar, -1), axis=1)
         q = np.quantile(x.reshape(n_scalar, -1), [low, high], axis=1)
     if n_chain >= 2:
-        folded = np.abs(split - median[:, None, None])
+        folded = np.abs(split - _split_median(ordered)[:, None, None])
         r_hat = np.maximum(_rhat(z_split), _rhat(_z_scale(folded)[0]))
     else:
         r_hat = nan.copy()
@@ -200,12 +199,12 @@ def _z_scale(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return z.reshape(x.shape), ordered
 
 
-def _sorted_median(ordered: np.ndarray) -> np.ndarray:
-    """Return each row's median of rows already sorted (as ``np.median``)."""
-    size = ordered.shape[1]
-    half = size // 2
-    if size % 2:
-        return ordered[:, half].copy()
+def _split_median(ordered: np.ndarray) -> np.ndarray:
+    """Return each scalar's median of its split chains' sorted values (as ``np.median``).
+
+    Split chains hold an even number of draws: the mean of the two middle values.
+    """
+    half = ordered.shape[1] // 2
     return (ordered[:, half - 1] + ordered[:, half]) / 2
 
 
