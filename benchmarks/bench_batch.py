@@ -1,5 +1,5 @@
 """Batches of fits near the sampler's floor: 200 religion-shaped fits, the real-word
-calibration, the word-sampling simulation.
+calibration, the word-sampling simulation, the design analysis.
 
 Run: .venv/bin/python benchmarks/bench_batch.py [--fits N] [--only NAME ...] [--json FILE]
 
@@ -15,7 +15,11 @@ JAX's, Matplotlib's and numba's: "cold", compile included), then once more in th
   compiled log density, vmapped over 128 lanes) × the leapfrog steps of a fit (its chains',
   warm-up included) — against the batch program's own time;
 - ``calibration``: :func:`embias.calibrate_on_populations` of 200 studies, one level;
-- ``word-sampling``: :func:`embias.simulate_word_sampling` of 200 tables × 2 levels.
+- ``word-sampling``: :func:`embias.simulate_word_sampling` of 200 tables × 2 levels;
+- ``design``: :func:`embias.design.design_analysis` of 4 sizes (4, 8, 16, 32 attribute
+  words per class) × 100 studies drawn from a crossed fit of religion/GloVe 6B 50d (the
+  pilot, fitted first with the library's defaults and timed apart; warm: the same sizes
+  with the next seed).
 
 Prints one table and writes the figures (with the machine and date) to
 ``benchmarks/results/batch.json``.
@@ -151,9 +155,33 @@ def _word_sampling() -> dict:
     return out
 
 
+def _design() -> dict:
+    import warnings
+
+    import embias
+    from embias.design import design_analysis
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # one neutral word not in GloVe
+        table = embias.study_table("religion", "glove-6b-50d")
+    start = time.perf_counter()
+    pilot = embias.fit_bias_model(table, level="crossed", random_seed=1, progress=False)
+    pilot_seconds = time.perf_counter() - start
+    out = {}
+    for phase, seed in (("cold", 1), ("warm", 2)):
+        start = time.perf_counter()
+        sizes = design_analysis(pilot, attribute_words=[4, 8, 16, 32], n_studies=100,
+                                random_seed=seed, progress=False)
+        out[phase] = {"sizes": 4, "studies_per_size": 100,
+                      "wall_seconds": time.perf_counter() - start,
+                      "pilot_seconds": pilot_seconds if phase == "cold" else 0.0,
+                      "summary": sizes.summary().to_dict("records")}
+    return out
+
+
 def _child(name: str, fits: int) -> None:
     result = {"fits": lambda: _fits(fits), "calibration": _calibration,
-              "word-sampling": _word_sampling}[name]()
+              "word-sampling": _word_sampling, "design": _design}[name]()
     print("RESULT " + json.dumps(result, default=str))
 
 
@@ -161,7 +189,8 @@ def _child(name: str, fits: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--fits", type=int, default=200)
-    ap.add_argument("--only", nargs="+", default=["fits", "calibration", "word-sampling"])
+    ap.add_argument("--only", nargs="+",
+                    default=["fits", "calibration", "word-sampling", "design"])
     ap.add_argument("--json", default=str(HERE / "results" / "batch.json"))
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -188,6 +217,9 @@ def main() -> None:
                          f"{r['program_seconds']:.1f} s ({r['program_over_floor']:.1f}× the "
                          f"floor) | failing {len(r['failing'])} "
                          f"{sorted(r['failing'])[:10]} | divergences {r['divergences']}")
+            if name == "design" and r["pilot_seconds"]:
+                extra = (f" (4 sizes × 100 studies; the pilot fit before it: "
+                         f"{r['pilot_seconds']:.1f} s)")
             print(f"{name:14s} {phase}: {r['wall_seconds']:7.1f} s{extra}", flush=True)
     write_json(Path(args.json), results)
 
