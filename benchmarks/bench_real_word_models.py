@@ -102,6 +102,17 @@ CANDIDATES: dict[str, LevelStructure] = {
         sd_prior_scale=0.15, integrate_coefficients=True),
     "strata+corr1+wide_mean": LevelStructure(word_effects=True, strata=True, correlated=True,
                                              correlation_eta=1.0, mean_prior_sd=1.0),
+    "int:corr+wide_mean": LevelStructure(word_effects=True, correlated=True,
+                                         mean_prior_sd=1.0, integrate_coefficients=True),
+    "int:strata+corr+wide_mean": LevelStructure(
+        word_effects=True, strata=True, correlated=True, mean_prior_sd=1.0,
+        integrate_coefficients=True),
+    "int:strata+corr1+wide_mean": LevelStructure(
+        word_effects=True, strata=True, correlated=True, correlation_eta=1.0,
+        mean_prior_sd=1.0, integrate_coefficients=True),
+    "int:strata+corr+wide_mean+hn15": LevelStructure(
+        word_effects=True, strata=True, correlated=True, mean_prior_sd=1.0,
+        sd_prior="halfnormal", sd_prior_scale=0.15, integrate_coefficients=True),
 }
 
 CHAINS, TUNE, DRAWS, TARGET_ACCEPT = 2, 500, 1500, 0.9

@@ -121,7 +121,10 @@ def test_coefficient_prior_is_the_multivariate_normal_density(structure, centred
     LevelStructure(word_effects=True, integrate_coefficients=True),
     LevelStructure(word_effects=True, strata=True, protected_offset=True,
                    integrate_coefficients=True),
-], ids=["independent", "strata+offset"])
+    LevelStructure(word_effects=True, correlated=True, integrate_coefficients=True),
+    LevelStructure(word_effects=True, strata=True, protected_offset=True, correlated=True,
+                   integrate_coefficients=True),
+], ids=["independent", "strata+offset", "correlated", "strata+offset+correlated"])
 def test_integrated_coefficients_likelihood_is_the_tables_multivariate_normal_density(
         structure) -> None:
     # every row of the table jointly: mean the centre of its protected word and

@@ -116,13 +116,14 @@ def _word_group_data(cells: pd.DataFrame, design: CrossedDesign) -> _WordGroupDa
 def crossed_cell_likelihood(cells: pd.DataFrame, design: CrossedDesign,
                             structure: LevelStructure, *, coef: Any, centre: Any, tau: Any,
                             tau_protected: Any, sigma: Any, tau_word: Any, template_kind: Any,
-                            rows: int) -> None:
+                            rows: int, correlation_chol: Any = None) -> None:
     """Add the crossed level's likelihood from the cell statistics (inside the context).
 
     The potential ``cosine_distance_marginal``, log p(rows | coef, σ, τ_u, V) with the
     compared words' effects u integrated out (module notes of :mod:`embias.bayes.crossed`)
-    — and the coefficients too (around ``centre``, sds ``tau`` and ``tau_protected``) when
-    ``coef`` is ``None``. ``rows`` is the table's number of rows.
+    — and the coefficients too (around ``centre``, sds ``tau`` and ``tau_protected``,
+    correlations ``correlation_chol``·``correlation_chol``ᵀ when given) when ``coef`` is
+    ``None``. ``rows`` is the table's number of rows.
     """
     import pymc as pm
     import pytensor.tensor as pt
@@ -136,7 +137,7 @@ def crossed_cell_likelihood(cells: pd.DataFrame, design: CrossedDesign,
         pm.Potential("cosine_distance_marginal", integrated_coefficients_log_likelihood(
             centre + pt.zeros_like(d.mean), tau, tau_protected, d.n,
             d.mean, d.ss, d.patterns, d.kind, d.pattern, d.size, d.mean_sum, d.scatter,
-            tau_word, sigma, rows=rows, n_groups=d.groups))
+            tau_word, sigma, rows=rows, n_groups=d.groups, correlation_chol=correlation_chol))
         return
     if template_kind is None:
         within = pt.sum((d.ss + d.n * (d.mean - coef) ** 2) * inv_var[None, :])
@@ -166,7 +167,7 @@ def crossed_cell_likelihood(cells: pd.DataFrame, design: CrossedDesign,
 def integrated_coefficients_log_likelihood(
     centre: Any, tau: Any, tau_protected: Any, n_pc: Any, ybar: Any, ss: Any, patterns: Any,
     group_kind: Any, group_pattern: Any, group_size: Any, mean_sum: Any, scatter: Any,
-    tau_word: Any, sigma: Any, *, rows: int, n_groups: int,
+    tau_word: Any, sigma: Any, *, rows: int, n_groups: int, correlation_chol: Any = None,
 ) -> Any:
     """Return log p(rows | means, τ, τ_protected, σ, τ_u), coefficients integrated out.
 
@@ -191,6 +192,12 @@ def integrated_coefficients_log_likelihood(
     matrix J = I − W^½ Vᵀ G⁻¹ V W^½ (Woodbury and the determinant lemma). Everything is
     element-wise over (protected word, connection) arrays but J's Cholesky factor: the cost
     is linear in the protected words, and the rows never enter.
+
+    With ``correlation_chol`` (L_R, the Cholesky factor of the coefficients' correlation
+    matrix R), S = diag(τ) R diag(τ) + τ_p²·11ᵀ is a full C × C matrix: Λ and log det S
+    come from S's Cholesky factor, and each G_p = Λ + diag(n_p ι) is solved through its
+    own Cholesky factor, element by element over the protected words (C is the few
+    connections).
     """
     import pytensor.tensor as pt
 
@@ -205,24 +212,15 @@ def integrated_coefficients_log_likelihood(
                     + pt.sum(group_size * pt.log1p(t2 * c_g))
                     + pt.sum((ss + n_pc * ybar**2) * inv_var[None, :])
                     - pt.sum(k * ((scatter @ inv_var) @ inv_var + group_size * beta**2)))
-    q = tau**-2                                                        # (C,)
-    p2 = tau_protected**2
-    alpha = p2 / (1.0 + p2 * pt.sum(q))
-    log_det_s = pt.sum(pt.log(tau**2)) + pt.log1p(p2 * pt.sum(q))
     v = patterns[group_pattern] * inv_var[None, None, :]               # (group, P, C)
     weight = n_pc * inv_var[None, :]                                  # (P, C)
-    centre_prec = q * centre - alpha * q * pt.sum(q * centre, axis=-1, keepdims=True)
+    if correlation_chol is None:
+        centre_prec, log_det_s, block_solve, log_det_g = _diagonal_plus_offset_blocks(
+            centre, tau, tau_protected, weight)
+    else:
+        centre_prec, log_det_s, block_solve, log_det_g = _full_covariance_blocks(
+            centre, tau, tau_protected, correlation_chol, weight)
     h = weight * ybar - pt.sum((w * beta)[:, None, None] * v, axis=0) + centre_prec
-    e = q[None, :] + weight                                            # (P, C)
-    r = q[None, :] / e
-    # s_p = 1 − α q·r without the cancellation of its two terms: q − q²/e = q w/e, so
-    # s_p = (1 + τ_p² Σ q w/e)/(1 + τ_p² Σ q)
-    log_s_p = pt.log1p(p2 * pt.sum(q[None, :] * weight / e, axis=1)) - pt.log1p(p2 * pt.sum(q))
-    s_p = pt.exp(log_s_p)                                             # (P,)
-
-    def block_solve(x: Any) -> Any:  # G_p⁻¹ x_p over the last two axes (P, C)
-        return x / e + (alpha / s_p)[:, None] * r * pt.sum(r * x, axis=-1, keepdims=True)
-
     g_h = block_solve(h)
     g_v = block_solve(v)                                               # (group, P, C)
     root = pt.sqrt(w)
@@ -237,11 +235,83 @@ def integrated_coefficients_log_likelihood(
     for a in range(n_groups):
         z.append((y[a] - sum((chol_j[a][b] * z[b] for b in range(a)), 0.0)) / chol_j[a][a])
     quad = pt.sum(h * g_h) + sum(t**2 for t in z)
-    log_det_q = (pt.sum(pt.log(e)) + pt.sum(log_s_p)
-                 + 2.0 * sum(pt.log(chol_j[a][a]) for a in range(n_groups)))
+    log_det_q = log_det_g + 2.0 * sum(pt.log(chol_j[a][a]) for a in range(n_groups))
     prior_quad = pt.sum(centre_prec * centre)
     return (kappa - 0.5 * n_words * log_det_s - 0.5 * prior_quad - 0.5 * log_det_q
             + 0.5 * quad)
+
+
+def _diagonal_plus_offset_blocks(centre: Any, tau: Any, tau_protected: Any,
+                                 weight: Any) -> tuple[Any, Any, Any, Any]:
+    """Return Λm, log det S, x ↦ G_p⁻¹x and Σ_p log det G_p for S = diag(τ²) + τ_p²·11ᵀ."""
+    import pytensor.tensor as pt
+
+    q = tau**-2                                                        # (C,)
+    p2 = tau_protected**2
+    alpha = p2 / (1.0 + p2 * pt.sum(q))
+    log_det_s = pt.sum(pt.log(tau**2)) + pt.log1p(p2 * pt.sum(q))
+    centre_prec = q * centre - alpha * q * pt.sum(q * centre, axis=-1, keepdims=True)
+    e = q[None, :] + weight                                            # (P, C)
+    r = q[None, :] / e
+    # s_p = 1 − α q·r without the cancellation of its two terms: q − q²/e = q w/e, so
+    # s_p = (1 + τ_p² Σ q w/e)/(1 + τ_p² Σ q)
+    log_s_p = pt.log1p(p2 * pt.sum(q[None, :] * weight / e, axis=1)) - pt.log1p(p2 * pt.sum(q))
+    s_p = pt.exp(log_s_p)                                             # (P,)
+
+    def block_solve(x: Any) -> Any:  # G_p⁻¹ x_p over the last two axes (P, C)
+        return x / e + (alpha / s_p)[:, None] * r * pt.sum(r * x, axis=-1, keepdims=True)
+
+    return centre_prec, log_det_s, block_solve, pt.sum(pt.log(e)) + pt.sum(log_s_p)
+
+
+def _full_covariance_blocks(centre: Any, tau: Any, tau_protected: Any, correlation_chol: Any,
+                            weight: Any) -> tuple[Any, Any, Any, Any]:
+    """Return Λm, log det S, x ↦ G_p⁻¹x and Σ_p log det G_p for a full S.
+
+    S = diag(τ) L_R L_Rᵀ diag(τ) + τ_p²·11ᵀ; its Cholesky factor and the protected words'
+    G_p's are taken element by element.
+    """
+    import pytensor.tensor as pt
+
+    size = int(correlation_chol.type.shape[0])
+    p2 = tau_protected**2
+    chol_tau = tau[:, None] * correlation_chol
+    s_mat = chol_tau @ chol_tau.T + p2
+    chol_s = cholesky_elements([[s_mat[i, j] for j in range(size)] for i in range(size)], size)
+    log_det_s = 2.0 * sum(pt.log(chol_s[i][i]) for i in range(size))
+    inv_l = _lower_inverse(chol_s, size)                               # L_S⁻¹
+    lam = [[sum(inv_l[k][i] * inv_l[k][j] for k in range(max(i, j), size))
+            for j in range(size)] for i in range(size)]                # Λ = L_S⁻ᵀ L_S⁻¹
+    centre_b = pt.broadcast_to(centre, weight.shape)
+    centre_prec = pt.stack([sum(lam[i][j] * centre_b[:, j] for j in range(size))
+                            for i in range(size)], axis=-1)
+    chol_g = cholesky_elements(
+        [[lam[i][j] + (weight[:, i] if i == j else 0.0) for j in range(size)]
+         for i in range(size)], size)                                  # per protected word
+
+    def block_solve(x: Any) -> Any:  # G_p⁻¹ x_p over the last two axes (P, C)
+        fwd: list[Any] = []
+        for i in range(size):
+            fwd.append((x[..., i] - sum((chol_g[i][k] * fwd[k] for k in range(i)), 0.0))
+                       / chol_g[i][i])
+        back: list[Any] = [0.0] * size
+        for i in reversed(range(size)):
+            back[i] = (fwd[i] - sum((chol_g[k][i] * back[k] for k in range(i + 1, size)),
+                                    0.0)) / chol_g[i][i]
+        return pt.stack(back, axis=-1)
+
+    log_det_g = 2.0 * sum(pt.sum(pt.log(chol_g[i][i])) for i in range(size))
+    return centre_prec, log_det_s, block_solve, log_det_g
+
+
+def _lower_inverse(chol: list[list[Any]], size: int) -> list[list[Any]]:
+    """Return the inverse of a lower triangular matrix given element by element."""
+    inv: list[list[Any]] = [[0.0] * size for _ in range(size)]
+    for i in range(size):
+        inv[i][i] = 1.0 / chol[i][i]
+        for j in range(i):
+            inv[i][j] = -sum((chol[i][k] * inv[k][j] for k in range(j, i)), 0.0) / chol[i][i]
+    return inv
 
 
 def attribute_pair_terms(design: CrossedDesign, cons: list[str], tau_word: Any,

@@ -225,7 +225,8 @@ def _build_crossed(cells: pd.DataFrame, *, level: str, data: str, table: pd.Data
         else:
             crossed_cell_likelihood(cells, design, structure, coef=prior.coef,
                                     centre=prior.centre, tau=prior.tau,
-                                    tau_protected=prior.tau_protected, sigma=prior.sigma,
+                                    tau_protected=prior.tau_protected,
+                                    correlation_chol=prior.correlation_chol, sigma=prior.sigma,
                                     tau_word=tau_word, template_kind=template_kind,
                                     rows=len(table))
     return model

@@ -33,6 +33,9 @@ class HierarchicalPrior(NamedTuple):
     tau_protected
         With the coefficients integrated out, the sd of a protected word's shared offset
         (0 without one); otherwise ``None``.
+    correlation_chol
+        With the coefficients integrated out and ``correlated``, the Cholesky factor of
+        their correlation matrix R; otherwise ``None``.
     """
 
     centre: Any
@@ -40,6 +43,7 @@ class HierarchicalPrior(NamedTuple):
     sigma: Any
     coef: Any
     tau_protected: Any
+    correlation_chol: Any = None
 
 
 def hierarchical_prior(structure: LevelStructure, layout: HierarchicalLayout,
@@ -48,7 +52,8 @@ def hierarchical_prior(structure: LevelStructure, layout: HierarchicalLayout,
 
     ``coef`` is ``None`` when the coefficients are integrated out (``integrable``: the
     crossed levels on the cell statistics of a table without templates), and
-    ``tau_protected`` then their shared offset's sd (0 without one).
+    ``tau_protected`` then their shared offset's sd (0 without one) and
+    ``correlation_chol`` the Cholesky factor of their correlations (``correlated``).
 
     Parameters
     ----------
@@ -70,18 +75,17 @@ def hierarchical_prior(structure: LevelStructure, layout: HierarchicalLayout,
     Raises
     ------
     ValueError
-        ``structure`` integrates the coefficients out where they cannot be, or together
-        with ``correlated``.
+        ``structure`` integrates the coefficients out where they cannot be.
     """
     import pymc as pm
 
     centre = _connection_means(structure, location, layout.strata)
     tau = structure.sd_variable("tau", dims="connection")
     sigma = pm.Exponential("sigma", lam=2.0, dims="connection")
-    coef, tau_protected = _protected_coefficients(
+    coef, tau_protected, correlation_chol = _protected_coefficients(
         structure, centre, tau, layout.centred_mask, len(layout.cells.cons),
         integrable=integrable)
-    return HierarchicalPrior(centre, tau, sigma, coef, tau_protected)
+    return HierarchicalPrior(centre, tau, sigma, coef, tau_protected, correlation_chol)
 
 
 def _connection_means(structure: LevelStructure, location: Any,
@@ -110,11 +114,13 @@ def _connection_means(structure: LevelStructure, location: Any,
 
 def _protected_coefficients(structure: LevelStructure, centre: Any, tau: Any,
                             centred_mask: np.ndarray, size: int, *,
-                            integrable: bool) -> tuple[Any, Any]:
+                            integrable: bool) -> tuple[Any, Any, Any]:
     """Add the protected words' coefficients (inside the model context).
 
-    Returns ``(coef, None)``, or ``(None, τ_protected)`` when the coefficients are
-    integrated out. One raw variable serves both parametrisations: centred columns hold
+    Returns ``(coef, None, None)``, or ``(None, τ_protected, chol_R)`` when the
+    coefficients are integrated out (chol_R the Cholesky factor of their correlation
+    matrix with ``correlated``, else ``None``). One raw variable serves both
+    parametrisations: centred columns hold
     coef itself (~ N(centre, τ)), non-centred columns the standardised offset (~ N(0, 1))
     with coef = centre + τ·offset; the mask is data, so every centring choice shares one
     compiled graph.
@@ -126,22 +132,20 @@ def _protected_coefficients(structure: LevelStructure, centre: Any, tau: Any,
         if not integrable:
             raise ValueError("integrate_coefficients serves the crossed levels on the "
                              "cell statistics of a table without templates")
-        if structure.correlated:
-            raise ValueError("integrate_coefficients takes S = diag(τ²) (+ the "
-                             "protected offset τ_protected²·11ᵀ), not correlated=True")
-        return None, (structure.sd_variable("tau_protected") if structure.protected_offset
-                      else pt.zeros(()))
+        return (None, (structure.sd_variable("tau_protected") if structure.protected_offset
+                       else pt.zeros(())),
+                _correlation_cholesky(size, structure) if structure.correlated else None)
     centred = pm.Data("centred", centred_mask, dims="connection")
     if structure.correlated or structure.protected_offset:
         chol = _coefficient_cholesky(tau, size, structure)
-        return _correlated_coefficients(centre, chol, centred, size), None
+        return _correlated_coefficients(centre, chol, centred, size), None, None
     coef_raw = pm.Normal("coef_raw", mu=centred * centre,
                          sigma=centred * tau + (1.0 - centred),
                          dims=("protected_word", "connection"))
     coef = pm.Deterministic(
         "coef", (1.0 - centred) * centre + ((1.0 - centred) * tau + centred) * coef_raw,
         dims=("protected_word", "connection"))
-    return coef, None
+    return coef, None, None
 
 
 def _coefficient_cholesky(tau: Any, size: int, structure: LevelStructure) -> Any:
@@ -153,22 +157,10 @@ def _coefficient_cholesky(tau: Any, size: int, structure: LevelStructure) -> Any
     τ_protected²·11ᵀ (a protected word's offset shared by its connections, integrated out:
     ``structure.protected_offset``).
     """
-    import pymc as pm
     import pytensor.tensor as pt
 
-    model = pm.modelcontext(None)
-    cons = list(model.coords["connection"])
     if structure.correlated:
-        model.add_coord("connection_b", cons)
-        n_cpc = size * (size - 1) // 2
-        model.add_coord("connection_pair", np.arange(n_cpc))
-        cpc_raw = pm.Flat("coef_correlation_raw", dims="connection_pair")
-        pm.Potential("coef_correlation_prior",
-                     lkj_cpc_log_density(cpc_raw, size, structure.correlation_eta))
-        chol_r = correlation_cholesky(pt.tanh(cpc_raw), size)
-        pm.Deterministic("coef_correlation", chol_r @ chol_r.T,
-                         dims=("connection", "connection_b"))
-        chol = tau[:, None] * chol_r
+        chol = tau[:, None] * _correlation_cholesky(size, structure)
     else:
         chol = pt.diag(tau)
     if structure.protected_offset:
@@ -178,6 +170,28 @@ def _coefficient_cholesky(tau: Any, size: int, structure: LevelStructure) -> Any
         chol = pt.stack([pt.stack([pt.as_tensor(entries[i][j]) for j in range(size)])
                          for i in range(size)])
     return chol
+
+
+def _correlation_cholesky(size: int, structure: LevelStructure) -> Any:
+    """Add R ~ LKJ(η), the correlations of a protected word's coefficients.
+
+    Inside the model context; R is reported as ``coef_correlation`` (dims ``connection,
+    connection_b``). Returns its Cholesky factor.
+    """
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    model = pm.modelcontext(None)
+    model.add_coord("connection_b", list(model.coords["connection"]))
+    n_cpc = size * (size - 1) // 2
+    model.add_coord("connection_pair", np.arange(n_cpc))
+    cpc_raw = pm.Flat("coef_correlation_raw", dims="connection_pair")
+    pm.Potential("coef_correlation_prior",
+                 lkj_cpc_log_density(cpc_raw, size, structure.correlation_eta))
+    chol_r = correlation_cholesky(pt.tanh(cpc_raw), size)
+    pm.Deterministic("coef_correlation", chol_r @ chol_r.T,
+                     dims=("connection", "connection_b"))
+    return chol_r
 
 
 def _correlated_coefficients(centre: Any, chol: Any, centred: Any, size: int) -> Any:
