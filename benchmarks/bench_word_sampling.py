@@ -1,7 +1,8 @@
 """Does it matter that the compared words are a sample? False claims of bias and coverage.
 
 Run: .venv/bin/python benchmarks/bench_word_sampling.py [--tables N] [--draws D] [--tune T]
-[--seed S] [--design SOURCE] [--published] [--write-data DIR]
+[--seed S] [--design SOURCE] [--attribute-offsets shared|own_and_other] [--published]
+[--write-data DIR]
 
 Simulation (:func:`embias.simulate_words.simulate_word_sampling`): ``--tables`` tables
 (default 200) with the rows of the religion table on GloVe 6B 50d (15 protected words in 3
@@ -16,6 +17,12 @@ the rate at which the 89% HDI of each null contrast excludes 0 (false claims of 
 the coverage of the connection means' 89% HDIs, each with its binomial Monte Carlo
 standard error; then every fit that failed a convergence check (r̂ > 1.01, ESS < 400,
 divergences), by table index, and the wall and CPU time.
+
+``--attribute-offsets own_and_other`` draws the tables from a richer truth than the crossed
+model's: an attribute word's effect where it meets its own class and where it meets the
+others are two correlated effects, of the sizes measured on the design
+(:func:`embias.simulate_words.calibrate_word_sampling` with the same option), still with
+no true association difference.
 
 ``--published`` also refits the authors' nine released tables (religion, race, gender ×
 Reddit, Google, GloVe) with both models (library defaults: numpyro, 2 × (1000 + 3000)
@@ -52,6 +59,8 @@ def main() -> None:
     ap.add_argument("--design", default="glove-6b-50d",
                     help="source of the religion design table (default glove-6b-50d; e.g. "
                          "published:reddit)")
+    ap.add_argument("--attribute-offsets", default="shared",
+                    choices=["shared", "own_and_other"])
     ap.add_argument("--published", action="store_true",
                     help="also refit the nine published tables with both models")
     ap.add_argument("--skip-simulation", action="store_true")
@@ -83,7 +92,7 @@ def main() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # the one word GloVe lacks
             design = embias.study_table("religion", args.design)
-        calibrated = calibrate_word_sampling(design)
+        calibrated = calibrate_word_sampling(design, attribute_offsets=args.attribute_offsets)
         print(f"design: religion / {args.design}: {len(design)} rows, "
               f"{design['protected_word'].nunique()} protected words; compared words per "
               "connection "
@@ -91,10 +100,16 @@ def main() -> None:
         print("\ncalibrated parameters (method of moments; the null sets bar[associated] = "
               "bar[different] = bar[none]):")
         print(embias.to_markdown(calibrated.to_frame()))
+        if calibrated.word_correlation is not None:
+            print(f"an attribute word's own-class and other-class effects: sds "
+                  f"{calibrated.tau_word['attribute']:.3f} and "
+                  f"{calibrated.tau_word_different:.3f}, correlation "
+                  f"{calibrated.word_correlation:.3f}")
         print(f"\nsimulating {args.tables} tables × 2 models: nutpie, 2 chains × "
               f"({args.tune} tune + {args.draws} draws), seed {args.seed}", flush=True)
         sim = simulate_word_sampling(design, n_tables=args.tables, draws=args.draws,
-                                     tune=args.tune, random_seed=args.seed, progress=True)
+                                     tune=args.tune, random_seed=args.seed, progress=True,
+                                     parameters=calibrated.without_association())
         wall_sim, cpu_sim = time.perf_counter() - wall0, cpu_seconds() - cpu0
         print("\nword-effect shares (variance of the compared words' mean residuals / "
               "residual variance):")

@@ -18,7 +18,11 @@ The generating model (the crossed model's, :func:`simulate_word_table`)::
     u[w]        ~ Normal(0, τ_u[kind(w)])             (compared words redrawn per table)
 
 with kind ∈ {attribute, neutral, human}; an attribute word keeps one u in its associated
-and its different rows. Every simulated table draws new coefficients, new word effects
+and its different rows — or, for a richer truth than the model's (parameters with
+``tau_word_different`` and ``word_correlation``, measured by
+``calibrate_word_sampling(..., attribute_offsets="own_and_other")``), takes a second,
+correlated effect in its different rows: real attribute words are not equally far from
+every class. Every simulated table draws new coefficients, new word effects
 and new noise, so the population connection means ``bar`` are the truth an interval has to
 cover when the words are redrawn.
 

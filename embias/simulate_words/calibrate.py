@@ -8,18 +8,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from .._validation import check_choice
 from ..bayes.crossed import WORD_KIND_OF_CONNECTION, WORD_KINDS
 from ..tables import CONNECTIONS
 from ._common import design_indices
 from .parameters import WordSamplingParameters
 
+#: How :func:`calibrate_word_sampling` treats an attribute word's effect: one for all its
+#: rows, or one where it meets its own class and one where it meets the others.
+ATTRIBUTE_OFFSETS: tuple[str, ...] = ("shared", "own_and_other")
+#: The kind of an attribute word's effect in its different rows (``own_and_other``).
+_OTHER_KIND = "attribute (different rows)"
 
-def calibrate_word_sampling(table: pd.DataFrame) -> WordSamplingParameters:
+
+def calibrate_word_sampling(table: pd.DataFrame, *,
+                            attribute_offsets: str = "shared") -> WordSamplingParameters:
     """Method-of-moments estimates of the crossed model's parameters from a cosine table.
 
     Least squares of the distances on a coefficient per (protected word, connection) cell
@@ -34,10 +42,21 @@ def calibrate_word_sampling(table: pd.DataFrame) -> WordSamplingParameters:
     * bar[con]: the mean estimated cell coefficient of the connection (the mean over these
       protected words, with the compared words' in-sample mean effect).
 
+    With ``attribute_offsets="own_and_other"`` an attribute word has two effects in the
+    least squares, one in its associated rows and one in its different rows (each set
+    summing to zero): ``tau_word["attribute"]`` is the spread of the first,
+    ``tau_word_different`` of the second, and ``word_correlation`` their correlation over
+    the words (their sample covariance minus the mean sampling covariance of the two
+    estimates, over the product of the two sds; clipped to [−1, 1], 0 when an sd is 0);
+    all three within the attribute classes, and σ from that least squares' residuals.
+
     Parameters
     ----------
     table
         Long-form cosine table (e.g. ``embias.study_table("religion", "glove-6b-50d")``).
+    attribute_offsets
+        ``"shared"`` (the default: one effect per compared word, the crossed model's) or
+        ``"own_and_other"`` (:data:`ATTRIBUTE_OFFSETS`).
 
     Returns
     -------
@@ -49,7 +68,9 @@ def calibrate_word_sampling(table: pd.DataFrame) -> WordSamplingParameters:
     ValueError
         A table that is not a valid cosine table, a compared word in rows of two kinds or
         in a single row, too few residual degrees of freedom per connection to estimate σ,
-        or fewer than 2 protected words per connection or compared words per kind.
+        fewer than 2 protected words per connection or compared words per kind, an unknown
+        ``attribute_offsets``, or ``"own_and_other"`` on a table where fewer than 2
+        attribute words have both associated and different rows.
 
     Examples
     --------
@@ -62,32 +83,20 @@ def calibrate_word_sampling(table: pd.DataFrame) -> WordSamplingParameters:
     2       human  0.80  0.07   0.09      human      0.08
     3        none  0.94  0.04   0.10    neutral      0.13
     """
+    check_choice("attribute_offsets", attribute_offsets, ATTRIBUTE_OFFSETS)
     ix = design_indices(table)
     y = table["cosine_distance"].to_numpy(float)
     kinds = [k for k in WORD_KINDS if k in set(ix["word_kind"])]
-    design = _LeastSquaresDesign(ix, kinds)
-    gram = design.weighted_gram(np.ones(len(y)))
-    try:
-        gram_inv = np.linalg.inv(gram)
-    except np.linalg.LinAlgError:  # words or cells not connected: least-norm solution
-        gram_inv = np.linalg.pinv(gram, hermitian=True)
-    theta = gram_inv @ design.transpose_times(y)
-    residual = y - theta[design.cell_col] - design.has_word * theta[design.word_col_safe]
-    cons = [c for c in CONNECTIONS if c in set(ix["connection"])]
-    sigma2 = _residual_variances(design, gram_inv, residual, ix["connection"], cons)
-    row_var = np.array([sigma2[c] for c in ix["connection"]])
-    cov = gram_inv @ design.weighted_gram(row_var) @ gram_inv
+    fit = _least_squares(y, ix, kinds)
     n_cells = len(ix["cells"])
-    cell_coef, cell_cov = theta[:n_cells], cov[:n_cells, :n_cells]
+    cell_coef, cell_cov = fit.theta[:n_cells], fit.cov[:n_cells, :n_cells]
     # word effects relative to each kind's reference word (a shift per kind, which neither
     # their spread nor the cells' spread sees); the cells hold that shift back
-    to_words = design.word_effects_of_parameters()
-    word_effect = to_words @ theta
-    word_cov = to_words @ cov @ to_words.T
+    word_effect, word_cov = fit.word_effects()
     kind_shift = {k: float(word_effect[ix["word_kind"] == k].mean()) for k in kinds}
     cell_con = np.asarray(ix["cells"].get_level_values(1), dtype=str)
     bar, tau = {}, {}
-    for con in cons:
+    for con in fit.cons:
         members = np.flatnonzero(cell_con == con)
         bar[con] = float(cell_coef[members].mean()) + kind_shift[WORD_KIND_OF_CONNECTION[con]]
         tau[con] = _spread(cell_coef[members], cell_cov[np.ix_(members, members)])
@@ -95,9 +104,133 @@ def calibrate_word_sampling(table: pd.DataFrame) -> WordSamplingParameters:
     for kind in kinds:
         members = np.flatnonzero(ix["word_kind"] == kind)
         tau_word[kind] = _spread(word_effect[members], word_cov[np.ix_(members, members)])
-    return WordSamplingParameters(bar=bar, tau=tau, sigma={c: math.sqrt(v)
-                                                           for c, v in sigma2.items()},
-                                  tau_word=tau_word)
+    sigma = {c: math.sqrt(v) for c, v in fit.sigma2.items()}
+    if attribute_offsets == "shared":
+        return WordSamplingParameters(bar=bar, tau=tau, sigma=sigma, tau_word=tau_word)
+    own_sd, other_sd, rho, split_sigma2 = _attribute_pair(table, ix, y)
+    return WordSamplingParameters(bar=bar, tau=tau,
+                                  sigma={c: math.sqrt(v) for c, v in split_sigma2.items()},
+                                  tau_word={**tau_word, "attribute": own_sd},
+                                  tau_word_different=other_sd, word_correlation=rho)
+
+
+class _LeastSquaresFit(NamedTuple):
+    """The calibration's least squares: estimates, their covariance, σ² per connection."""
+
+    design: _LeastSquaresDesign
+    theta: np.ndarray
+    cov: np.ndarray
+    sigma2: dict[str, float]
+    cons: list[str]
+
+    def word_effects(self) -> tuple[np.ndarray, np.ndarray]:
+        """Return the compared words' estimated effects and their covariance."""
+        to_words = self.design.word_effects_of_parameters()
+        return to_words @ self.theta, to_words @ self.cov @ to_words.T
+
+
+def _least_squares(y: np.ndarray, ix: Mapping[str, Any], kinds: Sequence[str], *,
+                   least_norm: bool = False) -> _LeastSquaresFit:
+    """Fit the distances on a coefficient per cell and an effect per compared word.
+
+    ``least_norm`` takes the least-norm solution at once (a design whose blocks are not
+    connected); otherwise only when the Gram matrix is singular.
+    """
+    design = _LeastSquaresDesign(ix, kinds)
+    gram = design.weighted_gram(np.ones(len(y)))
+    gram_inv = None
+    if not least_norm:
+        try:
+            gram_inv = np.linalg.inv(gram)
+        except np.linalg.LinAlgError:  # words or cells not connected
+            gram_inv = None
+    if gram_inv is None:
+        gram_inv = np.linalg.pinv(gram, hermitian=True)
+    theta = gram_inv @ design.transpose_times(y)
+    residual = y - theta[design.cell_col] - design.has_word * theta[design.word_col_safe]
+    cons = [c for c in CONNECTIONS if c in set(ix["connection"])]
+    sigma2 = _residual_variances(design, gram_inv, residual, ix["connection"], cons)
+    row_var = np.array([sigma2[c] for c in ix["connection"]])
+    cov = gram_inv @ design.weighted_gram(row_var) @ gram_inv
+    return _LeastSquaresFit(design, theta, cov, sigma2, cons)
+
+
+def _attribute_pair(table: pd.DataFrame, ix: Mapping[str, Any], y: np.ndarray
+                    ) -> tuple[float, float, float, dict[str, float]]:
+    """Return the sds of attribute words' own- and other-class effects and their correlation.
+
+    For ``attribute_offsets="own_and_other"``: the least squares with a second word per
+    attribute word for its different rows. Each attribute class's own-class effects are
+    identified only up to a shift that its associated cells take (the classes' blocks of
+    rows are not connected), so the least-norm solution is taken and every spread and the
+    covariance are of deviations from the word's attribute-class mean (pooled within
+    classes). The residual variances are this least squares' (an attribute word's two
+    effects leave less to the residual).
+    """
+    split, (own, other) = _split_attribute_words(ix)
+    kinds = [k for k in (*WORD_KINDS, _OTHER_KIND) if k in set(split["word_kind"])]
+    fit = _least_squares(y, split, kinds, least_norm=True)
+    effect, cov = fit.word_effects()
+    class_of_word = (pd.Series(table["word_class"].astype(str).to_numpy())
+                     .groupby(np.asarray(ix["word_codes"])).first())
+    classes = class_of_word.loc[own].to_numpy()
+    centre = _class_centring(classes)
+    df = len(own) - len(set(classes))
+    if df < 1:
+        raise ValueError("attribute_offsets='own_and_other' needs an attribute class with "
+                         "2 or more words that have associated and different rows")
+
+    def pooled(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+        return float((centre @ a) @ (centre @ b) - np.trace(centre @ c @ centre)) / df
+
+    var_own = max(0.0, pooled(effect[own], effect[own], cov[np.ix_(own, own)]))
+    var_other = max(0.0, pooled(effect[other], effect[other], cov[np.ix_(other, other)]))
+    rho = 0.0
+    if var_own > 0.0 and var_other > 0.0:
+        covariance = pooled(effect[own], effect[other], cov[np.ix_(own, other)])
+        rho = float(np.clip(covariance / math.sqrt(var_own * var_other), -1.0, 1.0))
+    return math.sqrt(var_own), math.sqrt(var_other), rho, fit.sigma2
+
+
+def _class_centring(classes: np.ndarray) -> np.ndarray:
+    """Return the matrix that subtracts from each value the mean of its class."""
+    same = classes[:, None] == classes[None, :]
+    return np.eye(len(classes)) - same / same.sum(axis=1, keepdims=True)
+
+
+def _split_attribute_words(ix: dict[str, Any]) -> tuple[dict[str, Any], tuple[np.ndarray,
+                                                                               np.ndarray]]:
+    """Give every attribute word a second word of its own for its different rows.
+
+    Returns the indices with the new words (kind :data:`_OTHER_KIND`) and the pairs
+    (own word, other word) of the attribute words that have both kinds of rows.
+    """
+    different = ix["connection"] == "different"
+    words = list(ix["words"])
+    kinds = list(ix["word_kind"])
+    word_codes = np.asarray(ix["word_codes"]).copy()
+    other_of: dict[int, int] = {}
+    for row in np.flatnonzero(different):
+        code = int(word_codes[row])
+        if code not in other_of:
+            other_of[code] = len(words)
+            words.append(f"{words[code]} (different rows)")
+            kinds.append(_OTHER_KIND)
+        word_codes[row] = other_of[code]
+    counts = np.bincount(word_codes, minlength=len(words))
+    own = [c for c in other_of if counts[c] >= 2 and counts[other_of[c]] >= 2]
+    if len(own) < 2:
+        raise ValueError("attribute_offsets='own_and_other' needs at least 2 attribute words "
+                         f"with 2 or more associated and 2 or more different rows each, got "
+                         f"{len(own)}")
+    single = [w for w, n in zip(words, counts, strict=True) if n < 2]
+    if single:
+        raise ValueError(f"attribute_offsets='own_and_other': attribute word(s) {single[:5]} "
+                         "have a single associated or different row; each effect needs rows "
+                         "with at least 2 protected words")
+    return ({**ix, "word_codes": word_codes, "words": np.asarray(words, dtype=str),
+             "word_kind": np.asarray(kinds, dtype=object)},
+            (np.asarray(own), np.asarray([other_of[c] for c in own])))
 
 
 class _LeastSquaresDesign:

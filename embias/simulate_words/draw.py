@@ -23,7 +23,9 @@ def simulate_word_table(
 
     Every protected word gets new coefficients coef[p, con] ~ Normal(bar[con], τ[con]),
     every compared word a new effect u[w] ~ Normal(0, τ_u[kind(w)]) (one u for all its
-    rows), every row new noise Normal(0, σ[con]);
+    rows; with ``parameters.tau_word_different`` set, an attribute word's different rows
+    take a second effect, sd ``tau_word_different`` and correlation ``word_correlation``
+    with u[w]), every row new noise Normal(0, σ[con]);
     ``cosine_distance = coef + u + noise`` — a row outside [0, 2], the range of a cosine
     distance, draws its noise again — and ``cosine_similarity = 1 − cosine_distance``.
 
@@ -45,7 +47,9 @@ def simulate_word_table(
     pandas.DataFrame
         Columns of :data:`embias.tables.TABLE_COLUMNS` (``embedding="simulated"``);
         ``attrs["truth"]`` holds the drawn ``coef`` (protected word × connection frame) and
-        ``word_effect`` (Series by compared word), ``attrs["random_seed"]`` the seed.
+        ``word_effect`` (Series by compared word) — and ``word_effect_different`` (the
+        attribute words' second effects) when the parameters have it —
+        ``attrs["random_seed"]`` the seed.
 
     Raises
     ------
@@ -89,9 +93,24 @@ def simulate_word_table(
     coef = (np.array([parameters.bar[c] for c in cell_con])
             + np.array([parameters.tau[c] for c in cell_con]) * rng.standard_normal(len(cells)))
     tau_u = np.array([parameters.tau_word[k] for k in ix["word_kind"]])
-    u = tau_u * rng.standard_normal(len(ix["words"]))
+    standard = rng.standard_normal(len(ix["words"]))
+    u = tau_u * standard
+    row_effect = u[ix["word_codes"]]
+    truth_other = None
+    if parameters.tau_word_different is not None:
+        attribute = ix["word_kind"] == "attribute"
+        rho = float(parameters.word_correlation)  # type: ignore[arg-type]
+        other = parameters.tau_word_different * (
+            rho * standard[attribute]
+            + np.sqrt(1.0 - rho * rho) * rng.standard_normal(int(attribute.sum())))
+        u_other = np.zeros(len(ix["words"]))
+        u_other[attribute] = other
+        different = ix["connection"] == "different"
+        row_effect = np.where(different, u_other[ix["word_codes"]], row_effect)
+        truth_other = pd.Series(other, index=pd.Index(ix["words"][attribute],
+                                                      name="word_to_compare"))
     sigma = np.array([parameters.sigma[c] for c in ix["connection"]])
-    location = coef[ix["cell_codes"]] + u[ix["word_codes"]]
+    location = coef[ix["cell_codes"]] + row_effect
     distance = location + sigma * rng.standard_normal(len(design))
     # a cosine distance lies in [0, 2]: a row's noise outside it is drawn again (the
     # model's Normal truncated to the possible range; rare: 2 of 4,815 rows in one table of
@@ -114,7 +133,8 @@ def simulate_word_table(
         "study": f"simulated ({design.attrs.get('study', 'design')})",
         "truth": {"coef": coef_frame,
                   "word_effect": pd.Series(u, index=pd.Index(ix["words"],
-                                                             name="word_to_compare"))},
+                                                             name="word_to_compare")),
+                  **({} if truth_other is None else {"word_effect_different": truth_other})},
         "random_seed": seed,
     }
     return table

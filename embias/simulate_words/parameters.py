@@ -8,6 +8,7 @@ and the models compared by default (``WORD_SAMPLING_LEVELS``, defined in
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,13 +38,24 @@ class WordSamplingParameters:
     sigma
         Residual sd per connection.
     tau_word
-        Sd of the compared words' effects per word kind (attribute, neutral, human).
+        Sd of the compared words' effects per word kind (attribute, neutral, human). With
+        ``tau_word_different`` set, ``tau_word["attribute"]`` is the sd of an attribute
+        word's effect in the rows where it meets its own class (``associated``).
+    tau_word_different, word_correlation
+        ``None`` (the default): an attribute word has one effect for all its rows.
+        Otherwise its effect where it meets the other classes (``different`` rows) is a
+        second one, with this sd and this correlation with its own-class effect (the
+        pair jointly Normal): real attribute words are not equally far from every class
+        (:func:`calibrate_word_sampling` with ``attribute_offsets="own_and_other"``
+        measures both). Both are set or neither.
     """
 
     bar: Mapping[str, float]
     tau: Mapping[str, float]
     sigma: Mapping[str, float]
     tau_word: Mapping[str, float]
+    tau_word_different: float | None = None
+    word_correlation: float | None = None
 
     def __post_init__(self) -> None:
         """Check every value and the names of the connections and word kinds."""
@@ -73,6 +85,29 @@ class WordSamplingParameters:
         if set(self.tau_word) != kinds:
             raise ValueError(f"WordSamplingParameters.tau_word must name the word kinds "
                              f"{sorted(kinds)}, got {sorted(self.tau_word)}")
+        self._check_attribute_pair(cons)
+
+    def _check_attribute_pair(self, cons: set[str]) -> None:
+        """Check ``tau_word_different`` and ``word_correlation`` (both or neither)."""
+        sd, rho = self.tau_word_different, self.word_correlation
+        if (sd is None) != (rho is None):
+            raise ValueError("WordSamplingParameters.tau_word_different and word_correlation "
+                             f"are set together or not at all, got {sd!r} and {rho!r}")
+        if sd is None:
+            return
+        if not {"associated", "different"} <= cons:
+            raise ValueError("an attribute word's own-class and other-class effects need "
+                             "associated and different connections, got "
+                             f"{sorted(cons)}")
+        sd, rho = float(sd), float(rho)  # type: ignore[arg-type]
+        if not (math.isfinite(sd) and sd >= 0):
+            raise ValueError(f"WordSamplingParameters.tau_word_different must be a finite "
+                             f"non-negative number, got {self.tau_word_different!r}")
+        if not (math.isfinite(rho) and -1.0 <= rho <= 1.0):
+            raise ValueError(f"WordSamplingParameters.word_correlation must be a number in "
+                             f"[-1, 1], got {self.word_correlation!r}")
+        object.__setattr__(self, "tau_word_different", sd)
+        object.__setattr__(self, "word_correlation", rho)
 
     def without_association(self) -> WordSamplingParameters:
         """Return the null of :func:`simulate_word_sampling`: no association difference.
@@ -89,19 +124,26 @@ class WordSamplingParameters:
         for con in ("associated", "different"):
             if con in bar:
                 bar[con] = bar["none"]
-        return WordSamplingParameters(bar=bar, tau=self.tau, sigma=self.sigma,
-                                      tau_word=self.tau_word)
+        return dataclasses.replace(self, bar=bar)
 
     def to_frame(self) -> pd.DataFrame:
         """Return one row per connection: ``bar``, ``tau``, ``sigma``, kind, ``tau_word``.
 
-        ``word_kind`` is the connection's kind of compared word, ``tau_word`` that kind's sd.
+        ``word_kind`` is the connection's kind of compared word, ``tau_word`` the sd of the
+        compared words' effects in its rows (``tau_word_different`` in the different rows
+        when it is set).
         """
         rows = [{"connection": c, "bar": self.bar[c], "tau": self.tau[c],
                  "sigma": self.sigma[c], "word_kind": WORD_KIND_OF_CONNECTION[c],
-                 "tau_word": self.tau_word[WORD_KIND_OF_CONNECTION[c]]}
+                 "tau_word": self.word_sd(c)}
                 for c in CONNECTIONS if c in self.bar]
         return pd.DataFrame(rows)
+
+    def word_sd(self, connection: str) -> float:
+        """Return the sd of the compared words' effects in the rows of ``connection``."""
+        if connection == "different" and self.tau_word_different is not None:
+            return self.tau_word_different
+        return self.tau_word[WORD_KIND_OF_CONNECTION[connection]]
 
     def contrast_truth(self, contrast: str) -> float:
         """Return the true value of a contrast named ``"a - b"``: bar[a] − bar[b]."""
