@@ -198,7 +198,7 @@ def _class_centring(classes: np.ndarray) -> np.ndarray:
     return np.eye(len(classes)) - same / same.sum(axis=1, keepdims=True)
 
 
-def _split_attribute_words(ix: dict[str, Any]) -> tuple[dict[str, Any], tuple[np.ndarray,
+def _split_attribute_words(ix: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[np.ndarray,
                                                                                np.ndarray]]:
     """Give every attribute word a second word of its own for its different rows.
 
