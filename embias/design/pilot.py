@@ -36,8 +36,9 @@ class Pilot:
         """Return posterior draw ``k`` as :class:`embias.simulate_words.WordSamplingParameters`."""
         from ..simulate_words import WordSamplingParameters
 
-        return WordSamplingParameters(**{name: {label: float(v[k]) for label, v in by.items()}
-                                         for name, by in self.draws.items()})
+        fields: dict[str, Any] = {name: {label: float(v[k]) for label, v in by.items()}
+                                  for name, by in self.draws.items()}
+        return WordSamplingParameters(**fields)
 
 
 def read_pilot(fit: BiasFit) -> Pilot:

@@ -56,7 +56,7 @@ def calibrate_word_sampling(table: pd.DataFrame, *,
         Long-form cosine table (e.g. ``embias.study_table("religion", "glove-6b-50d")``).
     attribute_offsets
         ``"shared"`` (the default: one effect per compared word, the crossed model's) or
-        ``"own_and_other"`` (:data:`ATTRIBUTE_OFFSETS`).
+        ``"own_and_other"`` (the pair above).
 
     Returns
     -------
