@@ -1,8 +1,8 @@
 """Does it matter that the compared words are a sample? False claims of bias and coverage.
 
 Run: .venv/bin/python benchmarks/bench_word_sampling.py [--tables N] [--draws D] [--tune T]
-[--seed S] [--design SOURCE] [--attribute-offsets shared|own_and_other] [--published]
-[--write-data DIR]
+[--seed S] [--design SOURCE] [--attribute-offsets shared|own_and_other]
+[--levels LEVEL ...] [--published] [--write-data DIR]
 
 Simulation (:func:`embias.simulate_words.simulate_word_sampling`): ``--tables`` tables
 (default 200) with the rows of the religion table on GloVe 6B 50d (15 protected words in 3
@@ -22,7 +22,8 @@ divergences), by table index, and the wall and CPU time.
 model's: an attribute word's effect where it meets its own class and where it meets the
 others are two correlated effects, of the sizes measured on the design
 (:func:`embias.simulate_words.calibrate_word_sampling` with the same option), still with
-no true association difference.
+no true association difference. ``--levels`` fits other levels than the default two
+(hierarchical and crossed), e.g. ``--levels dataset word``.
 
 ``--published`` also refits the authors' nine released tables (religion, race, gender ×
 Reddit, Google, GloVe) with both models (library defaults: numpyro, 2 × (1000 + 3000)
@@ -61,6 +62,8 @@ def main() -> None:
                          "published:reddit)")
     ap.add_argument("--attribute-offsets", default="shared",
                     choices=["shared", "own_and_other"])
+    ap.add_argument("--levels", nargs="+", default=["hierarchical", "crossed"],
+                    choices=["dataset", "word", "hierarchical", "crossed"])
     ap.add_argument("--published", action="store_true",
                     help="also refit the nine published tables with both models")
     ap.add_argument("--skip-simulation", action="store_true")
@@ -105,11 +108,13 @@ def main() -> None:
                   f"{calibrated.tau_word['attribute']:.3f} and "
                   f"{calibrated.tau_word_different:.3f}, correlation "
                   f"{calibrated.word_correlation:.3f}")
-        print(f"\nsimulating {args.tables} tables × 2 models: nutpie, 2 chains × "
+        print(f"\nsimulating {args.tables} tables × {len(args.levels)} models "
+              f"({', '.join(args.levels)}): 2 chains × "
               f"({args.tune} tune + {args.draws} draws), seed {args.seed}", flush=True)
         sim = simulate_word_sampling(design, n_tables=args.tables, draws=args.draws,
                                      tune=args.tune, random_seed=args.seed, progress=True,
-                                     parameters=calibrated.without_association())
+                                     parameters=calibrated.without_association(),
+                                     levels=args.levels)
         wall_sim, cpu_sim = time.perf_counter() - wall0, cpu_seconds() - cpu0
         print("\nword-effect shares (variance of the compared words' mean residuals / "
               "residual variance):")
