@@ -96,6 +96,17 @@ def batch_table(path: Path) -> str:
     prov = provenance(path, {**_stamp(d),
                              "load average before": _load(d.get("load_average_before")),
                              "after": _load(d.get("load_average_after"))})
+    questions = [(name, what, target) for name, what, target in (
+        ("calibration", "real-population calibration, 200 studies, one level", "< 120 s"),
+        ("word-sampling", "word-sampling simulation, 200 tables × 2 levels", "< 180 s"),
+        ("design", "design analysis, 4 sizes × 100 religion studies", "< 180 s"))
+        if name in d]
+    if questions:
+        table += "\n\n" + markdown_table(
+            ["the user's question", "cold s", "warm s", "target"],
+            [[what, _f(d[name]["cold"]["wall_seconds"], 1),
+              _f(d[name]["warm"]["wall_seconds"], 1), target]
+             for name, what, target in questions], "lrrl")
     return prov + "\n\n" + table
 
 
