@@ -138,3 +138,42 @@ def test_without_association_keeps_the_pair() -> None:
     frame = null.to_frame().set_index("connection")
     assert frame.loc["associated", "tau_word"] == OWN
     assert frame.loc["different", "tau_word"] == OTHER
+
+
+def test_a_two_class_design_is_calibrated_within_its_classes() -> None:
+    # with two classes an attribute class's words and the cells they meet can trade a
+    # constant (the least squares is not identified; np.linalg.inv of its Gram matrix
+    # returned noise and the gender table was refused): the spreads are taken within the
+    # classes. Drawn from known parameters (one shared effect per word), each estimate
+    # within 4 of its se: sds ≈ sd/√(2 df), σ relative 1/√(2 df), bar
+    # √(τ²/protected + τ_u²/words)
+    tau_word = {"attribute": 0.12, "neutral": 0.1}
+    truth = WordSamplingParameters(bar=BAR, tau=TAU, sigma=SIGMA, tau_word=tau_word)
+    rows = design_table({"a": 30, "b": 30}, {"a": 60, "b": 60}, {"a": "a", "b": "b"},
+                        neutral=60)
+    table = simulate_word_table(rows, truth, random_seed=4)
+    got = calibrate_word_sampling(table)
+    assert got.tau_word["attribute"] == pytest.approx(0.12, abs=4 * 0.12 / math.sqrt(2 * 118))
+    assert got.tau_word["neutral"] == pytest.approx(0.1, abs=4 * 0.1 / math.sqrt(2 * 59))
+    for con in BAR:
+        assert got.tau[con] == pytest.approx(TAU[con], abs=4 * TAU[con] / math.sqrt(2 * 58))
+        part = table[table["connection"] == con]
+        df = len(part) - part["protected_word"].nunique() - part["word_to_compare"].nunique()
+        assert got.sigma[con] == pytest.approx(SIGMA[con], rel=4 / math.sqrt(2 * df))
+        words = part["word_to_compare"].nunique()
+        kind_sd = tau_word["neutral" if con == "none" else "attribute"]
+        assert got.bar[con] == pytest.approx(BAR[con], abs=4 * math.sqrt(
+            TAU[con] ** 2 / 60 + kind_sd**2 / words))
+
+
+def test_the_gender_table_is_calibrated() -> None:
+    # two classes (man, woman): refused before ("too few residual degrees of freedom")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        table = embias.study_table("gender", "glove-6b-50d")
+    got = calibrate_word_sampling(table)
+    assert set(got.bar) == {"associated", "different", "human", "none"}
+    # the identified parts: bar is each connection's mean distance
+    for con, mean in table.groupby("connection")["cosine_distance"].mean().items():
+        assert got.bar[con] == pytest.approx(mean, rel=1e-12)
+    assert all(0.0 < v < 0.3 for v in got.sigma.values())

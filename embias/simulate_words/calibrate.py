@@ -88,6 +88,12 @@ def calibrate_word_sampling(table: pd.DataFrame, *,
     y = table["cosine_distance"].to_numpy(float)
     kinds = [k for k in WORD_KINDS if k in set(ix["word_kind"])]
     fit = _least_squares(y, ix, kinds)
+    if fit.deficient:
+        bar, tau, tau_word = _within_class_spreads(table, ix, y, kinds, fit)
+        return _with_attribute_offsets(
+            table, ix, y, attribute_offsets,
+            WordSamplingParameters(bar=bar, tau=tau, tau_word=tau_word,
+                                   sigma={c: math.sqrt(v) for c, v in fit.sigma2.items()}))
     n_cells = len(ix["cells"])
     cell_coef, cell_cov = fit.theta[:n_cells], fit.cov[:n_cells, :n_cells]
     # word effects relative to each kind's reference word (a shift per kind, which neither
@@ -105,13 +111,75 @@ def calibrate_word_sampling(table: pd.DataFrame, *,
         members = np.flatnonzero(ix["word_kind"] == kind)
         tau_word[kind] = _spread(word_effect[members], word_cov[np.ix_(members, members)])
     sigma = {c: math.sqrt(v) for c, v in fit.sigma2.items()}
+    return _with_attribute_offsets(
+        table, ix, y, attribute_offsets,
+        WordSamplingParameters(bar=bar, tau=tau, sigma=sigma, tau_word=tau_word))
+
+
+def _with_attribute_offsets(table: pd.DataFrame, ix: Mapping[str, Any], y: np.ndarray,
+                            attribute_offsets: str, shared: WordSamplingParameters
+                            ) -> WordSamplingParameters:
+    """Return ``shared``, or it with the attribute words' pair (``"own_and_other"``)."""
     if attribute_offsets == "shared":
-        return WordSamplingParameters(bar=bar, tau=tau, sigma=sigma, tau_word=tau_word)
+        return shared
     own_sd, other_sd, rho, split_sigma2 = _attribute_pair(table, ix, y)
-    return WordSamplingParameters(bar=bar, tau=tau,
+    return WordSamplingParameters(bar=shared.bar, tau=shared.tau,
                                   sigma={c: math.sqrt(v) for c, v in split_sigma2.items()},
-                                  tau_word={**tau_word, "attribute": own_sd},
+                                  tau_word={**shared.tau_word, "attribute": own_sd},
                                   tau_word_different=other_sd, word_correlation=rho)
+
+
+def _within_class_spreads(table: pd.DataFrame, ix: Mapping[str, Any], y: np.ndarray,
+                          kinds: Sequence[str], fit: _LeastSquaresFit
+                          ) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """Return bar, τ and τ_u of a design whose least squares is not identified.
+
+    With two classes, an attribute class's words and the cells they meet (its own
+    protected class's associated cells, the other class's different cells) can trade a
+    constant: the least-norm solution picks one split. Deviations within a class do not
+    depend on it, so τ[con] is the spread of the cell coefficients within each protected
+    class and τ_u of the word effects within each attribute class (pooled, their sampling
+    covariance taken out); bar[con] is the mean distance of the connection's rows.
+    """
+    connection = np.asarray(ix["connection"])
+    cell_words = np.asarray(ix["cells"].get_level_values(0), dtype=str)
+    cell_con = np.asarray(ix["cells"].get_level_values(1), dtype=str)
+    protected_class = dict(zip(table["protected_word"].astype(str),
+                               table["protected_class"].astype(str), strict=False))
+    cell_class = np.array([protected_class[w] for w in cell_words])
+    bar, tau = {}, {}
+    for con in fit.cons:
+        bar[con] = float(y[connection == con].mean())
+        members = np.flatnonzero(cell_con == con)
+        tau[con] = math.sqrt(max(0.0, _pooled_covariance(
+            fit.theta[members], fit.theta[members],
+            fit.cov[np.ix_(members, members)], cell_class[members])))
+    word_effect, word_cov = fit.word_effects()
+    word_class = (pd.Series(table["word_class"].astype(str).to_numpy())
+                  .groupby(np.asarray(ix["word_codes"])).first()).to_numpy()
+    tau_word = {}
+    for kind in kinds:
+        members = np.flatnonzero(ix["word_kind"] == kind)
+        groups = word_class[members] if kind == "attribute" else np.zeros(len(members))
+        tau_word[kind] = math.sqrt(max(0.0, _pooled_covariance(
+            word_effect[members], word_effect[members], word_cov[np.ix_(members, members)],
+            groups)))
+    return bar, tau, tau_word
+
+
+def _pooled_covariance(a: np.ndarray, b: np.ndarray, cov_ab: np.ndarray,
+                       groups: np.ndarray) -> float:
+    """Estimate the covariance of the true values behind paired estimates, within groups.
+
+    The pooled within-group covariance of the estimates (deviations from their group's
+    mean, over n − groups) minus the mean sampling covariance of those deviations
+    (``cov_ab``: the estimates' sampling covariance).
+    """
+    centre = _class_centring(np.asarray(groups))
+    df = len(a) - len(set(np.asarray(groups).tolist()))
+    if df < 1:
+        raise ValueError("calibration needs a class with at least 2 words")
+    return float((centre @ a) @ (centre @ b) - np.trace(centre @ cov_ab @ centre)) / df
 
 
 class _LeastSquaresFit(NamedTuple):
@@ -122,6 +190,7 @@ class _LeastSquaresFit(NamedTuple):
     cov: np.ndarray
     sigma2: dict[str, float]
     cons: list[str]
+    deficient: bool
 
     def word_effects(self) -> tuple[np.ndarray, np.ndarray]:
         """Return the compared words' estimated effects and their covariance."""
@@ -138,21 +207,17 @@ def _least_squares(y: np.ndarray, ix: Mapping[str, Any], kinds: Sequence[str], *
     """
     design = _LeastSquaresDesign(ix, kinds)
     gram = design.weighted_gram(np.ones(len(y)))
-    gram_inv = None
-    if not least_norm:
-        try:
-            gram_inv = np.linalg.inv(gram)
-        except np.linalg.LinAlgError:  # words or cells not connected
-            gram_inv = None
-    if gram_inv is None:
-        gram_inv = np.linalg.pinv(gram, hermitian=True)
+    # a design of two classes is not identified (see _within_class_spreads): np.linalg.inv
+    # of its Gram matrix need not fail, it returns noise
+    deficient = least_norm or np.linalg.matrix_rank(gram, hermitian=True) < len(gram)
+    gram_inv = np.linalg.pinv(gram, hermitian=True) if deficient else np.linalg.inv(gram)
     theta = gram_inv @ design.transpose_times(y)
     residual = y - theta[design.cell_col] - design.has_word * theta[design.word_col_safe]
     cons = [c for c in CONNECTIONS if c in set(ix["connection"])]
     sigma2 = _residual_variances(design, gram_inv, residual, ix["connection"], cons)
     row_var = np.array([sigma2[c] for c in ix["connection"]])
     cov = gram_inv @ design.weighted_gram(row_var) @ gram_inv
-    return _LeastSquaresFit(design, theta, cov, sigma2, cons)
+    return _LeastSquaresFit(design, theta, cov, sigma2, cons, bool(deficient))
 
 
 def _attribute_pair(table: pd.DataFrame, ix: Mapping[str, Any], y: np.ndarray
@@ -174,14 +239,12 @@ def _attribute_pair(table: pd.DataFrame, ix: Mapping[str, Any], y: np.ndarray
     class_of_word = (pd.Series(table["word_class"].astype(str).to_numpy())
                      .groupby(np.asarray(ix["word_codes"])).first())
     classes = class_of_word.loc[own].to_numpy()
-    centre = _class_centring(classes)
-    df = len(own) - len(set(classes))
-    if df < 1:
+    if len(own) - len(set(classes)) < 1:
         raise ValueError("attribute_offsets='own_and_other' needs an attribute class with "
                          "2 or more words that have associated and different rows")
 
     def pooled(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
-        return float((centre @ a) @ (centre @ b) - np.trace(centre @ c @ centre)) / df
+        return _pooled_covariance(a, b, c, classes)
 
     var_own = max(0.0, pooled(effect[own], effect[own], cov[np.ix_(own, own)]))
     var_other = max(0.0, pooled(effect[other], effect[other], cov[np.ix_(other, other)]))
