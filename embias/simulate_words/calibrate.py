@@ -88,12 +88,12 @@ def calibrate_word_sampling(table: pd.DataFrame, *,
     y = table["cosine_distance"].to_numpy(float)
     kinds = [k for k in WORD_KINDS if k in set(ix["word_kind"])]
     fit = _least_squares(y, ix, kinds)
+    sigma = {c: math.sqrt(v) for c, v in fit.sigma2.items()}
     if fit.deficient:
         bar, tau, tau_word = _within_class_spreads(table, ix, y, kinds, fit)
         return _with_attribute_offsets(
             table, ix, y, attribute_offsets,
-            WordSamplingParameters(bar=bar, tau=tau, tau_word=tau_word,
-                                   sigma={c: math.sqrt(v) for c, v in fit.sigma2.items()}))
+            WordSamplingParameters(bar=bar, tau=tau, sigma=sigma, tau_word=tau_word))
     n_cells = len(ix["cells"])
     cell_coef, cell_cov = fit.theta[:n_cells], fit.cov[:n_cells, :n_cells]
     # word effects relative to each kind's reference word (a shift per kind, which neither
@@ -110,7 +110,6 @@ def calibrate_word_sampling(table: pd.DataFrame, *,
     for kind in kinds:
         members = np.flatnonzero(ix["word_kind"] == kind)
         tau_word[kind] = _spread(word_effect[members], word_cov[np.ix_(members, members)])
-    sigma = {c: math.sqrt(v) for c, v in fit.sigma2.items()}
     return _with_attribute_offsets(
         table, ix, y, attribute_offsets,
         WordSamplingParameters(bar=bar, tau=tau, sigma=sigma, tau_word=tau_word))
@@ -155,8 +154,7 @@ def _within_class_spreads(table: pd.DataFrame, ix: Mapping[str, Any], y: np.ndar
             fit.theta[members], fit.theta[members],
             fit.cov[np.ix_(members, members)], cell_class[members])))
     word_effect, word_cov = fit.word_effects()
-    word_class = (pd.Series(table["word_class"].astype(str).to_numpy())
-                  .groupby(np.asarray(ix["word_codes"])).first()).to_numpy()
+    word_class = _word_classes(table, ix)
     tau_word = {}
     for kind in kinds:
         members = np.flatnonzero(ix["word_kind"] == kind)
@@ -236,9 +234,7 @@ def _attribute_pair(table: pd.DataFrame, ix: Mapping[str, Any], y: np.ndarray
     kinds = [k for k in (*WORD_KINDS, _OTHER_KIND) if k in set(split["word_kind"])]
     fit = _least_squares(y, split, kinds, least_norm=True)
     effect, cov = fit.word_effects()
-    class_of_word = (pd.Series(table["word_class"].astype(str).to_numpy())
-                     .groupby(np.asarray(ix["word_codes"])).first())
-    classes = class_of_word.loc[own].to_numpy()
+    classes = _word_classes(table, ix)[own]
     if len(own) - len(set(classes)) < 1:
         raise ValueError("attribute_offsets='own_and_other' needs an attribute class with "
                          "2 or more words that have associated and different rows")
@@ -253,6 +249,12 @@ def _attribute_pair(table: pd.DataFrame, ix: Mapping[str, Any], y: np.ndarray
         covariance = pooled(effect[own], effect[other], cov[np.ix_(own, other)])
         rho = float(np.clip(covariance / math.sqrt(var_own * var_other), -1.0, 1.0))
     return math.sqrt(var_own), math.sqrt(var_other), rho, fit.sigma2
+
+
+def _word_classes(table: pd.DataFrame, ix: Mapping[str, Any]) -> np.ndarray:
+    """Return each compared word's class (``word_class``), in the order of its code."""
+    return (pd.Series(table["word_class"].astype(str).to_numpy())
+            .groupby(np.asarray(ix["word_codes"])).first()).to_numpy()
 
 
 def _class_centring(classes: np.ndarray) -> np.ndarray:
