@@ -82,18 +82,21 @@ SAMPLERS: tuple[str, ...] = ("auto", "embias", "pymc", "nutpie", "numpyro", "bla
 SAMPLER_PACKAGES: Mapping[str, str] = {"auto": "numpyro", "embias": "jax",
                                        "nutpie": "nutpie", "numpyro": "numpyro",
                                        "blackjax": "blackjax"}
-#: Default NUTS implementation, ``"auto"``: numpyro (JAX) for a fit run alone — chosen by
-#: measurement (``benchmarks/bench_fit_speed.py``): the fastest cold and warm on the
-#: shipped studies, with the highest ESS per draw — and embias's batch NUTS for fits run
-#: together (:func:`embias.fit_many` and everything built on it), whose tables of one
-#: shape share one compiled program (``benchmarks/bench_batch.py``). The sampler a fit
-#: ran with is recorded in its settings.
+#: Default NUTS implementation, ``"auto"``: embias's batch NUTS for every fit, alone or
+#: together. Its program is compiled once per model shape in a process with the data as
+#: inputs, so a process can run any number of fits: ``pm.sample``'s JAX samplers
+#: (``"numpyro"``, ``"blackjax"``) compile every fit anew with its data as constants, and
+#: JAX keeps every such program (about 80 fits exhaust Linux's memory maps and the process
+#: dies). A fit alone on religion/GloVe 6B 50d takes about as long as numpyro's the first
+#: time in a process and half as long after (``benchmarks/bench_fit_speed.py``), with the
+#: same ESS. The sampler a fit ran with is recorded in its settings.
 DEFAULT_SAMPLER = "auto"
-#: What ``sampler="auto"`` means for a fit run alone.
-SINGLE_FIT_SAMPLER = "numpyro"
-#: What ``sampler="auto"`` means for fits run together, when their model allows it
-#: (:func:`embias.bayes.batch_sampling.batch_supported`).
+#: What ``sampler="auto"`` means for fits run together (:func:`embias.fit_many` and
+#: everything built on it): their tables of one shape share one compiled program.
 BATCH_SAMPLER = "embias"
+#: What ``sampler="auto"`` means for a fit run alone: the same sampler, run at exactly its
+#: chains' width.
+SINGLE_FIT_SAMPLER = BATCH_SAMPLER
 #: Default posterior interval probability (McElreath's 89%).
 DEFAULT_CI_PROB = 0.89
 #: Where fits are saved unless ``models_dir=`` (``--out``) says otherwise (relative to the

@@ -71,17 +71,10 @@ def _held_out_elpd(refit: embias.BiasFit, rows: pd.DataFrame) -> float:
 
 def _exact_word_elpd(fit: embias.BiasFit, word: str) -> float:
     """The exact leave-one-compared-word-out elpd of ``word``: refit the table without its
-    rows with the fit's settings (refits of a numpyro fit run on the batch sampler where it
-    fits the model), then :func:`_held_out_elpd` of those rows."""
-    import dataclasses
-
-    from embias.bayes.sampling import batch_supported
-
+    rows with the fit's settings, then :func:`_held_out_elpd` of those rows."""
     table = fit.table
     held = table["word_to_compare"] == word
     run = fit.fit_settings
-    if run.sampler == "numpyro" and batch_supported(run, table):
-        run = dataclasses.replace(run, sampler="embias")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         refit = embias.fit_bias_model(table.loc[~held], settings=run, progress=False)

@@ -36,10 +36,13 @@ LOW_K_MAX = 0.6
 #: An attribute word PSIS cannot handle (k 1.1-1.5 in every run: 'cheap' is associated with
 #: 5 of the 15 protected words, a third of their 3-4 associated rows).
 HIGH_K = "cheap"
-#: |PSIS change - refit change| allowed, in cosine distance. Each is a Monte Carlo estimate
-#: from 1000 draws; the associated contrasts' MCSE is about 0.002-0.003 (bar[associated]
-#: mixes slowly), so 0.008 is about 2-3 combined MCSE.
-TOLERANCE = 0.008
+#: |PSIS change - refit change| allowed, in Monte Carlo se's of the difference. Both are
+#: estimates from 1000 draws: the refit's change carries the MCSE of two posterior means
+#: (the refit's and the fit's, each about the fit's own), the PSIS change that of the fit's
+#: draws reweighted (at k < 0.6 taken as twice the fit's variance), so the difference's se
+#: is about sqrt(3) times the fit's MCSE of the contrast (0.002-0.003 for the associated
+#: contrasts: bar[associated] mixes slowly); 12 comparisons (3 words × 4 contrasts).
+Z_TOLERANCE = 4.0
 
 
 @pytest.fixture(scope="module")
@@ -78,27 +81,41 @@ def _by_word(table: pd.DataFrame) -> pd.DataFrame:
     return table.set_index(["word", "contrast"]).sort_index()
 
 
+def _contrast_mcse(fit) -> pd.Series:
+    import arviz as az
+
+    from embias.bayes.summary import contrast_draws
+
+    draws = contrast_draws(fit.posterior["posterior"]["connection_mean"])
+    return pd.Series({str(c): float(az.mcse(draws.sel(contrast=c).values))
+                      for c in draws["contrast"].values})
+
+
 def test_psis_change_agrees_with_refits_without_the_word(fit, psis, refits, low_k):
     """Leave-one-word-out by importance sampling vs a refit without the word's rows, for
-    three words with Pareto k < LOW_K_MAX: every contrast within TOLERANCE; the largest
-    change of the three at least 2 x TOLERANCE (the agreement is not that of two zeros),
-    and every change larger than TOLERANCE of the same sign."""
+    three words with Pareto k < LOW_K_MAX: every contrast within Z_TOLERANCE Monte Carlo
+    se's of the difference; the largest change of the three more than twice that bound
+    (the agreement is not that of two zeros), and every change larger than the bound of
+    the same sign."""
     approx, exact = _by_word(psis), _by_word(refits)
+    bound = Z_TOLERANCE * np.sqrt(3.0) * _contrast_mcse(fit)
     largest = 0.0
     for word in low_k:
         a, e = approx.loc[word], exact.loc[word]
         assert (a["pareto_k"] < LOW_K_MAX).all() and (a["method"] == "psis").all()
         assert (e["method"] == "refit").all() and (e["rows"] == a["rows"]).all()
         assert np.allclose(a["pareto_k"], e["pareto_k"])   # the k that would decide
-        assert np.abs(a["change"] - e["change"]).max() < TOLERANCE, (word, a, e)
-        large = e["change"].abs() > TOLERANCE
+        allowed = bound[a.index].to_numpy()
+        assert (np.abs(a["change"] - e["change"]).to_numpy() < allowed).all(), (word, a, e,
+                                                                                 allowed)
+        large = e["change"].abs().to_numpy() > allowed
         assert (np.sign(a["change"][large]) == np.sign(e["change"][large])).all(), (word, a, e)
-        largest = max(largest, e["change"].abs().max())
+        largest = max(largest, float((e["change"].abs() / bound[a.index]).max()))
         # rows left out: the word's rows of the table, counted here
         role = a["word_role"].iloc[0]
         column = "protected_word" if role == "protected" else "word_to_compare"
         assert (a["rows"] == (fit.table[column] == word).sum()).all()
-    assert largest > 2 * TOLERANCE
+    assert largest > 2
 
 
 def test_refits_are_fits_without_the_word(fit, refits):
@@ -109,7 +126,7 @@ def test_refits_are_fits_without_the_word(fit, refits):
     from embias.bayes.summary import contrast_draws
 
     table = fit.table
-    assert fit.settings["sampler"] == "numpyro"
+    assert fit.settings["sampler"] == "embias"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         direct = embias.fit_bias_model(table[table["word_to_compare"] != HIGH_K],

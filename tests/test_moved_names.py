@@ -145,7 +145,7 @@ KEPT = {
         "fit_many", "run_fit_chunk", "run_fit_job"),
     "embias.bayes.sampling": (
         "BASE_MEMORY", "PEAK_PER_STORED_BYTE", "PEAK_PER_STORED_BYTE_OTHER",
-        "SAMPLER_STATS", "batch_supported", "compiled_shapes", "fit_memory",
+        "SAMPLER_STATS", "compiled_shapes", "fit_memory",
         "initial_inverse_mass", "sample_posterior", "sample_posteriors", "shape_key"),
     "embias.bayes.influence": (
         "DEFAULT_ROLES", "K_THRESHOLD", "REFIT_CHOICES", "WORD_ROLES",

@@ -64,10 +64,11 @@ def run_python(script: str, env: dict[str, str], cwd: Path) -> dict:
 # ------------------------------------------------------------------ the library
 @pytest.mark.slow
 def test_a_fit_leaves_the_environment_and_jax_settings_as_they_were(tmp_path: Path) -> None:
-    """The default fit (numpyro, through JAX) with a user's XLA_FLAGS and PYTENSOR_FLAGS:
-    afterwards the variables and JAX's settings are those of a process that imported the
-    same samplers without embias (PyMC's JAX module rewrites XLA_FLAGS when it is imported:
-    that is PyMC's doing, and the same in both), and embias's cache holds no JAX programs."""
+    """The default fit (embias's batch NUTS, through JAX) with a user's XLA_FLAGS and
+    PYTENSOR_FLAGS: afterwards the variables and JAX's settings are those of a process that
+    imported the same samplers without embias (PyMC's JAX module rewrites XLA_FLAGS when it
+    is imported: that is PyMC's doing, and the same in both), and embias's cache holds no
+    JAX programs."""
     env = clean_environment(
         tmp_path, XLA_FLAGS="--xla_cpu_enable_fast_math=false",
         PYTENSOR_FLAGS=f"base_compiledir={tmp_path / 'pytensor'}")
@@ -76,7 +77,7 @@ def test_a_fit_leaves_the_environment_and_jax_settings_as_they_were(tmp_path: Pa
         table = embias.load_published_table("religion", "reddit")
         fit = embias.fit_bias_model(table, level="dataset", draws=50, tune=50,
                                     random_seed=1, progress=False, warn=False)
-        assert fit.settings["sampler"] == "numpyro", fit.settings["sampler"]
+        assert fit.settings["sampler"] == "embias", fit.settings["sampler"]
     """), env, tmp_path)
     samplers_alone = run_python("import pymc, pymc.sampling.jax, numpyro", env, tmp_path)
     assert {k: fitted["environ"].get(k) for k in VARIABLES} == \

@@ -50,7 +50,6 @@ from ..settings import BATCH_SAMPLER
 from .diagnostics import ConvergenceWarning
 from .fit import BiasFit
 from .jobs import FitJob, batch_settings, derived_seed, run_fit_chunk, run_fit_job
-from .sampling import batch_supported
 
 __all__ = ["FitJob", "batch_settings", "derived_seed", "fit_many", "run_fit_chunk", "run_fit_job"]
 
@@ -65,8 +64,7 @@ EXECUTOR_CHUNK = 64
 
 
 def _batchable(job: FitJob) -> bool:
-    return job.settings.sampler in ("auto", BATCH_SAMPLER) and (
-        job.settings.sampler == BATCH_SAMPLER or batch_supported(job.settings, job.table))
+    return job.settings.sampler in ("auto", BATCH_SAMPLER)
 
 
 def fit_many(

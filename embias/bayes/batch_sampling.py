@@ -1,9 +1,11 @@
 """Many tables of one shape through one compiled program: the batch path of every fit.
 
-Tables that differ only in their values — the studies of a calibration or a design
-analysis, the word-sampling simulation's tables, leave-one-word-out refits, the
-embeddings of a comparison — give models of one *shape* (level, data mode and the shape
-of every data container, :func:`embias.bayes.model.build_model`). For each shape the
+Every fit with ``sampler="auto"`` runs here, alone or with others. Tables that differ only
+in their values — the studies of a calibration or a design analysis, the word-sampling
+simulation's tables, leave-one-word-out refits, the embeddings of a comparison, the fits
+of a user's loop — give models of one *shape* (level, data mode and the shape of every
+data container, :func:`embias.bayes.model.build_model`; for a model that is built to read
+its data, also its graph's constants). For each shape the
 model's log density is turned into one JAX function whose data are inputs, and all the
 tables' chains run as lanes of one program (:func:`embias.bayes.batch_nuts.run_lanes`),
 compiled once per shape and process. The lanes are split over the machine's cores by
@@ -12,8 +14,12 @@ no JAX flag is set).
 
 A lane's draws depend on its table, its seed, the settings and the program's width (its
 number of lanes): programs of the same width give the same bits; XLA can vectorise the log
-density differently at other widths, so a table fitted alone and in a large batch agrees
-within Monte Carlo error.
+density differently at other widths, so a table fitted alone (a program of its chains)
+and in a batch of several (a multiple of :data:`LANE_MULTIPLE` lanes) agree within Monte
+Carlo error. No program is compiled per fit, so a process can run any number of fits:
+JAX keeps every program it compiled, and a sampler that compiles each fit anew with its
+data as constants (``pm.sample``'s numpyro) fills the process's memory maps after about
+80 fits.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import pandas as pd
 
 from ..settings import FitSettings, dense_mass
 from .data import approximate_posterior_sd, initial_values
+from .memory import check_draws_memory, draws_memory
 from .model import build_model, summary_model_data
 from .sampling import shape_key
 
@@ -100,6 +107,8 @@ class _Shape:
     transforms: list[str]
     output_names: list[str]
     output_dims: list[tuple[str, ...]]
+    forward: Any = None
+    default_start: dict[str, Any] | None = None
     constrain_lanes: Any = None
 
 
@@ -107,10 +116,12 @@ _SHAPES: dict[tuple[Any, ...], _Shape] = {}
 _SHAPES_LOCK = threading.Lock()
 
 
-def _compile_shape(model: Any) -> _Shape:
+def _compile_shape(model: Any, *, built: bool = False) -> _Shape:
     """Return the JAX potential and constraining functions of ``model``.
 
-    Its data containers are inputs of both.
+    Its data containers are inputs of both. ``built``: the fits of this shape built their
+    models (:func:`_prepare`); their starting points go through the model's transforms and
+    take a variable without a moment estimate from its support point.
     """
     from pymc.sampling.jax import get_jaxified_graph
     from pytensor.graph.replace import graph_replace
@@ -128,12 +139,11 @@ def _compile_shape(model: Any) -> _Shape:
     sizes = [int(np.prod(s)) for s in shapes]
     transforms = []
     for v in value_vars:
-        rv = model.values_to_rvs[v]
-        transform = model.rvs_to_transforms.get(rv)
-        name = type(transform).__name__ if transform is not None else "identity"
-        if name not in ("identity", "LogTransform"):
-            raise NotImplementedError(f"batch sampling: transform {name} of {rv.name}")
-        transforms.append(name)
+        transform = model.rvs_to_transforms.get(model.values_to_rvs[v])
+        transforms.append(type(transform).__name__ if transform is not None else "identity")
+    forward, default_start = None, None
+    if built or any(t not in ("identity", "LogTransform") for t in transforms):
+        forward, default_start = _starting_point_functions(model)
 
     def unflatten(z: Any) -> list[Any]:
         parts, start = [], 0
@@ -155,7 +165,36 @@ def _compile_shape(model: Any) -> _Shape:
                   data_dtypes=[np.asarray(v.get_value()).dtype for v in data_vars],
                   value_names=[model.values_to_rvs[v].name for v in value_vars],
                   value_shapes=shapes, transforms=transforms, output_names=names,
-                  output_dims=dims)
+                  output_dims=dims, forward=forward, default_start=default_start)
+
+
+def _starting_point_functions(model: Any) -> tuple[Any, dict[str, Any]]:
+    """Return the model's transforms as one function, and its default starting point.
+
+    For a model with a transform other than the identity and the log (the zero-sum effect
+    of the dataset and word levels): ``forward(values)`` takes the free variables'
+    constrained values, in the model's order, to the sampler's scale; the default starting
+    point (each variable's support point, on the constrained scale) fills what the moment
+    estimates leave out (a sentence table's template effects).
+    """
+    import pytensor
+    import pytensor.tensor as pt
+    from pymc.initial_point import make_initial_point_fn
+
+    from .sampling import python_ops_only
+
+    with python_ops_only():
+        inputs, outputs = [], []
+        for value in model.value_vars:
+            rv = model.values_to_rvs[value]
+            x = pt.tensor(dtype=rv.dtype, shape=(None,) * rv.ndim)
+            transform = model.rvs_to_transforms.get(rv)
+            inputs.append(x)
+            outputs.append(x if transform is None else transform.forward(x))
+        forward = pytensor.function(inputs, outputs, on_unused_input="ignore")
+        default = make_initial_point_fn(model=model, return_transformed=False,
+                                        jitter_rvs=set())(0)
+    return forward, {name: np.asarray(value) for name, value in default.items()}
 
 
 def lane_seed(seed: int, chain: int) -> int:
@@ -194,19 +233,61 @@ class _Prepared:
     starts: list[dict[str, Any]]   # per chain, on the constrained scale
     sds: dict[str, Any]            # approximate posterior sds
     seeds: np.ndarray              # (chains,)
+    model: Any = None              # the fit's PyMC model, when it was built to read its data
+
+
+def summary_data_supported(run: FitSettings, table: pd.DataFrame | None) -> bool:
+    """Tell whether a fit's data come without building its model (``summary_model_data``).
+
+    The hierarchical and crossed levels on the cell statistics of a table without
+    templates; other fits build their PyMC model once each to read its data containers.
+    """
+    return (run.level in ("hierarchical", "crossed") and run.data == "summary"
+            and table is not None and "template" not in table.columns)
+
+
+def graph_constants_digest(model: Any) -> str:
+    """Return a digest of the constants in ``model``'s graph (its priors, its structure).
+
+    Part of a built model's shape key: tables whose models differ in anything that is not
+    a data container compile apart, so no table is run with another's constants.
+    """
+    import hashlib
+
+    from pytensor.graph.basic import Constant
+    from pytensor.graph.traversal import ancestors
+
+    digest = hashlib.sha256()
+    outputs = [*model.basic_RVs, *model.deterministics, *model.potentials]
+    for node in ancestors(outputs):
+        if isinstance(node, Constant):
+            value = np.asarray(node.data)
+            digest.update(f"{value.dtype}{value.shape}".encode())
+            digest.update(value.tobytes())
+    return digest.hexdigest()
 
 
 def _prepare(cells: pd.DataFrame, table: pd.DataFrame | None, run: FitSettings,
              centred: Sequence[str]) -> tuple[tuple[Any, ...], _Prepared]:
     """Return a fit's shape key and its coordinates, data, starting points and seeds.
 
-    Without building its PyMC model (one model per shape is built,
-    :func:`_compile_shape`).
+    At the hierarchical and crossed levels on the cell statistics without building its
+    PyMC model (one model per shape is built, :func:`_compile_shape`); other fits build
+    theirs and read its data containers, and their shape key adds the digest of its
+    graph's constants (:func:`graph_constants_digest`).
     """
-    coords, data = summary_model_data(cells, level=run.level,  # type: ignore[arg-type]
-                                      table=table, centred=centred,
-                                      prior_location=run.prior_location)
-    key = shape_key(run, data)
+    model = None
+    if summary_data_supported(run, table):
+        coords, data = summary_model_data(cells, level=run.level,  # type: ignore[arg-type]
+                                          table=table, centred=centred,
+                                          prior_location=run.prior_location)
+        key = shape_key(run, data)
+    else:
+        model = build_model(cells, level=run.level, data=run.data,  # type: ignore[arg-type]
+                            table=table, centred=centred, prior_location=run.prior_location)
+        coords = {name: list(values) for name, values in model.coords.items()}
+        data = {v.name: np.asarray(v.get_value()) for v in model.data_vars}
+        key = (*shape_key(run, data), graph_constants_digest(model))
     kinds = list(coords.get("word_kind") or ())
     starts = initial_values(cells, level=run.level, centred=centred,  # type: ignore[arg-type]
                             chains=run.chains, random_seed=int(run.random_seed or 0),
@@ -215,7 +296,8 @@ def _prepare(cells: pd.DataFrame, table: pd.DataFrame | None, run: FitSettings,
                                    centred=centred)
     seeds = np.array([lane_seed(int(run.random_seed or 0), c) for c in range(run.chains)],
                      dtype=np.uint64)
-    return key, _Prepared(coords=coords, data=data, starts=starts, sds=sds, seeds=seeds)
+    return key, _Prepared(coords=coords, data=data, starts=starts, sds=sds, seeds=seeds,
+                          model=model)
 
 
 def _flat_start(shape: _Shape, prep: _Prepared) -> tuple[np.ndarray, np.ndarray]:
@@ -224,6 +306,8 @@ def _flat_start(shape: _Shape, prep: _Prepared) -> tuple[np.ndarray, np.ndarray]
     The starting points on the sampler's (unconstrained) scale, the inverse mass matrix
     the squared approximate posterior sds, both in the compiled order.
     """
+    if shape.forward is not None:
+        return _flat_start_transformed(shape, prep)
     starts, sds = [], []
     for name, var_shape, transform in zip(shape.value_names, shape.value_shapes,
                                           shape.transforms, strict=True):
@@ -238,6 +322,31 @@ def _flat_start(shape: _Shape, prep: _Prepared) -> tuple[np.ndarray, np.ndarray]
         sds.append(np.broadcast_to(np.asarray(prep.sds.get(name, 1.0), float),
                                    var_shape).ravel())
     return np.concatenate(starts, axis=1), np.concatenate(sds) ** 2
+
+
+def _flat_start_transformed(shape: _Shape, prep: _Prepared) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_flat_start` through the model's own transforms (:func:`_starting_point_functions`).
+
+    A variable without a moment estimate starts at its support point. The first inverse
+    mass matrix takes a variable's approximate sd where its value has the variable's shape
+    and 1 elsewhere (a zero-sum effect's value has one entry less).
+    """
+    assert shape.forward is not None and shape.default_start is not None
+    chains = []
+    for start in prep.starts:
+        values = [np.asarray(start.get(name, shape.default_start[name]), float)
+                  for name in shape.value_names]
+        values = [np.broadcast_to(v, np.shape(shape.default_start[name]))
+                  for v, name in zip(values, shape.value_names, strict=True)]
+        chains.append(np.concatenate([np.asarray(x, float).ravel()
+                                      for x in shape.forward(*values)]))
+    sds = []
+    for name, var_shape in zip(shape.value_names, shape.value_shapes, strict=True):
+        sd = np.asarray(prep.sds.get(name, 1.0), float)
+        if sd.ndim and sd.shape != tuple(var_shape):
+            sd = np.ones(var_shape)
+        sds.append(np.broadcast_to(sd, var_shape).ravel())
+    return np.stack(chains), np.concatenate(sds) ** 2
 
 
 def sample_tables(
@@ -274,9 +383,8 @@ def sample_tables(
     Raises
     ------
     ValueError
-        A fit's starting values lack a variable of its model.
-    NotImplementedError
-        A model variable's transform other than the identity or the log.
+        A fit's starting values lack a variable of its model, or a fit's estimated memory
+        (:func:`embias.bayes.memory.draws_memory`) is more than this machine has.
 
     Examples
     --------
@@ -318,10 +426,17 @@ def sample_tables(
             shape = _SHAPES.get(key)
             if shape is None:
                 cells, table, run, centred = items[members[0]]
-                shape = _compile_shape(build_model(
+                built = prepared[members[0]].model
+                model = built or build_model(
                     cells, level=run.level, data=run.data,  # type: ignore[arg-type]
-                    table=table, centred=centred, prior_location=run.prior_location))
+                    table=table, centred=centred, prior_location=run.prior_location)
+                shape = _compile_shape(model, built=built is not None)
                 _SHAPES[key] = shape
+        for i in members:
+            prepared[i].model = None  # read: its data are in prepared[i].data
+            kept = sum(int(np.prod([len(prepared[i].coords[d]) for d in dims]))
+                       for dims in shape.output_dims)
+            check_draws_memory(draws_memory(kept, items[i][2], items[i][1]), items[i][2])
         lanes_data = [np.stack([np.asarray(prepared[i].data[name], dtype=dtype)
                                 for i in members for _ in range(batch.chains)])
                       for name, dtype in zip(shape.data_names, shape.data_dtypes, strict=True)]
@@ -338,8 +453,10 @@ def sample_tables(
                      group_index: int = group_index,
                      lanes_data: list = lanes_data, start: np.ndarray = start,
                      inverse_mass: np.ndarray = inverse_mass,
-                     seeds: np.ndarray = seeds, parts: list = parts) -> Any:
-            index = _padded(part, len(seeds), parts)
+                     seeds: np.ndarray = seeds, parts: list = parts,
+                     fits: int = len(members)) -> Any:
+            index = (_padded(part, len(seeds), parts) if fits > 1
+                     else np.arange(part.start, part.stop))
             return run_lanes(shape.potential, [jnp.asarray(d[index]) for d in lanes_data],
                              start[index], inverse_mass[index], seeds[index],
                              tune=batch.tune, draws=batch.draws,
@@ -387,8 +504,9 @@ def _split(lanes: int, threads: int | None) -> list[slice]:
             if k * size < lanes]
 
 
-#: A program runs a multiple of this many lanes (a vector of doubles is 4 or 8 wide), so
-#: that batches of nearby sizes share a program and its rounding. Programs of different
+#: A program of several fits runs a multiple of this many lanes (a vector of doubles is 4
+#: or 8 wide), so that batches of nearby sizes share a program and its rounding; a program
+#: of one fit runs exactly its chains (a fit alone, as fast as unpadded). Programs of different
 #: widths can still round a model's log density differently (measured on the religion
 #: shape: 16, 24, 32 and 48 lanes give the same bits, 8 and 64 others).
 LANE_MULTIPLE = 8

@@ -14,7 +14,7 @@ import pandas as pd
 from ..settings import BYTES_PER_VALUE, FitSettings, check_memory, physical_memory
 
 __all__ = ["BASE_MEMORY", "PEAK_PER_STORED_BYTE", "PEAK_PER_STORED_BYTE_OTHER", "SAMPLER_STATS",
-           "check_fit_memory", "fit_memory"]
+           "check_draws_memory", "check_fit_memory", "draws_memory", "fit_memory"]
 
 #: Sampler statistics kept per draw and chain: numpyro's and blackjax's 7 (acceptance
 #: rate, step size, divergence, energy, steps, tree depth, log density); PyMC's NUTS keeps
@@ -92,7 +92,41 @@ def fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -> tupl
 
     values = sum(size(v) for v in model.free_RVs)
     values += sum(size(v) for v in model.deterministics)
-    values += SAMPLER_STATS.get(run.sampler, max(SAMPLER_STATS.values()))
+    return draws_memory(values, run, table)
+
+
+def draws_memory(variable_values: int, run: FitSettings, table: pd.DataFrame | None
+                 ) -> tuple[float, int]:
+    """Return the memory of a fit that keeps ``variable_values`` posterior values a draw.
+
+    :func:`fit_memory` once the sizes of the model's free variables and deterministics
+    are summed (``variable_values``): the sampler statistics, the log-likelihoods and the
+    crossed level's word effects are added here.
+
+    Parameters
+    ----------
+    variable_values
+        The values of the model's free variables and deterministics in one draw.
+    run
+        The fit's settings (draws, chains, sampler, level).
+    table
+        The fitted table (its compared words' or rows' log-likelihoods are kept).
+
+    Returns
+    -------
+    tuple of (float, int)
+        The estimated peak in bytes, and the values kept per draw and chain.
+
+    Examples
+    --------
+    >>> import embias
+    >>> from embias.bayes.memory import BASE_MEMORY, draws_memory
+    >>> run = embias.FitSettings(level="dataset", draws=1000, chains=2, sampler="embias")
+    >>> peak, values = draws_memory(10, run, None)
+    >>> values, peak == BASE_MEMORY + 4.5 * 1000 * 2 * 17 * 8
+    (17, True)
+    """
+    values = variable_values + SAMPLER_STATS.get(run.sampler, max(SAMPLER_STATS.values()))
     if table is not None:
         words = (int(table["word_to_compare"].nunique()) if "word_to_compare" in table.columns
                  else 0)
@@ -124,7 +158,26 @@ def check_fit_memory(model: Any, run: FitSettings, table: pd.DataFrame | None) -
         The estimated peak is more than this machine's physical memory
         (``embias.settings.check_memory``).
     """
-    needed, values = fit_memory(model, run, table)
+    check_draws_memory(fit_memory(model, run, table), run)
+
+
+def check_draws_memory(estimate: tuple[float, int], run: FitSettings) -> None:
+    """Refuse a fit whose estimated peak (:func:`draws_memory`) is more than this machine has.
+
+    Parameters
+    ----------
+    estimate
+        The fit's estimated peak in bytes and its values kept per draw and chain.
+    run
+        The fit's settings (draws, chains, level).
+
+    Raises
+    ------
+    ValueError
+        The estimated peak is more than this machine's physical memory; the message gives
+        both figures and the most draws that fit.
+    """
+    needed, values = estimate
     total = physical_memory()
     if total is None or needed <= total:
         return

@@ -1,8 +1,10 @@
-"""Running NUTS on a built model: PyMC's own sampler, or nutpie compiled once per shape.
+"""Running NUTS: embias's batch NUTS (the default), PyMC's samplers, or nutpie.
 
-``sampler="pymc"`` (and ``"numpyro"``/``"blackjax"``) go through ``pm.sample`` on a model
-built for the table. ``sampler="nutpie"`` on the cell summaries compiles the model's log
-density once per *shape* (level, number of protected words, the connections, the cells
+``sampler="embias"`` (what ``"auto"`` means) runs every fit through the program compiled
+once per model shape (:mod:`embias.bayes.batch_sampling`). ``sampler="pymc"`` (and
+``"numpyro"``/``"blackjax"``) go through ``pm.sample`` on a model built for the table,
+each fit compiled anew. ``sampler="nutpie"`` on the cell summaries compiles the model's
+log density once per *shape* (level, number of protected words, the connections, the cells
 with n ≥ 2) in this process, and feeds every further table of that shape through
 ``CompiledModel.with_data`` — the table's statistics, indices and centring are data of
 the model (:func:`embias.bayes.model.build_model`), so no table needs its own compile. A
@@ -39,7 +41,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from xarray import DataTree
 
 __all__ = [
-    "batch_supported",
     "compiled_shapes",
     "complete_crossed_draws",
     "fit_memory",
@@ -163,29 +164,37 @@ def sample_posterior(
     ------
     ValueError
         The fit's estimated memory (:func:`fit_memory`) is more than this machine has;
-        checked before sampling, the message gives both figures. With
-        ``sampler="embias"``, a fit the batch sampler cannot run.
+        checked before sampling, the message gives both figures.
 
     Examples
     --------
-    :func:`embias.fit_bias_model` samples through it; the batch sampler refuses what it
-    cannot fit before any work:
+    :func:`embias.fit_bias_model` samples through it; a fit whose draws would not fit in
+    this machine's memory is refused before any work:
 
     >>> import embias
     >>> from embias.bayes import cell_statistics
     >>> from embias.bayes.sampling import sample_posterior
     >>> table = embias.load_published_table("religion", "reddit")
-    >>> run = embias.FitSettings(level="word", sampler="embias", random_seed=1)
+    >>> run = embias.FitSettings(level="word", draws=10**12, random_seed=1).resolved()
     >>> try:
     ...     sample_posterior(cell_statistics(table), run, table=table, centred=(),
     ...                      progress=False)
     ... except ValueError as error:
-    ...     print(error)
-    sampler='embias' fits the hierarchical and crossed levels on the cell statistics of a
-    table without templates; got level='word', data='summary' — use sampler='numpyro'
+    ...     print(str(error)[:60])
+    a word fit of 1,000,000,000,000 draws × 2 chains (59 values
     """
     if run.sampler == "embias":
-        return sample_posteriors([(cells, table, run, centred)])[0]
+        if not progress_wanted(progress):
+            return sample_posteriors([(cells, table, run, centred)])[0]
+        from tqdm import tqdm
+
+        with tqdm(total=100, desc=f"sampling {run.chains} chains", unit="%",
+                  bar_format="{l_bar}{bar}| {elapsed}<{remaining}") as bar:
+            def moved(done: float) -> None:
+                bar.n = round(100 * done, 1)
+                bar.refresh()
+
+            return sample_posteriors([(cells, table, run, centred)], progress=moved)[0]
     # run.level and run.data are str, checked against the levels by FitSettings
     model = build_model(cells, level=run.level, data=run.data,  # type: ignore[arg-type]
                         table=table, centred=centred, prior_location=run.prior_location)
@@ -196,38 +205,6 @@ def sample_posterior(
     else:
         tree = _sample_pymc(cells, run, model, centred=centred, progress=progress)
     return complete_crossed_draws(tree, cells, run, table)
-
-
-def batch_supported(run: FitSettings, table: pd.DataFrame) -> bool:
-    """Tell whether embias's batch NUTS (``sampler="embias"``) can fit ``table``.
-
-    The hierarchical and crossed levels on the cell statistics, without templates (a
-    sentence table's template effects start from the design's own values).
-
-    Parameters
-    ----------
-    run
-        The fit's settings.
-    table
-        The table to fit.
-
-    Returns
-    -------
-    bool
-        Whether the batch sampler runs it.
-
-    Examples
-    --------
-    >>> import embias
-    >>> from embias.bayes.sampling import batch_supported
-    >>> table = embias.load_published_table("religion", "reddit")
-    >>> batch_supported(embias.FitSettings(level="crossed"), table)
-    True
-    >>> batch_supported(embias.FitSettings(level="word"), table)
-    False
-    """
-    return (run.level in ("hierarchical", "crossed") and run.data == "summary"
-            and "template" not in table.columns)
 
 
 def sample_posteriors(
@@ -259,33 +236,26 @@ def sample_posteriors(
     Raises
     ------
     ValueError
-        A fit the batch sampler cannot run (:func:`batch_supported`), or one whose
-        estimated memory is more than this machine has.
+        A fit whose estimated memory is more than this machine has.
 
     Examples
     --------
+    Two fits of one table at the dataset level run as the lanes of one program:
+
     >>> import embias
     >>> from embias.bayes import cell_statistics
     >>> from embias.bayes.sampling import sample_posteriors
     >>> table = embias.load_published_table("religion", "reddit")
-    >>> run = embias.FitSettings(level="crossed", data="raw", sampler="embias", random_seed=1)
-    >>> try:
-    ...     sample_posteriors([(cell_statistics(table), table, run, ())])
-    ... except ValueError as error:
-    ...     print(error)
-    sampler='embias' fits the hierarchical and crossed levels on the cell statistics of a
-    table without templates; got level='crossed', data='raw' — use sampler='numpyro'
+    >>> runs = [embias.FitSettings(level="dataset", draws=200, tune=300, sampler="embias",
+    ...                            random_seed=seed) for seed in (1, 2)]
+    >>> trees = sample_posteriors([(cell_statistics(table), table, run, ()) for run in runs])
+    >>> [tree["posterior"].sizes["draw"] for tree in trees]
+    [200, 200]
+    >>> trees[0]["sample_stats"].attrs["batch_lanes"]
+    4
     """
     from .batch_sampling import sample_tables
 
-    for _cells, table, run, _ in items:
-        if table is None or not batch_supported(run, table):
-            raise ValueError(f"sampler='embias' fits the hierarchical and crossed levels on "
-                             f"the cell statistics of a table without templates; got "
-                             f"level={run.level!r}, data={run.data!r}"
-                             + ("" if table is None or "template" not in table.columns
-                                else " and a table with templates")
-                             + " — use sampler='numpyro'")
     trees = sample_tables(items, progress=progress)
     if not word_effects:
         return trees
@@ -363,7 +333,7 @@ def _sample_pymc(cells: pd.DataFrame, run: FitSettings, model: Any, *,
         if inverse_mass is not None:
             kwargs["nuts"]["inverse_mass_matrix"] = inverse_mass
     jax_sampler = run.sampler in ("numpyro", "blackjax")
-    with _python_ops_only() if jax_sampler else contextlib.nullcontext():
+    with python_ops_only() if jax_sampler else contextlib.nullcontext():
         tree = pm.sample(**kwargs, progressbar=progress, compute_convergence_checks=False,
                          model=model, **start)
     return _as_numpy(tree) if jax_sampler else tree
@@ -408,7 +378,7 @@ def initial_inverse_mass(model: Any, sds: dict[str, Any], *, dense: bool) -> Any
     return np.diag(variances) if dense else variances
 
 
-def _python_ops_only() -> contextlib.AbstractContextManager[Any]:
+def python_ops_only() -> contextlib.AbstractContextManager[Any]:
     """PyTensor without its C compiler, for ``pm.sample`` with a JAX sampler.
 
     The log density runs in JAX; the one PyTensor function PyMC compiles on that path
