@@ -29,8 +29,11 @@ Configurations:
 * ``embias-nutpie`` — ``embias.fit_bias_model(table, sampler="nutpie")``: nutpie compiled
   once per model shape in the process (``embias.bayes.sampling``), the table's data fed
   through ``with_data``;
-* ``embias-default`` — ``embias.fit_bias_model(table)``: the default sampler (numpyro,
-  parallel chains on JAX CPU devices, persistent compilation cache set up by embias);
+* ``embias-numpyro``, ``embias-numpyro-crossed`` — ``embias.fit_bias_model(table,
+  sampler="numpyro")`` at the hierarchical and the crossed level: ``pm.sample``'s numpyro,
+  each fit compiled anew (the default for a fit alone until 0.4);
+* ``embias-default`` — ``embias.fit_bias_model(table)``: the default sampler (embias's
+  batch NUTS, a program of the fit's chains compiled once per model shape);
 * ``embias-crossed`` — ``embias.fit_bias_model(table, level="crossed")``: the compared words
   as a random effect, integrated out (dense mass matrix), default sampler.
 
@@ -70,9 +73,12 @@ from pathlib import Path
 from record import Tables, fresh_cache_env
 
 CONFIGS = ("pymc", "nutpie", "nutpie-frozen", "numpyro-parallel", "numpyro-vectorized",
-           "blackjax", "embias-nutpie", "embias-default", "embias-crossed")
+           "blackjax", "embias-nutpie", "embias-numpyro", "embias-numpyro-crossed",
+           "embias-default", "embias-crossed")
 #: embias's own paths: (sampler, level) given to fit_bias_model (None: the default)
 EMBIAS_PATHS = {"embias-nutpie": ("nutpie", "hierarchical"),
+                "embias-numpyro": ("numpyro", "hierarchical"),
+                "embias-numpyro-crossed": ("numpyro", "crossed"),
                 "embias-default": (None, "hierarchical"),
                 "embias-crossed": (None, "crossed")}
 

@@ -18,7 +18,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 from ._validation import (
     check_choice,
@@ -46,6 +49,7 @@ __all__ = [
     "DEFAULT_TUNE",
     "K_THRESHOLD",
     "LEVELS",
+    "ROW_MODEL_SAMPLER",
     "SAMPLERS",
     "SINGLE_FIT_SAMPLER",
     "WORD_SAMPLING_LEVELS",
@@ -82,21 +86,28 @@ SAMPLERS: tuple[str, ...] = ("auto", "embias", "pymc", "nutpie", "numpyro", "bla
 SAMPLER_PACKAGES: Mapping[str, str] = {"auto": "numpyro", "embias": "jax",
                                        "nutpie": "nutpie", "numpyro": "numpyro",
                                        "blackjax": "blackjax"}
-#: Default NUTS implementation, ``"auto"``: embias's batch NUTS for every fit, alone or
-#: together. Its program is compiled once per model shape in a process with the data as
-#: inputs, so a process can run any number of fits: ``pm.sample``'s JAX samplers
-#: (``"numpyro"``, ``"blackjax"``) compile every fit anew with its data as constants, and
-#: JAX keeps every such program (about 80 fits exhaust Linux's memory maps and the process
-#: dies). A fit alone on religion/GloVe 6B 50d takes about as long as numpyro's the first
-#: time in a process and half as long after (``benchmarks/bench_fit_speed.py``), with the
-#: same ESS. The sampler a fit ran with is recorded in its settings.
+#: Default NUTS implementation, ``"auto"``: embias's batch NUTS for fits run together and
+#: for a fit alone on cell statistics; numpyro for a fit alone of raw rows or of a sentence
+#: table with templates. The batch program is compiled once per model shape in a process
+#: with the data as inputs, so a process can run any number of fits: ``pm.sample``'s JAX
+#: samplers (``"numpyro"``, ``"blackjax"``) compile every fit anew with its data as
+#: constants, and JAX keeps every such program (about 80 fits exhaust Linux's memory maps
+#: and the process dies; :func:`embias.fit_many` runs many such fits on the batch sampler).
+#: Chosen by measurement (``benchmarks/bench_fit_speed.py``; religion/GloVe 6B 50d, warm):
+#: on cell statistics a fit alone takes about as long as numpyro's the first time in a
+#: process and half as long after, with the same ESS; on raw rows (hierarchical) and on a
+#: sentence table's templates (MiniLM, crossed) numpyro's fit is 1.5–1.9× faster. The
+#: sampler a fit ran with is recorded in its settings.
 DEFAULT_SAMPLER = "auto"
 #: What ``sampler="auto"`` means for fits run together (:func:`embias.fit_many` and
 #: everything built on it): their tables of one shape share one compiled program.
 BATCH_SAMPLER = "embias"
-#: What ``sampler="auto"`` means for a fit run alone: the same sampler, run at exactly its
-#: chains' width.
+#: What ``sampler="auto"`` means for a fit run alone on cell statistics: the same sampler,
+#: run at exactly its chains' width.
 SINGLE_FIT_SAMPLER = BATCH_SAMPLER
+#: What ``sampler="auto"`` means for a fit run alone of raw rows or of a sentence table's
+#: templates.
+ROW_MODEL_SAMPLER = "numpyro"
 #: Default posterior interval probability (McElreath's 89%).
 DEFAULT_CI_PROB = 0.89
 #: Where fits are saved unless ``models_dir=`` (``--out``) says otherwise (relative to the
@@ -424,17 +435,31 @@ class FitSettings:
         return cls.build(**{"draws": BATCH_DRAWS, "tune": BATCH_TUNE,
                             "target_accept": target, **fields})
 
-    def resolved(self) -> FitSettings:
+    def resolved(self, table: pd.DataFrame | None = None) -> FitSettings:
         """Return the settings a fit actually runs with.
 
         A seed drawn if none was given, ``cores`` = min(chains, CPUs) if unset, and
-        ``sampler="auto"`` as for a fit run alone (:data:`SINGLE_FIT_SAMPLER`;
+        ``sampler="auto"`` as for a fit of ``table`` run alone (:data:`SINGLE_FIT_SAMPLER`,
+        or :data:`ROW_MODEL_SAMPLER` for raw rows or a sentence table's templates;
         :func:`embias.fit_many` resolves it for a batch).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> FitSettings(random_seed=1).resolved().sampler
+        'embias'
+        >>> FitSettings(random_seed=1, data="raw").resolved().sampler
+        'numpyro'
+        >>> FitSettings(random_seed=1).resolved(pd.DataFrame(columns=["template"])).sampler
+        'numpyro'
         """
         seed = check_seed(self.random_seed)
         cores = self.cores if self.cores is not None else min(self.chains,
                                                               os.cpu_count() or 1)
-        sampler = SINGLE_FIT_SAMPLER if self.sampler == "auto" else self.sampler
+        sampler = self.sampler
+        if sampler == "auto":
+            rows = self.data == "raw" or (table is not None and "template" in table.columns)
+            sampler = ROW_MODEL_SAMPLER if rows else SINGLE_FIT_SAMPLER
         return dataclasses.replace(self, random_seed=seed, cores=cores, sampler=sampler)
 
     def to_dict(self) -> dict[str, Any]:

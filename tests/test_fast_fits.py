@@ -85,10 +85,11 @@ def test_many_fits_compile_once_and_equal_single_fits(reddit):
 
 
 def test_a_jax_fit_compiles_no_c_code(tmp_path):
-    """The default sampler (numpyro) runs the log density in JAX; the one PyTensor function
-    PyMC compiles on that path (the starting points) runs PyTensor's Python implementations,
-    so a fresh machine does not build PyTensor's C extensions first (0.9 s, measured):
-    the fresh PyTensor cache holds no compiled module after a fit."""
+    """The default sampler (embias's batch NUTS) runs the log density in JAX; the PyTensor
+    functions on that path (the dataset level's starting points through its zero-sum
+    transform) run PyTensor's Python implementations, so a fresh machine does not build
+    PyTensor's C extensions first (0.9 s, measured): the fresh PyTensor cache holds no
+    compiled module after a fit."""
     cache = tmp_path / "pytensor"
     script = textwrap.dedent("""\
         import embias
@@ -101,6 +102,6 @@ def test_a_jax_fit_compiles_no_c_code(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env=env, cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "FITTED numpyro" in done.stdout
+    assert "FITTED embias" in done.stdout
     compiled = [p for p in cache.rglob("*") if p.suffix in (".so", ".cpp", ".c")]
     assert compiled == []

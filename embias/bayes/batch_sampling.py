@@ -29,7 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -109,6 +109,8 @@ class _Shape:
     output_dims: list[tuple[str, ...]]
     forward: Any = None
     default_start: dict[str, Any] | None = None
+    observed: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
+    constant: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     constrain_lanes: Any = None
 
 
@@ -123,6 +125,15 @@ def _compile_shape(model: Any, *, built: bool = False) -> _Shape:
     models (:func:`_prepare`); their starting points go through the model's transforms and
     take a variable without a moment estimate from its support point.
     """
+    from .sampling import python_ops_only
+
+    # PyTensor's Python implementations: the model's initial point is the one PyTensor
+    # function here, and with a C compiler PyTensor would first build its C extension
+    with python_ops_only():
+        return _compile_model(model, built=built)
+
+
+def _compile_model(model: Any, *, built: bool) -> _Shape:
     from pymc.sampling.jax import get_jaxified_graph
     from pytensor.graph.replace import graph_replace
 
@@ -160,12 +171,37 @@ def _compile_shape(model: Any, *, built: bool = False) -> _Shape:
 
     names = [v.name for v in model.unobserved_value_vars if not v.name.endswith("__")]
     dims = [tuple(model.named_vars_to_dims.get(n) or ()) for n in names]
+    observed, constant = _data_groups(model)
     return _Shape(potential=potential, constrain=constrain,
                   data_names=[v.name for v in data_vars],
                   data_dtypes=[np.asarray(v.get_value()).dtype for v in data_vars],
                   value_names=[model.values_to_rvs[v].name for v in value_vars],
                   value_shapes=shapes, transforms=transforms, output_names=names,
-                  output_dims=dims, forward=forward, default_start=default_start)
+                  output_dims=dims, forward=forward, default_start=default_start,
+                  observed=observed, constant=constant)
+
+
+def _data_groups(model: Any) -> tuple[list[tuple[str, str, tuple[str, ...]]],
+                                      list[tuple[str, tuple[str, ...]]]]:
+    """Return where a fit's ``observed_data`` and ``constant_data`` groups come from.
+
+    As ``pm.sample`` writes them: each observed variable with the data container that holds
+    its values and its dimensions; every other data container with its dimensions.
+    """
+    def dims_of(name: str, ndim: int) -> tuple[str, ...]:
+        dims = model.named_vars_to_dims.get(name)
+        return tuple(dims) if dims else tuple(f"{name}_dim_{i}" for i in range(ndim))
+
+    containers = {v.name for v in model.data_vars}
+    observed = []
+    for rv in model.observed_RVs:
+        value = model.rvs_to_values[rv]
+        if getattr(value, "name", None) in containers:
+            observed.append((rv.name, value.name, dims_of(rv.name, rv.ndim)))
+    used = {container for _, container, _ in observed}
+    constant = [(v.name, dims_of(v.name, np.ndim(v.get_value()))) for v in model.data_vars
+                if v.name not in used]
+    return observed, constant
 
 
 def _starting_point_functions(model: Any) -> tuple[Any, dict[str, Any]]:
@@ -175,25 +211,22 @@ def _starting_point_functions(model: Any) -> tuple[Any, dict[str, Any]]:
     of the dataset and word levels): ``forward(values)`` takes the free variables'
     constrained values, in the model's order, to the sampler's scale; the default starting
     point (each variable's support point, on the constrained scale) fills what the moment
-    estimates leave out (a sentence table's template effects).
+    estimates leave out (a sentence table's template effects). Called by
+    :func:`_compile_shape`, with PyTensor's Python implementations.
     """
     import pytensor
     import pytensor.tensor as pt
     from pymc.initial_point import make_initial_point_fn
 
-    from .sampling import python_ops_only
-
-    with python_ops_only():
-        inputs, outputs = [], []
-        for value in model.value_vars:
-            rv = model.values_to_rvs[value]
-            x = pt.tensor(dtype=rv.dtype, shape=(None,) * rv.ndim)
-            transform = model.rvs_to_transforms.get(rv)
-            inputs.append(x)
-            outputs.append(x if transform is None else transform.forward(x))
-        forward = pytensor.function(inputs, outputs, on_unused_input="ignore")
-        default = make_initial_point_fn(model=model, return_transformed=False,
-                                        jitter_rvs=set())(0)
+    inputs, outputs = [], []
+    for value in model.value_vars:
+        rv = model.values_to_rvs[value]
+        x = pt.tensor(dtype=rv.dtype, shape=(None,) * rv.ndim)
+        transform = model.rvs_to_transforms.get(rv)
+        inputs.append(x)
+        outputs.append(x if transform is None else transform.forward(x))
+    forward = pytensor.function(inputs, outputs, on_unused_input="ignore")
+    default = make_initial_point_fn(model=model, return_transformed=False, jitter_rvs=set())(0)
     return forward, {name: np.asarray(value) for name, value in default.items()}
 
 
@@ -488,7 +521,8 @@ def sample_tables(
             trees[i] = _tree(prepared[i].coords, shape,
                              [c[lanes] for c in constrained],
                              {n: s[lanes] for n, s in stats.items()},
-                             {**program, "leapfrog_steps": [int(x) for x in leapfrogs[lanes]]})
+                             {**program, "leapfrog_steps": [int(x) for x in leapfrogs[lanes]]},
+                             prepared[i].data)
     return [t for t in trees if t is not None]
 
 
@@ -593,8 +627,12 @@ def _constrain(shape: _Shape, positions: np.ndarray, lanes_data: list[np.ndarray
 
 
 def _tree(model_coords: dict[str, Any], shape: _Shape, values: list[np.ndarray],
-          stats: dict[str, np.ndarray], program: dict[str, Any]) -> DataTree:
-    """Return a fit's draws as a DataTree.
+          stats: dict[str, np.ndarray], program: dict[str, Any],
+          data: dict[str, np.ndarray]) -> DataTree:
+    """Return a fit's draws and data as a DataTree.
+
+    Groups ``posterior``, ``sample_stats``, ``observed_data`` and ``constant_data`` (the
+    fit's ``data``: its data containers' values), as ``pm.sample`` writes them.
 
     ``program`` (the batch's lanes, threads, program steps and seconds, and each chain's
     leapfrog steps with its warm-up) goes into the ``sample_stats`` attributes.
@@ -616,4 +654,16 @@ def _tree(model_coords: dict[str, Any], shape: _Shape, values: list[np.ndarray],
                                    value.astype(np.int64) if name in ("n_steps", "tree_depth")
                                    else value) for name, value in stats.items()},
                            coords=base, attrs=program)
-    return xr.DataTree.from_dict({"posterior": posterior, "sample_stats": stat_vars})
+    def data_coords(dims: tuple[str, ...]) -> dict[str, Any]:
+        return {d: list(model_coords[d]) for d in dims if d in model_coords}
+
+    observed = xr.Dataset({name: (dims, np.asarray(data[container]))
+                           for name, container, dims in shape.observed})
+    observed = observed.assign_coords({d: v for _, _, dims in shape.observed
+                                       for d, v in data_coords(dims).items()})
+    constant = xr.Dataset({name: (dims, np.asarray(data[name]))
+                           for name, dims in shape.constant})
+    constant = constant.assign_coords({d: v for _, dims in shape.constant
+                                       for d, v in data_coords(dims).items()})
+    return xr.DataTree.from_dict({"posterior": posterior, "sample_stats": stat_vars,
+                                  "observed_data": observed, "constant_data": constant})

@@ -55,8 +55,11 @@ def prepare_fit(table: pd.DataFrame, run: FitSettings) -> tuple[pd.DataFrame, tu
     Raises
     ------
     ValueError
-        A bad table, or cells of identical distances the summary likelihood cannot take.
+        A bad table, cells of identical distances the summary likelihood cannot take, or
+        centred connections that are not in the table.
     """
+    from .model.layout import check_centred
+
     cells = cell_statistics(table)
     if run.data == "summary" and run.level != "crossed":
         flat = cells[(cells["n"] >= 2) & (cells["ss"] <= 0)]
@@ -68,6 +71,7 @@ def prepare_fit(table: pd.DataFrame, run: FitSettings) -> tuple[pd.DataFrame, tu
     centred_cons: tuple[str, ...] = ()
     if run.level in ("hierarchical", "crossed"):
         centred_cons = choose_centring(cells) if run.centred == "auto" else tuple(run.centred)
+        check_centred(centred_cons, list(dict.fromkeys(cells["connection"])))
     return cells, centred_cons
 
 
@@ -170,7 +174,7 @@ def fit_bias_model(
     True
     """
     t_start = time.perf_counter()
-    run = FitSettings.build(settings, **options).resolved()
+    run = FitSettings.build(settings, **options).resolved(table)
     sampler_available(run.sampler)
     cells, centred_cons = prepare_fit(table, run)
     t_built = time.perf_counter()

@@ -99,11 +99,12 @@ def refit_settings(fit: BiasFit, settings: FitSettings | None) -> FitSettings:
     >>> run.sampler, run.random_seed
     ('auto', 4)
     """
-    from ..settings import SINGLE_FIT_SAMPLER, FitSettings
+    from ..settings import FitSettings
 
     run = fit.fit_settings if settings is None else FitSettings.build(settings)
-    if settings is None and run.sampler == SINGLE_FIT_SAMPLER:
-        # the refits are a batch: "auto" runs them together (same model, other draws)
+    if settings is None:
+        # the refits are a batch: "auto" runs them together, one compiled program (a fit
+        # sampled with numpyro gets the same model, other draws)
         run = dataclasses.replace(run, sampler="auto")
     if run.random_seed is None:
         run = dataclasses.replace(run, random_seed=check_seed(fit.settings.get("random_seed")))

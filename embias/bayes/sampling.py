@@ -20,6 +20,7 @@ Before a fit samples, its memory is estimated and checked (:mod:`embias.bayes.me
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -168,22 +169,24 @@ def sample_posterior(
 
     Examples
     --------
-    :func:`embias.fit_bias_model` samples through it; a fit whose draws would not fit in
-    this machine's memory is refused before any work:
+    :func:`embias.fit_bias_model` samples through it; with the default sampler a fit alone
+    runs a program of exactly its chains:
 
     >>> import embias
     >>> from embias.bayes import cell_statistics
     >>> from embias.bayes.sampling import sample_posterior
     >>> table = embias.load_published_table("religion", "reddit")
-    >>> run = embias.FitSettings(level="word", draws=10**12, random_seed=1).resolved()
-    >>> try:
-    ...     sample_posterior(cell_statistics(table), run, table=table, centred=(),
-    ...                      progress=False)
-    ... except ValueError as error:
-    ...     print(str(error)[:60])
-    a word fit of 1,000,000,000,000 draws × 2 chains (59 values
+    >>> run = embias.FitSettings(level="word", draws=100, tune=200, random_seed=1).resolved()
+    >>> tree = sample_posterior(cell_statistics(table), run, table=table, centred=(),
+    ...                         progress=False)
+    >>> run.sampler, tree["sample_stats"].attrs["batch_lanes"]
+    ('embias', 2)
+    >>> dict(tree["posterior"].sizes)
+    {'chain': 2, 'draw': 100, 'protected_word': 15, 'connection': 4}
     """
     if run.sampler == "embias":
+        logging.getLogger(__name__).info("NUTS[embias]: %s chains × (%s + %s), level %s",
+                                         run.chains, run.tune, run.draws, run.level)
         if not progress_wanted(progress):
             return sample_posteriors([(cells, table, run, centred)])[0]
         from tqdm import tqdm

@@ -181,13 +181,22 @@ def configure_process() -> None:
     (:func:`embias._process_setup.use_writable_compile_folder`). JAX's device count is left
     to PyMC, which asks for enough devices to run the chains in parallel. Settings the user
     made in the environment are kept. Nothing is imported: JAX and PyTensor read the
-    environment when a command imports them.
+    environment when a command imports them. embias's own log lines (``NUTS[embias]: …``
+    as a fit starts sampling, as PyMC writes its samplers') go to standard error.
     """
+    import logging
+
     from .._process_setup import configure_jax, use_writable_compile_folder
 
     with _warnings_as_lines():
         use_writable_compile_folder()
         configure_jax(host_devices=None)
+    logger = logging.getLogger("embias")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
 
 
 def run() -> int:

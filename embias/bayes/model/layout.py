@@ -17,7 +17,7 @@ import pandas as pd
 from ..data import choose_centring
 from .structure import LevelStructure
 
-__all__ = ["CellLayout", "HierarchicalLayout", "protected_strata"]
+__all__ = ["CellLayout", "HierarchicalLayout", "check_centred", "protected_strata"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,30 @@ class CellLayout:
                 pm.Data("prior_location", np.asarray(prior_location, dtype=float)))
 
 
+def check_centred(centred: Sequence[str], connections: Sequence[str]) -> None:
+    """Refuse centred connections that are not among the table's ``connections``.
+
+    Raises
+    ------
+    ValueError
+        Naming the unknown connections and the table's.
+
+    Examples
+    --------
+    >>> check_centred(["none"], ["associated", "none"])
+    >>> try:
+    ...     check_centred(["nowhere"], ["associated", "none"])
+    ... except ValueError as error:
+    ...     print(error)
+    centred=['nowhere'] names connections ['nowhere'] that are not in the table
+    (['associated', 'none'])
+    """
+    unknown = sorted(set(centred) - set(connections))
+    if unknown:
+        raise ValueError(f"centred={list(centred)} names connections {unknown} that are "
+                         f"not in the table ({list(connections)})")
+
+
 @dataclass(frozen=True)
 class HierarchicalLayout:
     """What the hierarchical family's models add to :class:`CellLayout`.
@@ -101,10 +125,7 @@ class HierarchicalLayout:
         """Return the layout of a cell statistics table (``centred`` checked)."""
         layout = CellLayout.of(cells)
         chosen = choose_centring(cells) if centred == "auto" else tuple(centred)
-        unknown = sorted(set(chosen) - set(layout.cons))
-        if unknown:
-            raise ValueError(f"centred={list(chosen)} names connections {unknown} that are "
-                             f"not in the table ({layout.cons})")
+        check_centred(chosen, layout.cons)
         return cls(cells=layout, centred_mask=np.array([float(c in chosen)
                                                         for c in layout.cons]),
                    strata=protected_strata(cells) if structure.strata else None)
