@@ -24,6 +24,7 @@ data as constants (``pm.sample``'s numpyro) fills the process's memory maps afte
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -499,6 +500,11 @@ def sample_tables(
                              chains=part.stop - part.start,
                              progress=reporter((group_index, parts.index(part))))
 
+        # as PyMC names its sampler when sampling starts (the command line prints it)
+        logging.getLogger(__name__).log(
+            logging.INFO if len(members) == 1 else logging.DEBUG,
+            "NUTS[embias]: %d fit(s) × %d chains × (%d + %d), level %s", len(members),
+            batch.chains, batch.tune, batch.draws, items[members[0]][2].level)
         started = time.perf_counter()
         if len(parts) == 1:
             results = [run_part(parts[0])]

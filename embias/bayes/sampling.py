@@ -20,7 +20,6 @@ Before a fit samples, its memory is estimated and checked (:mod:`embias.bayes.me
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -185,8 +184,6 @@ def sample_posterior(
     {'chain': 2, 'draw': 100, 'protected_word': 15, 'connection': 4}
     """
     if run.sampler == "embias":
-        logging.getLogger(__name__).info("NUTS[embias]: %s chains × (%s + %s), level %s",
-                                         run.chains, run.tune, run.draws, run.level)
         if not progress_wanted(progress):
             return sample_posteriors([(cells, table, run, centred)])[0]
         from tqdm import tqdm
