@@ -93,11 +93,14 @@ SAMPLER_PACKAGES: Mapping[str, str] = {"auto": "numpyro", "embias": "jax",
 #: samplers (``"numpyro"``, ``"blackjax"``) compile every fit anew with its data as
 #: constants, and JAX keeps every such program (about 80 fits exhaust Linux's memory maps
 #: and the process dies; :func:`embias.fit_many` runs many such fits on the batch sampler).
-#: Chosen by measurement (``benchmarks/bench_fit_speed.py``; religion/GloVe 6B 50d, warm):
-#: on cell statistics a fit alone takes about as long as numpyro's the first time in a
-#: process and half as long after, with the same ESS; on raw rows (hierarchical) and on a
-#: sentence table's templates (MiniLM, crossed) numpyro's fit is 1.5–1.9× faster. The
-#: sampler a fit ran with is recorded in its settings.
+#: Measured (religion/GloVe 6B 50d, 2 × (1000 + 3000); ``benchmarks/bench_fit_speed.py
+#: --only embias-numpyro,embias-numpyro-crossed,embias-default,embias-crossed``): a script
+#: that fits one table takes 9.7 s against numpyro's 8.9 s at the crossed level and 11.7 s
+#: against 8.4 s at the hierarchical level (fresh process, empty caches), with the same ESS;
+#: every further fit of a table of that shape in the process takes about 2 s against 4 s.
+#: On raw rows (hierarchical) and a sentence table's templates (MiniLM, crossed) numpyro's
+#: fit is 1.5–1.9× faster, hence ``ROW_MODEL_SAMPLER``. The sampler a fit ran with is
+#: recorded in its settings.
 DEFAULT_SAMPLER = "auto"
 #: What ``sampler="auto"`` means for fits run together (:func:`embias.fit_many` and
 #: everything built on it): their tables of one shape share one compiled program.
