@@ -1,7 +1,8 @@
 """Many tables of one shape through one compiled program: the batch path of every fit.
 
-Every fit with ``sampler="auto"`` runs here, alone or with others. Tables that differ only
-in their values — the studies of a calibration or a design analysis, the word-sampling
+Every batch of fits with ``sampler="auto"`` runs here, and every fit alone on cell
+statistics (:data:`embias.settings.SINGLE_FIT_SAMPLER`). Tables that differ only in their
+values — the studies of a calibration or a design analysis, the word-sampling
 simulation's tables, leave-one-word-out refits, the embeddings of a comparison, the fits
 of a user's loop — give models of one *shape* (level, data mode and the shape of every
 data container, :func:`embias.bayes.model.build_model`; for a model that is built to read
@@ -436,6 +437,8 @@ def sample_tables(
     prepared: list[_Prepared] = []
     for i, (cells, table, run, centred) in enumerate(items):
         key, prep = _prepare(cells, table, run, centred)
+        if (key, BatchRun.of(run)) in groups or key in _SHAPES:
+            prep.model = None  # its data are read; one model per shape is compiled
         prepared.append(prep)
         groups.setdefault((key, BatchRun.of(run)), []).append(i)
     trees: list[DataTree | None] = [None] * len(items)
