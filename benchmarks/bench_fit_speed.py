@@ -340,11 +340,11 @@ print("RESULT " + json.dumps(out))
 
 #: Where a CLI fit's time goes: ``embias.cli.main(["fit", "religion", ...])`` in this
 #: process, with the stages' functions wrapped by timers (importing embias's before the
-#: command, and JAX's when the fit first needs JAX, is the "imports" stage). ``sampling``
-#: is the wait for numpyro's draws: from the return of ``MCMC.run`` (which traces, loads or
-#: compiles and dispatches the program, then returns before the chains finish) to PyMC's
-#: next step (the JAX graph of the draws' transform). The XLA compilations are JAX's own
-#: log (``jax_log_compiles``).
+#: command, and JAX's when the fit first needs JAX, is the "imports" stage). The default
+#: sampler's stages: the table's model data, the model's JAX functions (compiled once per
+#: shape), the batch NUTS program (``run_lanes``: trace, compile or load, and the sampling
+#: itself, which it waits for), the draws' transform and their DataTree. The XLA
+#: compilations are JAX's own log (``jax_log_compiles``).
 STAGES_CHILD = r"""
 import functools, importlib, json, logging, sys, time
 cfg = json.loads(sys.argv[1])
@@ -376,24 +376,23 @@ def timed(modname, attr):
 import embias.cli
 for modname, attr in [
         ("embias.pipeline.study_fits", "cached_study_table"),
-        ("embias.bayes.sampling", "build_model"),
+        ("embias.bayes.batch_sampling", "_prepare"),
+        ("embias.bayes.batch_sampling", "_compile_shape"),
+        ("embias.bayes.batch_sampling", "_constrain"),
+        ("embias.bayes.batch_sampling", "_tree"),
         ("embias.bayes.sampling", "complete_crossed_draws"),
         ("embias.bayes.fit", "convergence_diagnostics"),
         ("embias.pipeline.study_fits", "save_checked"),
         ("embias.audit", "keep_figures")]:
     timed(modname, attr)
-# JAX, numpyro and PyMC's JAX sampling: imported here (the command imports them when the
-# fit first needs JAX), their timers set, and that time counted as imports
+# JAX: imported here (the command imports it when the fit first needs it), its compile log
+# switched on, and that time counted as imports
 lazy_imports = []
 t = time.perf_counter()
 import jax
 jax.config.update("jax_log_compiles", True)
-for modname, attr in [
-        ("pymc.sampling.jax", "get_jaxified_graph"), ("numpyro.infer", "MCMC.run"),
-        ("pymc.sampling.jax", "sample_jax_nuts"),
-        ("pymc.sampling.jax", "_get_batched_jittered_initial_points"),
-        ("pymc.sampling.jax", "_postprocess_samples")]:
-    timed(modname, attr)
+import embias.bayes.batch_nuts
+timed("embias.bayes.batch_nuts", "run_lanes")
 lazy_imports.append(time.perf_counter() - t)
 t_imports = time.perf_counter() - T0
 import contextlib, io
@@ -403,25 +402,16 @@ with contextlib.redirect_stdout(io.StringIO()):
 total = time.perf_counter() - T0
 def spent(name):
     return sum(b - a for n, a, b in calls if n == name)
-first = {n: (a, b) for n, a, b in reversed(calls)}
-graphs = [(a, b) for n, a, b in calls if n == "get_jaxified_graph"]
-run_end = first["MCMC.run"][1]
-after = [a for a, b in graphs if a > run_end]
-sampling = (after[0] - run_end) if after else float("nan")
 stages = {
-    "imports (embias.cli; JAX, numpyro, PyMC's JAX sampling when first needed)":
-        t_imports + sum(lazy_imports),
+    "imports (embias.cli; JAX when first needed)": t_imports + sum(lazy_imports),
     "cosine table (cache)": spent("cached_study_table"),
-    "PyMC model (PyMC imported when first needed)": spent("build_model"),
-    "PyMC -> JAX graphs": spent("get_jaxified_graph"),
-    "numpyro MCMC.run (trace, compile or load, dispatch)": spent("MCMC.run"),
-    "sampling (waiting for the draws)": sampling,
-    "PyMC's starting points (PyTensor function)":
-        spent("_get_batched_jittered_initial_points"),
-    "PyMC's transform of the draws (JAX)": spent("_postprocess_samples"),
-    "rest of pm.sample (stats, InferenceData)": spent("sample_jax_nuts")
-        - spent("get_jaxified_graph") - spent("MCMC.run") - sampling
-        - spent("_get_batched_jittered_initial_points") - spent("_postprocess_samples"),
+    "the table's model data (cell statistics; a PyMC model where it must be built)":
+        spent("_prepare"),
+    "the model's JAX functions (PyMC graphs to JAX; once per model shape)":
+        spent("_compile_shape"),
+    "batch NUTS program (trace, compile or load, sampling)": spent("run_lanes"),
+    "the draws' transform (JAX)": spent("_constrain"),
+    "the draws as a DataTree": spent("_tree"),
     "word effects (crossed)": spent("complete_crossed_draws"),
     "r-hat / ESS": spent("convergence_diagnostics"),
     "saving the fit": spent("save_checked"),
