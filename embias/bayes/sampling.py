@@ -1,7 +1,8 @@
 """Running NUTS: embias's batch NUTS (the default), PyMC's samplers, or nutpie.
 
-``sampler="embias"`` (what ``"auto"`` means) runs every fit through the program compiled
-once per model shape (:mod:`embias.bayes.batch_sampling`). ``sampler="pymc"`` (and
+``sampler="embias"`` (what ``"auto"`` means for batches and for a fit alone on cell
+statistics; :meth:`embias.FitSettings.resolved`) runs every fit through the program
+compiled once per model shape (:mod:`embias.bayes.batch_sampling`). ``sampler="pymc"`` (and
 ``"numpyro"``/``"blackjax"``) go through ``pm.sample`` on a model built for the table,
 each fit compiled anew. ``sampler="nutpie"`` on the cell summaries compiles the model's
 log density once per *shape* (level, number of protected words, the connections, the cells
@@ -379,13 +380,14 @@ def initial_inverse_mass(model: Any, sds: dict[str, Any], *, dense: bool) -> Any
 
 
 def python_ops_only() -> contextlib.AbstractContextManager[Any]:
-    """PyTensor without its C compiler, for ``pm.sample`` with a JAX sampler.
+    """PyTensor without its C compiler, where the log density runs in JAX.
 
-    The log density runs in JAX; the one PyTensor function PyMC compiles on that path
-    takes the starting points to the unconstrained scale. With a C compiler PyTensor
-    first builds its C extension (``lazylinker_ext``) into an empty cache for it, which
-    costs more than the whole function; its Python implementations give the same starting
-    points, hence the same draws.
+    For ``pm.sample`` with a JAX sampler and for the batch sampler's compile of a model
+    shape (:mod:`embias.bayes.batch_sampling`). The PyTensor functions on those paths take
+    the starting points to the unconstrained scale or give the model's initial point. With
+    a C compiler PyTensor first builds its C extension (``lazylinker_ext``) into an empty
+    cache for them, which costs more than the functions; its Python implementations give
+    the same starting points, hence the same draws.
     """
     import pytensor
 
