@@ -179,3 +179,27 @@ def test_a_chain_has_the_same_draws_in_a_lane_of_its_own_or_after_other_chains(
                      dense=dense, lanes=8, chains=20)
     np.testing.assert_array_equal(part.positions[:20], runs[24].positions[:20])
     assert (part.leapfrog_steps[20:] == 0).all() and (part.positions[20:] == 0).all()
+
+
+def test_a_jaxlib_without_the_programs_compile_options_compiles_it_with_xlas_defaults(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the program asks XLA for its own schedule and fusions (COMPILER_OPTIONS); a jaxlib
+    # that does not know an option must still run it — as the same program, so its draws
+    # equal those of a compile with no options at all
+    from embias.bayes.batch_nuts import program
+
+    scales = np.array([1.0, 2.0])
+    potential, scale_data = _potential(scales)
+    data = np.broadcast_to(np.asarray(scale_data), (4, 2))
+    seeds = np.arange(4, dtype=np.uint64)
+
+    def draws(options: dict) -> np.ndarray:
+        monkeypatch.setattr(program, "COMPILER_OPTIONS", options)
+        monkeypatch.setattr(program, "_COMPILED", {})
+        return run_lanes(potential, data, np.zeros((4, 2)), np.ones((4, 2)), seeds,
+                         tune=50, draws=20).positions
+
+    expected = draws({})
+    np.testing.assert_array_equal(draws({"xla_cpu_no_such_option_anywhere": "1"}), expected)
+    np.testing.assert_array_equal(
+        draws({"xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_NOT_ONE_OF_THEM"}), expected)

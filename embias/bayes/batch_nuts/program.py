@@ -35,6 +35,14 @@ def _report(token: Any, done: Any) -> None:
         callback(float(done))
 
 
+#: XLA options of this program's compile (its own, not the process's): a schedule that
+#: keeps memory low instead of one that exposes concurrency (a NUTS step is many small
+#: operations; run side by side on the CPU's thread pool they spend more time handing work
+#: over than working), and no YNNPACK fusions (for a few lanes' elementwise work they cost
+#: more than the loops XLA emits itself).
+COMPILER_OPTIONS = {"xla_cpu_scheduler_type": "CPU_SCHEDULER_TYPE_MEMORY_OPTIMIZED",
+                    "xla_cpu_experimental_ynn_fusion_type": ""}
+
 _COMPILED: dict[tuple[Any, ...], Any] = {}
 _COMPILE_LOCK = threading.Lock()
 
@@ -67,9 +75,24 @@ def compiled_program(potential: Any, args: tuple, **settings: Any) -> Any:
     with _COMPILE_LOCK:
         program = _COMPILED.get(key)
         if program is None:
-            program = _program(potential, **settings).lower(*args).compile()
+            program = _compile(_program(potential, **settings).lower(*args))
             _COMPILED[key] = program
     return program
+
+
+def _compile(lowered: Any) -> Any:
+    """Compile ``lowered`` with :data:`COMPILER_OPTIONS`.
+
+    Without them where this jaxlib does not know one of them or its value: the same
+    program, with XLA's default schedule and fusions.
+    """
+    try:
+        return lowered.compile(compiler_options=COMPILER_OPTIONS)
+    except Exception as error:  # jax raises JaxRuntimeError (INVALID_ARGUMENT)
+        message = str(error)
+        if "No such compile option" not in message and "While setting option" not in message:
+            raise
+        return lowered.compile()
 
 
 @functools.lru_cache(maxsize=32)
