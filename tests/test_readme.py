@@ -4,7 +4,9 @@ the code as it is.
 README.md keeps one worked number (WEAT7 on GloVe 6B 50d: its exact permutation p-value and
 its 89% item-bootstrap interval) and one figure: the number is recomputed here and compared
 within a stated tolerance, the p-value also against an exact enumeration of the 12,870
-partitions; the figure must exist and decode. The README is at most 150 lines.
+partitions; the figure must exist and decode. The README is at most 150 lines. Its
+design-analysis paragraph quotes ``benchmarks/results/design.json`` (written by
+``benchmarks/bench_design.py``), and is compared with that file.
 
 The tables of the user guide's classic-scores page (``docs/user_guide/classic_scores.md``:
 "WEAT and MAC on GloVe 6B 50d" from ``embias weat all``, "Pre-averaging" from ``embias
@@ -277,3 +279,23 @@ if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: python tests/test_readme.py --write")
     write_tables()
+
+
+def test_readme_design_figures_are_the_design_benchmarks():
+    import json
+
+    results = json.loads((ROOT / "benchmarks" / "results" / "design.json").read_text())
+    paragraph = README.read_text(encoding="utf-8").split("## How many words")[1].split("## ")[0]
+    paragraph = " ".join(paragraph.split())
+    for study, in_words in (("religion", "religion"), ("race", "race"), ("gender", "gender")):
+        rows = [r for r in results["tables"][study]["summary"]
+                if r["contrast"] == "associated - different"]
+        shipped, at_32 = rows[0], next(r for r in rows if r["attribute_words"] == 32)
+        assert f"{shipped['p_credible']:.2f} ± {shipped['p_se']:.2f} ({in_words})" in paragraph
+        assert f"{at_32['p_credible']:.2f}" in paragraph
+        assert max(r["p_credible"] for r in rows) < 0.8  # "no list up to 32 reaches 0.8"
+    for study, size in (("religion", 16), ("race", 32)):
+        row = next(r for r in results["tables"][study]["summary"]
+                   if r["contrast"] == "associated - none" and r["attribute_words"] == size)
+        assert f"({row['p_credible']:.2f} ± {row['p_se']:.2f})" in paragraph
+        assert row["p_credible"] >= 0.8
