@@ -299,3 +299,20 @@ def test_readme_design_figures_are_the_design_benchmarks():
                    if r["contrast"] == "associated - none" and r["attribute_words"] == size)
         assert f"({row['p_credible']:.2f} ± {row['p_se']:.2f})" in paragraph
         assert row["p_credible"] >= 0.8
+
+
+def test_readme_published_claims_are_notebook_05s_verdicts():
+    # the README's count of surviving and lost claims is the stored verdict table of
+    # notebook 05 (re-executed by the notebook tests, which compare it within MC error)
+    import json
+
+    notebook = json.loads((ROOT / "notebooks" / "05_word_lists.ipynb").read_text())
+    tables = ["".join(o.get("text", "")) for c in notebook["cells"] if c["cell_type"] == "code"
+              for o in c.get("outputs", []) if "| verdict" in "".join(o.get("text", ""))]
+    rows = [line for line in tables[0].splitlines() if line.startswith("| ") and "---" not in line]
+    verdicts = [line.rstrip(" |").rsplit("|", 1)[1].strip() for line in rows[1:]]
+    survives, lost = verdicts.count("survives"), verdicts.count("lost")
+    paragraph = " ".join(README.read_text(encoding="utf-8")
+                         .split("## The published conclusions")[1].split("## ")[0].split())
+    assert f"{survives} of the {survives + lost} claims" in paragraph
+    assert f"{lost} are lost" in paragraph
