@@ -316,3 +316,17 @@ def test_readme_published_claims_are_notebook_05s_verdicts():
                          .split("## The published conclusions")[1].split("## ")[0].split())
     assert f"{survives} of the {survives + lost} claims" in paragraph
     assert f"{lost} are lost" in paragraph
+
+
+def test_readme_real_word_table_is_the_calibration_benchmarks():
+    # the README's coverage table is the docs' generated table of the calibration results
+    # (benchmarks/results/calibration/*.csv.gz), verbatim
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        import benchtables
+    finally:
+        sys.path.pop(0)
+    generated = benchtables.calibration_table(ROOT / "benchmarks" / "results" / "calibration")
+    table = generated.split("\n\n", 1)[1].strip()
+    assert table.count("\n") >= 9  # header, rule and 8 rows (2 sets × 4 levels)
+    assert table in README.read_text(encoding="utf-8")
