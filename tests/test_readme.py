@@ -5,8 +5,10 @@ README.md keeps one worked number (WEAT7 on GloVe 6B 50d: its exact permutation 
 its 89% item-bootstrap interval) and one figure: the number is recomputed here and compared
 within a stated tolerance, the p-value also against an exact enumeration of the 12,870
 partitions; the figure must exist and decode. The README is at most 150 lines. Its
-design-analysis paragraph quotes ``benchmarks/results/design.json`` (written by
-``benchmarks/bench_design.py``), and is compared with that file.
+sections that quote results are compared with their sources: the design analysis with
+``benchmarks/results/design.json`` (``benchmarks/bench_design.py``), the published claims
+re-judged with notebook 05's stored verdict table, and the real-word coverage table with
+the docs' table generated from ``benchmarks/results/calibration/``.
 
 The tables of the user guide's classic-scores page (``docs/user_guide/classic_scores.md``:
 "WEAT and MAC on GloVe 6B 50d" from ``embias weat all``, "Pre-averaging" from ``embias
@@ -194,6 +196,14 @@ def _readme_text() -> str:
     return " ".join(README.read_text(encoding="utf-8").split())
 
 
+def _readme_section(heading: str) -> str:
+    """The README's text under ``heading`` up to the next heading, whitespace collapsed."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(heading + "\n") + len(heading)
+    end = text.find("\n## ", start)
+    return " ".join(text[start:None if end < 0 else end].split())
+
+
 def test_readme_is_at_most_150_lines():
     lines = README.read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 150, f"README.md has {len(lines)} lines; the docs site holds the rest"
@@ -264,29 +274,11 @@ def test_readme_names_files_that_exist():
     assert missing == [], f"README.md names files that do not exist: {missing}"
 
 
-def write_tables() -> None:
-    """Rewrite the two tables of the classic-scores page from the commands' output."""
-    text = CLASSIC_PAGE.read_text(encoding="utf-8")
-    for heading, table in ((WEAT_SECTION, weat_table(_run(["weat", "all", "--seed", "0"]))),
-                           (PREAVERAGING_SECTION,
-                            preaveraging_table(_run(["simulate", "weat", "--published"])))):
-        start, end = _section_table(text, heading)
-        text = text[:start] + table + "\n" + text[end:]
-    CLASSIC_PAGE.write_text(text, encoding="utf-8")
-
-
-if __name__ == "__main__":
-    if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python tests/test_readme.py --write")
-    write_tables()
-
-
 def test_readme_design_figures_are_the_design_benchmarks():
     import json
 
     results = json.loads((ROOT / "benchmarks" / "results" / "design.json").read_text())
-    paragraph = README.read_text(encoding="utf-8").split("## How many words")[1].split("## ")[0]
-    paragraph = " ".join(paragraph.split())
+    paragraph = _readme_section("## How many words does a claim need?")
     for study, in_words in (("religion", "religion"), ("race", "race"), ("gender", "gender")):
         rows = [r for r in results["tables"][study]["summary"]
                 if r["contrast"] == "associated - different"]
@@ -309,11 +301,9 @@ def test_readme_published_claims_are_notebook_05s_verdicts():
     notebook = json.loads((ROOT / "notebooks" / "05_word_lists.ipynb").read_text())
     tables = ["".join(o.get("text", "")) for c in notebook["cells"] if c["cell_type"] == "code"
               for o in c.get("outputs", []) if "| verdict" in "".join(o.get("text", ""))]
-    rows = [line for line in tables[0].splitlines() if line.startswith("| ") and "---" not in line]
-    verdicts = [line.rstrip(" |").rsplit("|", 1)[1].strip() for line in rows[1:]]
+    verdicts = [row["verdict"] for row in _markdown_rows(tables[0])]
     survives, lost = verdicts.count("survives"), verdicts.count("lost")
-    paragraph = " ".join(README.read_text(encoding="utf-8")
-                         .split("## The published conclusions")[1].split("## ")[0].split())
+    paragraph = _readme_section("## The published conclusions, re-judged")
     assert f"{survives} of the {survives + lost} claims" in paragraph
     assert f"{lost} are lost" in paragraph
 
@@ -330,3 +320,21 @@ def test_readme_real_word_table_is_the_calibration_benchmarks():
     table = generated.split("\n\n", 1)[1].strip()
     assert table.count("\n") >= 9  # header, rule and 8 rows (2 sets × 4 levels)
     assert table in README.read_text(encoding="utf-8")
+
+
+def write_tables() -> None:
+    """Rewrite the two tables of the classic-scores page from the commands' output."""
+    text = CLASSIC_PAGE.read_text(encoding="utf-8")
+    for heading, table in ((WEAT_SECTION, weat_table(_run(["weat", "all", "--seed", "0"]))),
+                           (PREAVERAGING_SECTION,
+                            preaveraging_table(_run(["simulate", "weat", "--published"])))):
+        start, end = _section_table(text, heading)
+        text = text[:start] + table + "\n" + text[end:]
+    CLASSIC_PAGE.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write"]:
+        sys.exit("usage: python tests/test_readme.py --write")
+    write_tables()
+
