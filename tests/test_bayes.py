@@ -587,6 +587,122 @@ def test_predictive_check_of_the_replication_fit(replication_fit: BiasFit) -> No
         replication_fit.predictive_check(ci_probs=(89,))
 
 
+def _conjugate_fit(seed: int, draws: int = 40_000):
+    """Two connections of i.i.d. Normal rows (known σ, flat prior on each mean), with the
+    exact posterior of the means as draws, and the exact PITs of every row: in-sample
+    (predictive N(ȳ_c, σ√(1 + 1/n_c))) and without its compared word (N(ȳ_c,−w,
+    σ√(1 + 1/(n_c − 2))), n_c the connection's rows, 2 per word)."""
+    from types import SimpleNamespace
+
+    import xarray as xr
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    sigma = 0.1
+    parts, means, pit_in, pit_out = [], [], [], []
+    for con, words, centre in (("associated", 6, 0.8), ("none", 20, 0.95)):
+        y = rng.normal(centre, sigma, (2, words))  # protected word × compared word
+        parts.append(pd.DataFrame({"protected_word": np.repeat(["he", "she"], words),
+                                   "word_to_compare": [f"{con}{i}" for i in range(words)] * 2,
+                                   "connection": con, "cosine_distance": y.ravel()}))
+        n = y.size
+        means.append(rng.normal(y.mean(), sigma / math.sqrt(n), draws))
+        pit_in.append(stats.norm.cdf((y - y.mean()) / (sigma * math.sqrt(1 + 1 / n))).ravel())
+        others = (y.sum() - y.sum(axis=0)) / (n - 2)
+        pit_out.append(stats.norm.cdf((y - others) / (sigma * math.sqrt(1 + 1 / (n - 2))))
+                       .ravel())
+    table = pd.concat(parts, ignore_index=True)
+    post = xr.Dataset({"connection_mean": (("chain", "draw", "connection"),
+                                           np.stack(means, axis=-1)[None]),
+                       "sigma": (("chain", "draw"), np.full((1, draws), sigma))},
+                      coords={"connection": ["associated", "none"]})
+    fit = SimpleNamespace(posterior=xr.DataTree.from_dict({"posterior": post}), table=table,
+                          cells=cell_statistics(table))
+    return fit, np.concatenate(pit_in), np.concatenate(pit_out)
+
+
+def _inside(pit: np.ndarray, prob: float) -> np.ndarray:
+    return (pit >= (1 - prob) / 2) & (pit <= (1 + prob) / 2)
+
+
+def test_predictive_check_leaves_each_compared_word_out_as_the_exact_posterior_does() -> None:
+    from embias.bayes import posterior_predictive_check
+
+    fit, pit_in, pit_out = _conjugate_fit(3)
+    # PIT = a weighted mean of Φ over 40,000 draws: MC se ≤ 0.5/√40,000 = 0.0025 in
+    # sample, and a few times that with importance weights (their ESS ≥ 30% of the draws
+    # at these Pareto k); 0.012 is ≥ 4 se
+    for leave_out, exact in (("word", pit_out), ("nothing", pit_in)):
+        check = posterior_predictive_check(fit, ci_probs=[0.5, 0.89], leave_out=leave_out)
+        assert check.leave_out == leave_out
+        assert check.observed["pit"].to_numpy() == pytest.approx(exact, abs=0.012)
+        # a row whose exact PIT is farther than the tolerance from both interval ends is
+        # in or out for sure; those nearer may go either way
+        con = fit.table["connection"].to_numpy()
+        for prob in (0.5, 0.89):
+            got = check.coverage[check.coverage["ci_prob"] == prob].set_index("connection")
+            near = np.minimum(np.abs(exact - (1 - prob) / 2),
+                              np.abs(exact - (1 + prob) / 2)) <= 0.012
+            sure_in = _inside(exact, prob) & ~near
+            assert near.sum() <= 2  # the bounds below pin each share within 2 rows
+            for name, mask in (("associated", con == "associated"), ("none", con == "none"),
+                               ("all", np.ones_like(near))):
+                assert sure_in[mask].mean() <= got.loc[name, "inside"] <= (
+                    (sure_in | near)[mask].mean())
+    k = posterior_predictive_check(fit).words_left_out
+    assert list(k["word_to_compare"]) == list(dict.fromkeys(fit.table["word_to_compare"]))
+    assert set(k["method"]) == {"psis"}
+    assert (k["pareto_k"] < 0.7).all()  # one word of 6 moves a mean by < 1 posterior sd
+
+
+def test_a_fit_that_cannot_leave_a_word_out_is_checked_in_sample_or_refused() -> None:
+    import xarray as xr
+
+    from embias.bayes import posterior_predictive_check
+
+    fit, pit_in, _ = _conjugate_fit(4, draws=2_000)
+    no_words = type(fit)(posterior=fit.posterior, table=fit.table.drop(
+        columns="word_to_compare"), cells=fit.cells)
+    templates = type(fit)(posterior=fit.posterior.copy(), table=fit.table, cells=fit.cells)
+    post = templates.posterior["posterior"].to_dataset()
+    templates.posterior["posterior"] = xr.DataTree(post.assign(
+        template_kind_effect=post["sigma"] * 0))
+    for other, why in ((no_words, "no word_to_compare column"),
+                       (templates, "template effects")):
+        assert posterior_predictive_check(other).leave_out == "nothing"
+        with pytest.raises(ValueError, match=rf"leave_out='word': .*{why}"):
+            posterior_predictive_check(other, leave_out="word")
+    with pytest.raises(ValueError, match="leave_out='words' is not one of"):
+        posterior_predictive_check(fit, leave_out="words")
+    with pytest.raises(ValueError, match="refit='always' is not one of"):
+        posterior_predictive_check(fit, refit="always")
+
+
+def test_words_with_unreliable_weights_are_judged_by_refits(replication_fit: BiasFit) -> None:
+    from embias.bayes import posterior_predictive_check
+
+    psis = replication_fit.predictive_check()
+    k = psis.words_left_out.sort_values("pareto_k", ascending=False)
+    threshold = float(k["pareto_k"].iloc[2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # short refits warn about their ESS
+        refitted = posterior_predictive_check(replication_fit, refit="auto",
+                                              k_threshold=threshold)
+    words = list(k["word_to_compare"].iloc[:2])
+    methods = refitted.words_left_out.set_index("word_to_compare")["method"]
+    assert sorted(methods[methods == "refit"].index) == sorted(words)
+    assert refitted.unreliable_words == []
+    rows = replication_fit.table["word_to_compare"].isin(words).to_numpy()
+    a, b = psis.observed["pit"].to_numpy(), refitted.observed["pit"].to_numpy()
+    assert (a[~rows] == b[~rows]).all()  # only the refitted words' rows change
+    # the same predictive probability from two sets of draws (the refit's ESS ≥ 100): a
+    # row judged in the wrong cell would be off by far more than 5 se of the difference
+    p = a[rows]
+    se = np.sqrt(2 * np.maximum(p * (1 - p), 0.01) / 100)
+    assert np.abs(b[rows] - p).max() <= (5 * se).max()
+    assert (np.abs(b[rows] - p) <= 5 * se).all()
+
+
 def test_forest_plot_shows_intervals_and_classic_scores(replication_fit: BiasFit) -> None:
     figure = replication_fit.plot()
     titles = [ax.get_title() for ax in figure.axes]

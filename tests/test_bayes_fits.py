@@ -46,9 +46,10 @@ def test_religion_fit_on_glove_is_saved(glove_fit: BiasFit, models_dir: Path) ->
     assert path.parent == models_dir
     assert path.name.startswith("religion_glove-6b-50d_crossed_summary_")  # the default level
     assert sorted(p.name for p in path.iterdir()) == [
-        "check_cells.parquet", "check_coverage.parquet", "check_predictive.parquet",
-        "classic.parquet", "diagnostics.parquet", "intervals.parquet", "manifest.json",
-        "posterior.nc", "settings.json", "table.parquet"]
+        "check_cells.parquet", "check_coverage.parquet", "check_observed.parquet",
+        "check_predictive.parquet", "check_words.parquet", "classic.parquet",
+        "diagnostics.parquet", "intervals.parquet", "manifest.json", "posterior.nc",
+        "settings.json", "table.parquet"]
     # nothing else in models_dir: no temporary folders left behind
     assert [p.name for p in models_dir.iterdir()] == [path.name]
     record = json.loads((path / "settings.json").read_text())
@@ -97,7 +98,7 @@ def test_reloaded_fit_reads_its_post_processing_back(glove_fit: BiasFit,
     assert loaded.divergences == glove_fit.divergences
     # the default predictive check was saved: the same numbers as computing it again
     check, fresh = loaded.predictive_check(), glove_fit.predictive_check()
-    for part in ("coverage", "cell_intervals", "predictive", "observed"):
+    for part in ("coverage", "cell_intervals", "predictive", "observed", "words_left_out"):
         pd.testing.assert_frame_equal(getattr(check, part), getattr(fresh, part),
                                       check_dtype=False)
     # none of that read the draws: posterior.nc is read when the draws are used

@@ -322,6 +322,27 @@ def test_readme_real_word_table_is_the_calibration_benchmarks():
     assert table in README.read_text(encoding="utf-8")
 
 
+def test_readme_predictive_check_figures_are_the_benchmarks():
+    # the README's predictive-check means and band count are those of the crossed level's
+    # results file (benchmarks/bench_predictive_check.py)
+    import json
+
+    results = json.loads((ROOT / "benchmarks" / "results" /
+                          "predictive_check_crossed.json").read_text())
+    rows = results["rows"]
+    paragraph = _readme_section("## Honest on real words?")
+    for connection in ("associated", "different", "human", "none"):
+        means = [sum(r["inside"] for r in rows
+                     if r["connection"] == connection and r["ci_prob"] == p) / 12
+                 for p in (0.5, 0.89)]
+        assert f"{connection} {means[0]:.3f} / {means[1]:.3f}" in paragraph
+    in_band = sum(r["in_band"] for r in rows)
+    assert f"{in_band} of the {len(rows)} cells lie inside their 99% binomial band" in paragraph
+    in_sample = sum(r["inside_in_sample"] for r in rows
+                    if r["connection"] == "associated" and r["ci_prob"] == 0.89) / 12
+    assert f"associated rows read {in_sample:.3f} at 89%" in paragraph
+
+
 def write_tables() -> None:
     """Rewrite the two tables of the classic-scores page from the commands' output."""
     text = CLASSIC_PAGE.read_text(encoding="utf-8")

@@ -180,7 +180,11 @@ def design_timing_table(path: Path) -> str:
 
 
 def predictive_check_table(path: Path) -> str:
-    """``bench_predictive_check.py``: share of rows inside the predictive intervals."""
+    """``bench_predictive_check.py``: share of rows inside the predictive intervals.
+
+    Each row judged by the fit without its compared word; the in-sample share (the row
+    judged by the fit it informed) next to it.
+    """
     d = json.loads(path.read_text(encoding="utf-8"))
     probs = sorted({r["ci_prob"] for r in d["rows"]})
     rows = []
@@ -190,18 +194,26 @@ def predictive_check_table(path: Path) -> str:
         for p in probs:
             sel = [r for r in d["rows"] if r["connection"] == connection and r["ci_prob"] == p]
             inside = sum(r["inside"] for r in sel) / len(sel)
+            in_sample = sum(r["inside_in_sample"] for r in sel) / len(sel)
             out = sum(not r["in_band"] for r in sel)
-            cells += [_f(inside, 3), f"{out} of {len(sel)}"]
+            cells += [_f(inside, 3), f"{out} of {len(sel)}", _f(in_sample, 3)]
         rows.append([connection, *cells])
     header = ["connection"]
     for p in probs:
-        header += [f"mean share inside the {p:.0%} interval",
-                   f"tables outside the 99% band at {p:.0%}"]
-    table = markdown_table(header, rows, "l" + "r" * (2 * len(probs)))
+        header += [f"mean share inside the {p:.0%} interval, word left out",
+                   f"tables outside the 99% band at {p:.0%}",
+                   f"in-sample mean at {p:.0%}"]
+    table = markdown_table(header, rows, "l" + "r" * (3 * len(probs)))
     tables = len({(r["study"], r["embedding"]) for r in d["rows"]})
+    refits = d.get("refits", [])
     prov = provenance(path, {**_stamp(d),
                              "level": d.get("level"), "tables": tables,
-                             "wall seconds": _f(d.get("seconds"), 0)})
+                             "words refitted (Pareto k > 0.7)":
+                                 f"{sum(r['refits'] for r in refits)} of "
+                                 f"{sum(r['words'] for r in refits)}",
+                             "wall seconds (fits)": _f(d.get("seconds"), 0),
+                             "wall seconds (checks, refits included)":
+                                 _f(d.get("check_seconds"), 0)})
     return prov + "\n\n" + table
 
 

@@ -149,7 +149,7 @@ def check_spec(entry: FitEntry, *, fmt: str, random_seed: int) -> FigureSpec:
            "cosine distances against the model's predictions per connection")
     caption = ("Observed distances (bars) and posterior predictive distances (line), per "
                "connection; titles: share of observed rows inside their cell's predictive "
-               "intervals")
+               "intervals, each row judged by the fit without its compared word")
     where = cache_file(entry.fit.path, "ppc", {"random_seed": random_seed, "fmt": fmt})
     return FigureSpec(where=where, alt=alt, caption=caption, fmt=fmt)
 
@@ -383,7 +383,8 @@ def trust_block(entry: FitEntry, *, fmt: str, random_seed: int) -> dict[str, Any
     coverage = frame_table(table.rename(columns={"inside": "share inside"}),
                            id=f"coverage-{entry.anchor}",
                            caption="Share of observed distances inside their cell's "
-                                   "equal-tailed posterior predictive interval")
+                                   "equal-tailed posterior predictive interval (each "
+                                   "judged by the fit without its compared word)")
     return {"anchor": entry.anchor, "label": entry.label, "level": entry.level,
             "checks": checks_table, "problems": fit.problems(), "worst": worst_table,
             "ppc": ppc, "coverage": coverage}

@@ -42,8 +42,9 @@ __all__ = ["BiasFit", "fit_bias_model", "sampler_available"]
 
 CiKind = Literal["hdi", "eti"]
 
-def _check_key(ci_probs: Sequence[float], random_seed: int) -> tuple[tuple[float, ...], int]:
-    return tuple(float(p) for p in ci_probs), int(random_seed)
+def _check_key(ci_probs: Sequence[float], random_seed: int, leave_out: str, refit: str
+               ) -> tuple[tuple[float, ...], int, str, str]:
+    return tuple(float(p) for p in ci_probs), int(random_seed), str(leave_out), str(refit)
 
 
 def prepare_fit(table: pd.DataFrame, run: FitSettings) -> tuple[pd.DataFrame, tuple[str, ...]]:
@@ -401,7 +402,8 @@ class BiasFit:
         if divergences is not None:
             self.__dict__["divergences"] = int(divergences)
         if predictive_check is not None:
-            self._predictive_checks[_check_key(DEFAULT_CHECK_PROBS, 0)] = predictive_check
+            default = _check_key(DEFAULT_CHECK_PROBS, 0, "auto", "never")
+            self._predictive_checks[default] = predictive_check
 
     #: :meth:`to_interval_table` under the name a fitted-model summary usually has.
     summary = to_interval_table
@@ -462,20 +464,25 @@ class BiasFit:
         *,
         ci_probs: Sequence[float] = DEFAULT_CHECK_PROBS,
         random_seed: int = 0,
+        leave_out: str = "auto",
+        refit: str = "never",
     ) -> PredictiveCheck:
         """Return the posterior predictive check of the fit.
 
-        :func:`~embias.bayes.diagnostics.posterior_predictive_check`, computed once per
-        (``ci_probs``, ``random_seed``); the default one is saved with the fit.
+        :func:`~embias.bayes.diagnostics.posterior_predictive_check` (each row judged by
+        the fit without its compared word, by default), computed once per
+        (``ci_probs``, ``random_seed``, ``leave_out``, ``refit``); the default one is
+        saved with the fit.
         """
-        key = _check_key(ci_probs, random_seed)
+        key = _check_key(ci_probs, random_seed, leave_out, refit)
         if key not in self._predictive_checks:
             self._predictive_checks[key] = posterior_predictive_check(
-                self, ci_probs=ci_probs, random_seed=random_seed)
+                self, ci_probs=ci_probs, random_seed=random_seed, leave_out=leave_out,
+                refit=refit)
         return self._predictive_checks[key]
 
     @cached_property
-    def _predictive_checks(self) -> dict[tuple[tuple[float, ...], int], PredictiveCheck]:
+    def _predictive_checks(self) -> dict[tuple[tuple[float, ...], int, str, str], PredictiveCheck]:
         return {}
 
     @property

@@ -136,7 +136,8 @@ def _report(fit: Any, args: argparse.Namespace, *, how: str = "shown") -> int:
     check = fit.predictive_check()
     print()
     print("## posterior predictive check: share of observed distances inside the "
-          "predictive interval of their cell")
+          "predictive interval of their cell, each judged by the fit without its "
+          "compared word")
     print(embias.to_markdown(check.coverage))
     for problem in fit.problems():
         print(f"embias: warning: {problem}".replace("\n", " "), file=sys.stderr)

@@ -141,7 +141,8 @@ def plot_predictive_check(check: PredictiveCheck) -> Figure:
 
     One panel per connection: the observed distances (filled histogram) and the posterior
     predictive ones (line); each title says how many observed rows fall inside their cell's
-    predictive intervals.
+    predictive intervals (as the check judged them: by default each row by the fit without
+    its compared word).
 
     Parameters
     ----------

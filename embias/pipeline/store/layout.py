@@ -41,18 +41,21 @@ DIAGNOSTICS_FILE = "diagnostics.parquet"
 INTERVALS_FILE = "intervals.parquet"
 CLASSIC_FILE = "classic.parquet"
 #: The default posterior predictive check (:meth:`BiasFit.predictive_check`), one file per
-#: part (``observed`` is the table's own rows and is not saved).
+#: part.
 CHECK_FILES = {"coverage": "check_coverage.parquet",
                "cell_intervals": "check_cells.parquet",
-               "predictive": "check_predictive.parquet"}
+               "predictive": "check_predictive.parquet",
+               "observed": "check_observed.parquet",
+               "words_left_out": "check_words.parquet"}
 
 #: Written last: the SHA-256 of every other file, and when and by whom the fit was saved.
 MANIFEST_FILE = "manifest.json"
 
 #: Version of the saved-fit layout; bump when it changes. Format 3 has ``manifest.json``;
 #: a fit saved without one cannot be checked and is refused (``fit_*`` fits it again over
-#: it, with a warning).
-FIT_FORMAT = 3
+#: it, with a warning). Format 4 keeps the predictive check that leaves each compared word
+#: out, with the words' Pareto k (``check_words.parquet``).
+FIT_FORMAT = 4
 
 
 class UnreadableFitError(ValueError):

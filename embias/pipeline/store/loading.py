@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..._user_line import warn_at_user_line
 from ...bayes.data import cell_statistics
-from ...bayes.diagnostics import PredictiveCheck, observed_distances
+from ...bayes.diagnostics import PredictiveCheck
 from ...bayes.fit import BiasFit, DeferredDraws
 from ...classic import classic_scores
 from .layout import (
@@ -144,8 +144,7 @@ def _load(given: Path, path: Path) -> BiasFit:
                   timings=record.get("timings", {}), path=str(path))
     check = None
     if all(optional[name] is not None for name in CHECK_FILES.values()):
-        check = PredictiveCheck(**{part: optional[name] for part, name in CHECK_FILES.items()},
-                                observed=observed_distances(table))
+        check = PredictiveCheck(**{part: optional[name] for part, name in CHECK_FILES.items()})
     # the post-processing saved with the fit is not computed again
     fit.restore_post_processing(diagnostics=optional[DIAGNOSTICS_FILE],
                                 interval_table=optional[INTERVALS_FILE],
