@@ -660,7 +660,7 @@ def test_a_fit_that_cannot_leave_a_word_out_is_checked_in_sample_or_refused() ->
 
     from embias.bayes import posterior_predictive_check
 
-    fit, pit_in, _ = _conjugate_fit(4, draws=2_000)
+    fit, _, _ = _conjugate_fit(4, draws=2_000)
     no_words = type(fit)(posterior=fit.posterior, table=fit.table.drop(
         columns="word_to_compare"), cells=fit.cells)
     templates = type(fit)(posterior=fit.posterior.copy(), table=fit.table, cells=fit.cells)
