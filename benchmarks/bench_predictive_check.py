@@ -65,7 +65,8 @@ def main() -> None:
         in_sample = fit.predictive_check(leave_out="nothing").coverage.set_index(
             ["connection", "ci_prob"])["inside"]
         left_out = check.words_left_out
-        refitted.append({"study": study, "embedding": embedding,
+        overview = fit.diagnostics_overview().iloc[0].to_dict()
+        refitted.append({"study": study, "embedding": embedding, **overview,
                          "words": len(left_out),
                          "refits": int((left_out["method"] == "refit").sum()),
                          "max_pareto_k": float(left_out["pareto_k"].max())})
@@ -100,6 +101,9 @@ def main() -> None:
                         f"(band {r.band_low:.3f}–{r.band_high:.3f}, {r.words} words)"
                         for r in outside.itertuples()))
     refits = pd.DataFrame(refitted)
+    print("\nthe 12 fits at the default settings (r̂, ESS, divergences):")
+    print(refits.drop(columns=["words", "refits", "max_pareto_k"]).round(3).to_string(
+        index=False))
     print(f"\nwords refitted (Pareto k > 0.7): {refits['refits'].sum()} of "
           f"{refits['words'].sum()}; largest k {refits['max_pareto_k'].max():.2f}")
     print(f"12 fits in {wall:.0f} s; the checks (refits included) in {check_wall:.0f} s")

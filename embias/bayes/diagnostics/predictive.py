@@ -35,7 +35,7 @@ __all__ = ["DEFAULT_CHECK_PROBS", "LEAVE_OUT_CHOICES", "PredictiveCheck",
            "observed_distances", "posterior_predictive_check"]
 
 #: What each observed row is judged against (``leave_out`` of
-#: :func:`posterior_predictive_check`).
+#: ``posterior_predictive_check``).
 LEAVE_OUT_CHOICES: tuple[str, ...] = ("auto", "word", "nothing")
 #: How words whose importance weights are unreliable are judged (``refit``).
 REFIT_CHOICES: tuple[str, ...] = ("never", "auto")
