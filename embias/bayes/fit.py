@@ -466,19 +466,20 @@ class BiasFit:
         random_seed: int = 0,
         leave_out: str = "auto",
         refit: str = "never",
+        progress: bool = True,
     ) -> PredictiveCheck:
         """Return the posterior predictive check of the fit.
 
         :func:`~embias.bayes.diagnostics.posterior_predictive_check` (each row judged by
         the fit without its compared word, by default), computed once per
         (``ci_probs``, ``random_seed``, ``leave_out``, ``refit``); the default one is
-        saved with the fit.
+        saved with the fit. ``progress`` shows a bar over the refits (``refit="auto"``).
         """
         key = _check_key(ci_probs, random_seed, leave_out, refit)
         if key not in self._predictive_checks:
             self._predictive_checks[key] = posterior_predictive_check(
                 self, ci_probs=ci_probs, random_seed=random_seed, leave_out=leave_out,
-                refit=refit)
+                refit=refit, progress=progress)
         return self._predictive_checks[key]
 
     @cached_property

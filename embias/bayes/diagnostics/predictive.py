@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..._progress import progress_wanted
 from ..._validation import check_choice, check_number
 from ...settings import K_THRESHOLD
 from ..data import row_cells
@@ -148,6 +149,7 @@ def posterior_predictive_check(
     leave_out: str = "auto",
     refit: str = "never",
     k_threshold: float = K_THRESHOLD,
+    progress: bool = True,
 ) -> PredictiveCheck:
     """Return the share of observed distances inside their predictive intervals.
 
@@ -185,6 +187,8 @@ def posterior_predictive_check(
         :func:`embias.fit_many`, the fit's own settings).
     k_threshold
         Pareto k above which ``refit="auto"`` refits a word (default 0.7).
+    progress
+        Show a bar over the refits (only when the standard error is a terminal).
 
     Returns
     -------
@@ -251,7 +255,8 @@ def posterior_predictive_check(
         word_k = _no_words()
     pit = _predictive_pit(y, mu, sigma, row_cell, codes, weights)
     if refit == "auto" and len(word_k):
-        word_k = _refit_unreliable(fit, pit, codes, word_k, k_threshold)
+        word_k = _refit_unreliable(fit, pit, codes, word_k, k_threshold,
+                                   progress=progress_wanted(bool(progress)))
     coverage = _coverage(pit, fit.table, cells, probs)
     reps = max(1, math.ceil(min_predictive_draws / mu.shape[0]))
     y_rep = mu[None] + sigma[None] * rng.standard_normal((reps, *mu.shape))
@@ -314,7 +319,7 @@ def _word_left_out_weights(fit: Any) -> tuple[np.ndarray, np.ndarray, pd.DataFra
 
 
 def _refit_unreliable(fit: Any, pit: np.ndarray, codes: np.ndarray, word_k: pd.DataFrame,
-                      k_threshold: float) -> pd.DataFrame:
+                      k_threshold: float, *, progress: bool) -> pd.DataFrame:
     """Judge the rows of the words with k > ``k_threshold`` by refits without them.
 
     ``pit`` is updated in place; the returned table marks those words ``"refit"``.
@@ -328,7 +333,8 @@ def _refit_unreliable(fit: Any, pit: np.ndarray, codes: np.ndarray, word_k: pd.D
         remaining = fit.table.loc[codes != i]
         check_left_out(fit, remaining, what)
         tables.append((f"without {what}", remaining))
-    refits, _ = run_refits(fit, tables, None, executor=None, max_workers=None, progress=False)
+    refits, _ = run_refits(fit, tables, None, executor=None, max_workers=None,
+                           progress=progress)
     y = fit.table["cosine_distance"].to_numpy(dtype=float)
     for i, refitted in zip(chosen, refits, strict=True):
         rows = np.flatnonzero(codes == i)
