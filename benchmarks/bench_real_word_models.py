@@ -211,7 +211,7 @@ def fit_tables(tables: list[pd.DataFrame], structure: LevelStructure, *, seed: i
         for j, i in enumerate(members):
             lane = slice(j * chains, (j + 1) * chains)
             trees[i] = _tree(prepared[i][3], shape, [c[lane] for c in constrained],
-                             {n: s[lane] for n, s in stats.items()}, {})
+                             {n: s[lane] for n, s in stats.items()}, {}, prepared[i][4])
     return trees
 
 
