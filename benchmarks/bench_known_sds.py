@@ -28,6 +28,7 @@ the embedding alone says about word-level sds).
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
 
@@ -168,7 +169,7 @@ def main() -> None:
             subprocess.run([sys.executable, __file__, "--populations", *args.populations,
                             "--studies", str(args.studies), "--given", given,
                             "--json", str(part)], check=True)
-            out[given] = __import__("json").loads(part.read_text())
+            out[given] = json.loads(part.read_text())
             part.unlink()
         from record import provenance, write_json
 
@@ -199,7 +200,7 @@ def main() -> None:
               np.round(np.asarray(r["posterior_covariance"]) * 1e4, 1).tolist())
         print("  covariance of their posterior means across studies × 1e4:          ",
               np.round(np.asarray(r["covariance_of_means"]) * 1e4, 1).tolist())
-    Path(args.json).write_text(__import__("json").dumps(
+    Path(args.json).write_text(json.dumps(
         {"vocabulary_sd": vocabulary_sd(kv), "given": args.given, "sets": results}, indent=1))
 
 

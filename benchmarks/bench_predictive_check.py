@@ -56,7 +56,7 @@ def main() -> None:
     start = time.perf_counter()
     fits = embias.fit_many(jobs, progress=True, warn=True)
     wall = time.perf_counter() - start
-    rows, refitted = [], []
+    rows, per_table = [], []
     start = time.perf_counter()
     for ((study, embedding), table), fit in zip(tables.items(), fits, strict=True):
         with warnings.catch_warnings():
@@ -66,7 +66,7 @@ def main() -> None:
             ["connection", "ci_prob"])["inside"]
         left_out = check.words_left_out
         overview = fit.diagnostics_overview().iloc[0].to_dict()
-        refitted.append({"study": study, "embedding": embedding, **overview,
+        per_table.append({"study": study, "embedding": embedding, **overview,
                          "words": len(left_out),
                          "refits": int((left_out["method"] == "refit").sum()),
                          "max_pareto_k": float(left_out["pareto_k"].max())})
@@ -100,19 +100,19 @@ def main() -> None:
               + "".join(f"\n  {r.study}/{r.embedding} {r.connection}: {r.inside:.3f} "
                         f"(band {r.band_low:.3f}–{r.band_high:.3f}, {r.words} words)"
                         for r in outside.itertuples()))
-    refits = pd.DataFrame(refitted)
+    tables_frame = pd.DataFrame(per_table)
     print("\nthe 12 fits at the default settings (r̂, ESS, divergences):")
-    print(refits.drop(columns=["words", "refits", "max_pareto_k"]).round(3).to_string(
+    print(tables_frame.drop(columns=["words", "refits", "max_pareto_k"]).round(3).to_string(
         index=False))
-    print(f"\nwords refitted (Pareto k > 0.7): {refits['refits'].sum()} of "
-          f"{refits['words'].sum()}; largest k {refits['max_pareto_k'].max():.2f}")
+    print(f"\nwords refitted (Pareto k > 0.7): {tables_frame['refits'].sum()} of "
+          f"{tables_frame['words'].sum()}; largest k {tables_frame['max_pareto_k'].max():.2f}")
     print(f"12 fits in {wall:.0f} s; the checks (refits included) in {check_wall:.0f} s")
     out = Path(args.json or HERE / "results" / f"predictive_check_{level}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     from record import provenance, write_json
 
     write_json(out, {**provenance(), "level": level, "seconds": wall,
-                     "check_seconds": check_wall, "leave_out": "word", "refits": refitted,
+                     "check_seconds": check_wall, "leave_out": "word", "refits": per_table,
                      "rows": rows})
 
 

@@ -29,7 +29,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..settings import FitSettings
     from .fit import BiasFit
 
-__all__ = ["check_left_out", "refit_settings", "refuse_templates", "run_refits"]
+__all__ = ["check_left_out", "has_template_effects", "refit_settings", "refuse_templates",
+           "run_refits"]
+
+
+def has_template_effects(fit: BiasFit) -> bool:
+    """Return whether the fit has template effects (a crossed model of a sentence table).
+
+    Their terms are not in the per-word leave-one-out log-likelihood.
+    """
+    return "template_kind_effect" in fit.posterior["posterior"]
 
 
 def refuse_templates(fit: BiasFit, what: str) -> None:
@@ -64,7 +73,7 @@ def refuse_templates(fit: BiasFit, what: str) -> None:
     leaving words out of it is not supported yet — use a cosine table of the word vectors,
     or level='hierarchical'
     """
-    if "template_kind_effect" in fit.posterior["posterior"]:
+    if has_template_effects(fit):
         raise ValueError(f"{what}: the fit has template effects (a crossed model of a sentence "
                          "table); leaving words out of it is not supported yet — use a cosine "
                          "table of the word vectors, or level='hierarchical'")

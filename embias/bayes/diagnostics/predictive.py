@@ -249,14 +249,13 @@ def posterior_predictive_check(
     y = fit.table["cosine_distance"].to_numpy(dtype=float)
     if leave_out == "word":
         codes, weights, word_k = _word_left_out_weights(fit)
+        pit = _predictive_pit(y, mu, sigma, row_cell, (codes, weights))
+        if refit == "auto":
+            word_k = _refit_unreliable(fit, y, pit, codes, word_k, k_threshold,
+                                       progress=progress_wanted(bool(progress)))
     else:
-        codes = np.zeros(len(y), dtype=np.int64)
-        weights = np.full((1, mu.shape[0]), 1.0 / mu.shape[0])
         word_k = _no_words()
-    pit = _predictive_pit(y, mu, sigma, row_cell, codes, weights)
-    if refit == "auto" and len(word_k):
-        word_k = _refit_unreliable(fit, pit, codes, word_k, k_threshold,
-                                   progress=progress_wanted(bool(progress)))
+        pit = _predictive_pit(y, mu, sigma, row_cell, None)
     coverage = _coverage(pit, fit.table, cells, probs)
     reps = max(1, math.ceil(min_predictive_draws / mu.shape[0]))
     y_rep = mu[None] + sigma[None] * rng.standard_normal((reps, *mu.shape))
@@ -269,10 +268,12 @@ def posterior_predictive_check(
 
 def _leave_out_of(fit: Any, leave_out: str) -> str:
     """Return ``"word"`` or ``"nothing"``: what ``leave_out`` means for this fit."""
+    from ..refits import has_template_effects
+
     why = None
     if "word_to_compare" not in fit.table.columns:
         why = "its table has no word_to_compare column"
-    elif "template_kind_effect" in fit.posterior["posterior"]:
+    elif has_template_effects(fit):
         why = ("it has template effects (a crossed model of a sentence table), which the "
                "per-word log-likelihood does not hold")
     if why is None:
@@ -318,8 +319,9 @@ def _word_left_out_weights(fit: Any) -> tuple[np.ndarray, np.ndarray, pd.DataFra
     return codes, weights, k
 
 
-def _refit_unreliable(fit: Any, pit: np.ndarray, codes: np.ndarray, word_k: pd.DataFrame,
-                      k_threshold: float, *, progress: bool) -> pd.DataFrame:
+def _refit_unreliable(fit: Any, y: np.ndarray, pit: np.ndarray, codes: np.ndarray,
+                      word_k: pd.DataFrame, k_threshold: float, *,
+                      progress: bool) -> pd.DataFrame:
     """Judge the rows of the words with k > ``k_threshold`` by refits without them.
 
     ``pit`` is updated in place; the returned table marks those words ``"refit"``.
@@ -335,23 +337,23 @@ def _refit_unreliable(fit: Any, pit: np.ndarray, codes: np.ndarray, word_k: pd.D
         tables.append((f"without {what}", remaining))
     refits, _ = run_refits(fit, tables, None, executor=None, max_workers=None,
                            progress=progress)
-    y = fit.table["cosine_distance"].to_numpy(dtype=float)
     for i, refitted in zip(chosen, refits, strict=True):
         rows = np.flatnonzero(codes == i)
         mu, sigma = cell_location_scale(refitted.posterior, refitted.cells, new_words=True)
         cell = row_cells(fit.table.iloc[rows], refitted.cells)
-        pit[rows] = _predictive_pit(y[rows], mu, sigma, cell, np.zeros(len(rows), dtype=np.int64),
-                                    np.full((1, mu.shape[0]), 1.0 / mu.shape[0]))
+        pit[rows] = _predictive_pit(y[rows], mu, sigma, cell, None)
     out = word_k.copy()
     out.loc[chosen, "method"] = "refit"
     return out
 
 
 def _predictive_pit(y: np.ndarray, mu: np.ndarray, sigma: np.ndarray, row_cell: np.ndarray,
-                    codes: np.ndarray, weights: np.ndarray, chunk: int = 256) -> np.ndarray:
-    """Return every row's PIT, Σ_s w[code, s] Φ((y − μ[s, cell]) / σ[s, cell]).
+                    word_weights: tuple[np.ndarray, np.ndarray] | None,
+                    chunk: int = 256) -> np.ndarray:
+    """Return every row's PIT, Σ_s w[word, s] Φ((y − μ[s, cell]) / σ[s, cell]).
 
-    ``weights`` has one row per code (one row for all when the draws weigh the same).
+    ``word_weights``: each row's word index and the draws' weights per word (rows of
+    ``(word, draw)``); ``None``: every draw weighs the same (the mean over the draws).
     """
     from scipy import special
 
@@ -361,9 +363,11 @@ def _predictive_pit(y: np.ndarray, mu: np.ndarray, sigma: np.ndarray, row_cell: 
         cell = row_cell[rows]
         z = (y[rows][None, :] - mu[:, cell]) / sigma[:, cell]
         cdf = special.ndtr(z)  # (draw, row)
-        w = weights[codes[rows]] if len(weights) > 1 else np.broadcast_to(
-            weights, (len(cell), weights.shape[1]))
-        pit[rows] = np.einsum("rs,sr->r", w, cdf)
+        if word_weights is None:
+            pit[rows] = cdf.mean(axis=0)
+        else:
+            codes, weights = word_weights
+            pit[rows] = np.einsum("rs,sr->r", weights[codes[rows]], cdf)
     return pit
 
 

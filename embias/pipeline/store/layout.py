@@ -54,7 +54,8 @@ MANIFEST_FILE = "manifest.json"
 #: Version of the saved-fit layout; bump when it changes. Format 3 has ``manifest.json``;
 #: a fit saved without one cannot be checked and is refused (``fit_*`` fits it again over
 #: it, with a warning). Format 4 keeps the predictive check that leaves each compared word
-#: out, with the words' Pareto k (``check_words.parquet``).
+#: out: its rows with their PIT (``check_observed.parquet``) and the words' Pareto k
+#: (``check_words.parquet``).
 FIT_FORMAT = 4
 
 
