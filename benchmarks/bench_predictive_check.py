@@ -11,6 +11,13 @@ predictive 50% and 89% intervals (:meth:`embias.BiasFit.predictive_check`), with
 binomial band of the connection's distinct compared words (a table's attribute rows rest
 on 11–25 words, so one cell is noisy), then the mean over the 12 tables per connection.
 
+With 96 cells (12 tables × 4 connections × 2 levels) a calibrated check puts each cell
+outside its own 99% band with probability 0.01, so about one cell outside is what
+calibration looks like (P(at least one) = 1 − 0.99⁹⁶ = 0.62). The script therefore also
+gives every cell its family-wise 99% band (Bonferroni: the 1 − 0.01/96 binomial band), which
+all 96 cells stay inside with probability ≥ 0.99 when the check is calibrated, whatever the
+dependence between cells.
+
 Each row is judged by the fit without its compared word (PSIS; the words whose Pareto k
 exceeds 0.7 by actual refits, ``refit="auto"``). The in-sample share (every row judged by
 the fit it informed, ``leave_out="nothing"``) is printed next to it.
@@ -84,6 +91,11 @@ def main() -> None:
                          "in_band": bool(low / n <= r.inside <= high / n),
                          "sampler": fit.settings["sampler"]})
     check_wall = time.perf_counter() - start
+    family_prob = 1 - 0.01 / len(rows)
+    for r in rows:
+        low, high = stats.binom.interval(family_prob, r["words"], r["ci_prob"])
+        r.update(family_band_low=low / r["words"], family_band_high=high / r["words"],
+                 in_family_band=bool(low / r["words"] <= r["inside"] <= high / r["words"]))
     frame = pd.DataFrame(rows)
     for prob, part in frame.groupby("ci_prob"):
         wide = part.pivot_table(index=["study", "embedding"], columns="connection",
@@ -100,6 +112,11 @@ def main() -> None:
               + "".join(f"\n  {r.study}/{r.embedding} {r.connection}: {r.inside:.3f} "
                         f"(band {r.band_low:.3f}–{r.band_high:.3f}, {r.words} words)"
                         for r in outside.itertuples()))
+    n_cells = len(frame)
+    print(f"\nall {n_cells} cells: outside their own 99% band {int((~frame['in_band']).sum())} "
+          f"(a calibrated check: {0.01 * n_cells:.2f} expected, P(at least one) = "
+          f"{1 - 0.99 ** n_cells:.2f}); outside their family-wise 99% band (Bonferroni, "
+          f"{family_prob:.5f} each) {int((~frame['in_family_band']).sum())}")
     tables_frame = pd.DataFrame(per_table)
     print("\nthe 12 fits at the default settings (r̂, ESS, divergences):")
     print(tables_frame.drop(columns=["words", "refits", "max_pareto_k"]).round(3).to_string(
@@ -112,6 +129,7 @@ def main() -> None:
     from record import provenance, write_json
 
     write_json(out, {**provenance(), "level": level, "seconds": wall,
+                     "family_band_prob": family_prob,
                      "check_seconds": check_wall, "leave_out": "word", "refits": per_table,
                      "rows": rows})
 

@@ -338,6 +338,8 @@ def test_readme_predictive_check_figures_are_the_benchmarks():
         assert f"{connection} {means[0]:.3f} / {means[1]:.3f}" in paragraph
     in_band = sum(r["in_band"] for r in rows)
     assert f"{in_band} of the {len(rows)} cells lie inside their 99% binomial band" in paragraph
+    in_family = sum(r["in_family_band"] for r in rows)
+    assert f"{in_family} of {len(rows)} inside their family-wise 99% band" in paragraph
     in_sample = sum(r["inside_in_sample"] for r in rows
                     if r["connection"] == "associated" and r["ci_prob"] == 0.89) / 12
     assert f"associated rows read {in_sample:.3f} at 89%" in paragraph

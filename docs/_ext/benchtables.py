@@ -196,18 +196,23 @@ def predictive_check_table(path: Path) -> str:
             inside = sum(r["inside"] for r in sel) / len(sel)
             in_sample = sum(r["inside_in_sample"] for r in sel) / len(sel)
             out = sum(not r["in_band"] for r in sel)
-            cells += [_f(inside, 3), f"{out} of {len(sel)}", _f(in_sample, 3)]
+            out_family = sum(not r.get("in_family_band", r["in_band"]) for r in sel)
+            cells += [_f(inside, 3), f"{out} ({out_family}) of {len(sel)}", _f(in_sample, 3)]
         rows.append([connection, *cells])
     header = ["connection"]
     for p in probs:
         header += [f"mean share inside the {p:.0%} interval, word left out",
-                   f"tables outside the 99% band at {p:.0%}",
+                   f"tables outside the 99% band (the family-wise band) at {p:.0%}",
                    f"in-sample mean at {p:.0%}"]
     table = markdown_table(header, rows, "l" + "r" * (3 * len(probs)))
     tables = len({(r["study"], r["embedding"]) for r in d["rows"]})
     refits = d.get("refits", [])
     prov = provenance(path, {**_stamp(d),
                              "level": d.get("level"), "tables": tables,
+                             "family-wise band": (
+                                 f"Bonferroni over the {len(d['rows'])} cells, "
+                                 f"{d['family_band_prob']:.5f} each"
+                                 if "family_band_prob" in d else None),
                              "words refitted (Pareto k > 0.7)":
                                  f"{sum(r['refits'] for r in refits)} of "
                                  f"{sum(r['words'] for r in refits)}",
