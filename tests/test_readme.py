@@ -7,8 +7,11 @@ within a stated tolerance, the p-value also against an exact enumeration of the 
 partitions; the figure must exist and decode. The README is at most 150 lines. Its
 sections that quote results are compared with their sources: the design analysis with
 ``benchmarks/results/design.json`` (``benchmarks/bench_design.py``), the published claims
-re-judged with notebook 05's stored verdict table, and the real-word coverage table with
-the docs' table generated from ``benchmarks/results/calibration/``.
+re-judged with notebook 05's stored verdict table, the real-word coverage table with
+the docs' table generated from ``benchmarks/results/calibration/``, the predictive check
+with ``predictive_check_crossed.json``, the false-claim table with the printed results of
+``bench_word_sampling.py --attribute-offsets own_and_other`` and the WEAT coverage table
+with ``weat_population.json``.
 
 The tables of the user guide's classic-scores page (``docs/user_guide/classic_scores.md``:
 "WEAT and MAC on GloVe 6B 50d" from ``embias weat all``, "Pre-averaging" from ``embias
@@ -319,6 +322,85 @@ def test_readme_real_word_table_is_the_calibration_benchmarks():
     generated = benchtables.calibration_table(ROOT / "benchmarks" / "results" / "calibration")
     table = generated.split("\n\n", 1)[1].strip()
     assert table.count("\n") >= 9  # header, rule and 8 rows (2 sets × 4 levels)
+    assert table in README.read_text(encoding="utf-8")
+
+
+NULL_SIMULATION_FILES = ("word_sampling_null_own_and_other.txt",
+                         "word_sampling_null_own_and_other_dataset_word.txt")
+NULL_LEVELS = {"crossed": "crossed (default)", "hierarchical": "hierarchical (published)",
+               "dataset": "dataset", "word": "word"}
+NULL_CONTRASTS = ("associated - none", "associated - different", "different - none")
+
+
+def null_simulation_table() -> str:
+    """The README's false-claim table, from the printed tables of bench_word_sampling.py.
+
+    Each results file prints "false claims of bias: …" followed by a Markdown table with a
+    row per (level, contrast): the share of simulated null tables whose 89% HDI excludes 0,
+    its Monte Carlo se, and the fits that failed a convergence check.
+    """
+    cells: dict[str, dict[str, str]] = {}
+    failed: dict[str, str] = {}
+    for name in NULL_SIMULATION_FILES:
+        lines = (ROOT / "benchmarks" / "results" / name).read_text(encoding="utf-8").splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("false claims of bias"))
+        header = [c.strip() for c in lines[start + 1].strip("|").split("|")]
+        for line in lines[start + 3:]:
+            if not line.startswith("|"):
+                break
+            row = dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True))
+            cells.setdefault(row["level"], {})[row["group"]] = (
+                f"{float(row['excludes_zero']):.3f} ± {float(row['excludes_zero_se']):.3f}")
+            failed[row["level"]] = row["failed_fits"]
+    lines = ["| level | " + " | ".join(c.replace(" - ", " − ") for c in NULL_CONTRASTS)
+             + " | fits failing a check |", "|:--|--:|--:|--:|--:|"]
+    for level, label in NULL_LEVELS.items():
+        lines.append(f"| {label} | " + " | ".join(cells[level][c] for c in NULL_CONTRASTS)
+                     + f" | {failed[level]} |")
+    return "\n".join(lines)
+
+
+def weat_population_table() -> str:
+    """The README's WEAT coverage table, from benchmarks/results/weat_population.json.
+
+    The four real-word designs one per row; the word-vector model's designs as one row (the
+    range of their coverage and how many are within ±0.05 of 0.89).
+    """
+    import json
+
+    d = json.loads((ROOT / "benchmarks" / "results" / "weat_population.json").read_text())
+    lines = ["| design | population d | item bootstrap (`lower`, `upper`) | population interval "
+             "(`population_lower`, `population_upper`) |", "|:--|--:|--:|--:|"]
+    synthetic = [r for r in d["designs"] if "population_set" not in r]
+    for r in d["designs"]:
+        if "population_set" in r:
+            t, q = r["today"], r["population"]
+            lines.append(f"| {r['design']} | {r['population_effect_size']:.3f} | "
+                         f"{t['coverage']:.3f} ± {t['coverage_se']:.3f} | "
+                         f"{q['coverage']:.3f} ± {q['coverage_se']:.3f} |")
+    truths = sorted({round(r["population_effect_size"], 3) for r in synthetic})
+
+    def summary(key: str) -> str:
+        cov = [r[key]["coverage"] for r in synthetic]
+        within = sum(abs(c - d["ci_prob"]) <= 0.05 for c in cov)
+        return f"{min(cov):.3f}–{max(cov):.3f}, {within} of {len(cov)} within ±0.05"
+
+    lines.append(f"| word-vector model, {len(synthetic)} designs | "
+                 + " and ".join(f"{t:g}" for t in truths)
+                 + f" | {summary('today')} | {summary('population')} |")
+    return "\n".join(lines)
+
+
+def test_readme_null_simulation_table_is_the_word_sampling_benchmarks():
+    # the README's false-claim table is the benchmark's printed results, level by level
+    table = null_simulation_table()
+    assert table.count("\n") == 5  # header, rule and the four levels
+    assert table in README.read_text(encoding="utf-8")
+
+
+def test_readme_weat_table_is_the_weat_population_benchmark():
+    table = weat_population_table()
+    assert table.count("\n") == 6  # header, rule, four real designs and the model's row
     assert table in README.read_text(encoding="utf-8")
 
 

@@ -239,7 +239,8 @@ def weat_population_table(path: Path) -> str:
     prov = provenance(path, {**_stamp(d),
                              "interval": f"{d.get('ci_prob', 0):.0%}",
                              "bootstrap replicates": d.get("n_boot"),
-                             "embedding": d.get("embedding")})
+                             "embedding": d.get("embedding"),
+                             "real designs' words drawn": d.get("draws")})
     return prov + "\n\n" + table
 
 
@@ -361,6 +362,8 @@ TABLES: dict[str, tuple[str, Callable[[Path], str]]] = {
     "bench_design_timing": ("design_religion_timing.json", design_timing_table),
     "bench_predictive_check": ("predictive_check_crossed.json", predictive_check_table),
     "bench_weat_population": ("weat_population.json", weat_population_table),
+    "bench_weat_population_with_replacement": ("weat_population_with_replacement.json",
+                                               weat_population_table),
     "bench_calibration": ("calibration", calibration_table),
     "bench_real_word_models": ("real_word_models.json", real_word_models_table),
 }
