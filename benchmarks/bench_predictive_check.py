@@ -33,6 +33,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
+def binomial_band(prob: float, words: int, ci_prob: float, inside: float
+                  ) -> tuple[float, float, bool]:
+    """The ``prob`` binomial band of a share over ``words`` trials, and whether it holds it."""
+    from scipy import stats
+
+    low, high = stats.binom.interval(prob, words, ci_prob)
+    return low / words, high / words, bool(low / words <= inside <= high / words)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--level", default=None)
@@ -43,7 +52,6 @@ def main() -> None:
     import warnings
 
     import pandas as pd
-    from scipy import stats
 
     import embias
     from embias.settings import DEFAULT_LEVEL
@@ -82,20 +90,18 @@ def main() -> None:
             if r.connection == "all":
                 continue
             n = int(words[r.connection])
-            low, high = stats.binom.interval(0.99, n, r.ci_prob)
+            low, high, in_band = binomial_band(0.99, n, r.ci_prob, r.inside)
             rows.append({"study": study, "embedding": embedding, "connection": r.connection,
                          "ci_prob": float(r.ci_prob), "inside": float(r.inside),
                          "inside_in_sample": float(in_sample[r.connection, r.ci_prob]),
-                         "rows": int(r.rows), "words": n, "band_low": low / n,
-                         "band_high": high / n,
-                         "in_band": bool(low / n <= r.inside <= high / n),
+                         "rows": int(r.rows), "words": n, "band_low": low,
+                         "band_high": high, "in_band": in_band,
                          "sampler": fit.settings["sampler"]})
     check_wall = time.perf_counter() - start
     family_prob = 1 - 0.01 / len(rows)
     for r in rows:
-        low, high = stats.binom.interval(family_prob, r["words"], r["ci_prob"])
-        r.update(family_band_low=low / r["words"], family_band_high=high / r["words"],
-                 in_family_band=bool(low / r["words"] <= r["inside"] <= high / r["words"]))
+        low, high, in_band = binomial_band(family_prob, r["words"], r["ci_prob"], r["inside"])
+        r.update(family_band_low=low, family_band_high=high, in_family_band=in_band)
     frame = pd.DataFrame(rows)
     for prob, part in frame.groupby("ci_prob"):
         wide = part.pivot_table(index=["study", "embedding"], columns="connection",

@@ -195,9 +195,10 @@ def predictive_check_table(path: Path) -> str:
             sel = [r for r in d["rows"] if r["connection"] == connection and r["ci_prob"] == p]
             inside = sum(r["inside"] for r in sel) / len(sel)
             in_sample = sum(r["inside_in_sample"] for r in sel) / len(sel)
-            out = sum(not r["in_band"] for r in sel)
-            out_family = sum(not r.get("in_family_band", r["in_band"]) for r in sel)
-            cells += [_f(inside, 3), f"{out} ({out_family}) of {len(sel)}", _f(in_sample, 3)]
+            out = f"{sum(not r['in_band'] for r in sel)}"
+            if all("in_family_band" in r for r in sel):  # files written before it lack it
+                out += f" ({sum(not r['in_family_band'] for r in sel)})"
+            cells += [_f(inside, 3), f"{out} of {len(sel)}", _f(in_sample, 3)]
         rows.append([connection, *cells])
     header = ["connection"]
     for p in probs:
