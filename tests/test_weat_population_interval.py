@@ -120,32 +120,76 @@ def test_disattenuated_effect_size_sits_at_the_bound_when_the_noise_exceeds_the_
     assert disattenuated_effect_size(sim_a, sim_b, 2) == pytest.approx(2.0)
 
 
-def test_population_bootstrap_replicates_are_the_estimate_on_resampled_adjusted_words():
-    seed, n_boot = 5, 7
+def plain_replicate(adj_a, adj_b, rows_x, rows_y, cols_a, cols_b):
+    """The disattenuated effect size of one resample of the bootstrap world by explicit
+    loops: s over the drawn columns, the variance of s over the drawn rows (ddof=1), and
+    the noise of the drawn lists — the interaction mean square of the distinct rows and
+    columns drawn times (Σ k² − n)/(n (n − 1)). None when a list has one distinct word."""
+    rows = rows_x + rows_y
+    n_x, n_a, n_b = len(rows_x), len(cols_a), len(cols_b)
+    if min(len(set(idx)) for idx in (rows_x, rows_y, cols_a, cols_b)) < 2:
+        return None
+    s = [sum(adj_a[t][j] for j in cols_a) / n_a - sum(adj_b[t][j] for j in cols_b) / n_b
+         for t in rows]
+    means, within = [], 0.0
+    for g_rows, g_s in ((rows_x, s[:n_x]), (rows_y, s[n_x:])):
+        n_g = len(g_s)
+        m = sum(g_s) / n_g
+        v = sum((x - m) ** 2 for x in g_s) / (n_g - 1)
+        noise = 0.0
+        for sim, cols in ((adj_a, cols_a), (adj_b, cols_b)):
+            u_rows, u_cols, n_w = sorted(set(g_rows)), sorted(set(cols)), len(cols)
+            row = {t: sum(sim[t][j] for j in u_cols) / len(u_cols) for t in u_rows}
+            col = {j: sum(sim[t][j] for t in u_rows) / len(u_rows) for j in u_cols}
+            grand = sum(row.values()) / len(u_rows)
+            ss = sum((sim[t][j] - row[t] - col[j] + grand) ** 2 for t in u_rows for j in u_cols)
+            ms = ss / ((len(u_rows) - 1) * (len(u_cols) - 1))
+            sum_k2 = sum(cols.count(j) ** 2 for j in u_cols)
+            noise += ms * (sum_k2 - n_w) / (n_w * (n_w - 1))
+        means.append(m)
+        within += 0.5 * (v - noise)
+    delta = means[0] - means[1]
+    return delta / math.sqrt(max(within, 0.0) + 0.25 * delta ** 2)
+
+
+def test_population_bootstrap_replicates_are_the_estimate_on_resampled_worlds():
+    seed, n_boot = 5, 9
     result = weat_population_bootstrap(SIM_A, SIM_B, 3, n_boot=n_boot, random_seed=seed)
-    # the bootstrap world, built independently: each group's s shrunk toward its mean by
-    # λ = √((v − noise)/v), half the shift on each block
+    plain = plain_disattenuated(SIM_A.tolist(), SIM_B.tolist(), 3)
+    assert result.estimate == pytest.approx(plain, abs=1e-12)
+    # the bootstrap world, built independently: each group's s deviations scaled by λ so
+    # that their variance over the three words (ddof=0: the world's population) is the
+    # disattenuated v − noise; half the shift on each block
     s = SIM_A.mean(axis=1) - SIM_B.mean(axis=1)
     shift = np.zeros(6)
     for g, lam in zip((slice(0, 3), slice(3, 6)), result.shrinkage, strict=True):
         shift[g] = (1 - lam) * (s[g] - s[g].mean())
     adj_a, adj_b = SIM_A - shift[:, None] / 2, SIM_B + shift[:, None] / 2
     s_adj = adj_a.mean(axis=1) - adj_b.mean(axis=1)
-    plain = plain_disattenuated(SIM_A.tolist(), SIM_B.tolist(), 3)
-    # the world's s have the disattenuated spread: its population effect size (ddof=0
-    # over the given words, the bootstrap world's population) uses v − noise
-    for g, lam in zip((slice(0, 3), slice(3, 6)), result.shrinkage, strict=True):
-        assert np.var(s_adj[g], ddof=1) == pytest.approx(lam ** 2 * np.var(s[g], ddof=1))
-    assert result.estimate == pytest.approx(plain, abs=1e-12)
-    # the same draws, turned into index lists, and the estimate recomputed by the loops
+    for g in (slice(0, 3), slice(3, 6)):
+        v = np.var(s[g], ddof=1)
+        noise = sum(np.sum((blk - blk.mean(1, keepdims=True) - blk.mean(0) + blk.mean()) ** 2)
+                    / 4 / 3 for blk in (SIM_A[g], SIM_B[g]))
+        assert np.var(s_adj[g]) == pytest.approx(max(v - noise, 0.0), abs=1e-12)
+    # the same draws as index lists (redrawing the replicates whose lists repeat one
+    # word, chunk by chunk as the function draws them), recomputed by the loops
     rng = np.random.default_rng(seed)
-    counts = [bootstrap_counts(rng, n_boot, 3) for _ in range(4)]  # X, Y, A, B
-    for r in range(n_boot):
-        idx = [np.repeat(np.arange(3), c[r].astype(int)) for c in counts]
-        rows = np.r_[idx[0], 3 + idx[1]]
-        expected = plain_disattenuated(adj_a[np.ix_(rows, idx[2])].tolist(),
-                                       adj_b[np.ix_(rows, idx[3])].tolist(), 3)
-        assert result.effect_sizes[r] == pytest.approx(expected, abs=1e-10)
+    raw: list[float] = []
+    while len(raw) < n_boot:
+        k = n_boot - len(raw)
+        counts = [bootstrap_counts(rng, k, 3) for _ in range(4)]  # X, Y, A, B
+        for r in range(k):
+            idx = [np.repeat(np.arange(3), c[r].astype(int)).tolist() for c in counts]
+            value = plain_replicate(adj_a.tolist(), adj_b.tolist(), idx[0],
+                                    [3 + i for i in idx[1]], idx[2], idx[3])
+            if value is not None:
+                raw.append(value)
+    raw = raw[:n_boot]
+    # re-centred on the estimate and kept within ±2
+    assert result.centre_shift == pytest.approx(np.median(raw) - plain, abs=1e-10)
+    expected = np.clip(np.array(raw) - result.centre_shift, -2, 2)
+    assert result.effect_sizes == pytest.approx(expected, abs=1e-10)
+    assert result.n_redrawn > 0  # with 3 words a list, some resamples repeat one word
     lo, hi = result.interval(0.8)
     assert (lo, hi) == pytest.approx(tuple(np.quantile(result.effect_sizes, [0.1, 0.9])))
 
