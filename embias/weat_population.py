@@ -48,6 +48,7 @@ word-vector model of :func:`embias.simulate.simulate_weat_bootstrap_coverage`.
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -238,7 +239,9 @@ def _parts(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, c: np.ndarray, k_a: n
     """Compute the disattenuation's statistics with the words weighted by counts.
 
     Rows of ``c`` over the targets, ``k_a``/``k_b`` over the attribute words (all ones:
-    the words as given); each word drawn k times counts k times, as in a resample.
+    the words as given); each word drawn k times counts k times, as in a resample. A
+    replicate's group size is its rows' count total (targets drawn as words of several
+    rows need not add up to the group's rows).
 
     The noise variance of s from an attribute list is its interaction mean square times
     the factor of the list drawn: 1/|A| for distinct words from a large population (the
@@ -257,7 +260,7 @@ def _parts(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, c: np.ndarray, k_a: n
     means, variances, noises = [], [], []
     for part in (slice(0, n_x), slice(n_x, n_t)):
         c_g, s_g = c[:, part], s[:, part]
-        n_g = c_g.shape[1]
+        n_g = c_g.sum(axis=1)  # rows drawn: the group's size, or a word-clustered draw's
         mean = (c_g * s_g).sum(axis=1) / n_g
         means.append(mean)
         variances.append((c_g * (s_g - mean[:, None]) ** 2).sum(axis=1) / (n_g - 1))
@@ -418,6 +421,52 @@ def _adjusted(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, parts: _Parts
             (lams[0], lams[1]))
 
 
+def _word_level(sim_a: object, sim_b: object, n_x: object, target_words: object,
+                a_words: object, b_words: object
+                ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+    """Average each attribute word's columns; label each target row with its word.
+
+    Returns the similarities with one column per attribute word (in order of first
+    appearance) and, for X and Y, each row's word as an index 0 … m − 1 within its group
+    (each row its own word when ``target_words`` is None).
+    """
+    sim_a = np.asarray(sim_a, dtype=float)
+    sim_b = np.asarray(sim_b, dtype=float)
+    averaged = []
+    for name, sim, labels in (("a_words", sim_a, a_words), ("b_words", sim_b, b_words)):
+        if labels is None or sim.ndim != 2:
+            averaged.append(sim)
+            continue
+        labels = list(labels)  # type: ignore[call-overload]
+        if len(labels) != sim.shape[1]:
+            raise ValueError(f"{name} must name the word of every column ({sim.shape[1]}), "
+                             f"got {len(labels)} labels")
+        order = list(dict.fromkeys(labels))
+        index = np.array([order.index(w) for w in labels])
+        averaged.append(np.stack([sim[:, index == j].mean(axis=1)
+                                  for j in range(len(order))], axis=1))
+    n_t = averaged[0].shape[0] if averaged[0].ndim == 2 else 0
+    n_x_int = n_x if isinstance(n_x, int | np.integer) and 0 <= n_x <= n_t else 0
+    if target_words is None:
+        groups = (np.arange(n_x_int), np.arange(n_t - n_x_int))
+        return averaged[0], averaged[1], groups
+    labels = list(target_words)  # type: ignore[call-overload]
+    if len(labels) != n_t:
+        raise ValueError(f"target_words must name the word of every row ({n_t}), got "
+                         f"{len(labels)} labels")
+    both = set(labels[:n_x_int]) & set(labels[n_x_int:])
+    if both:
+        raise ValueError(f"the target word {sorted(both, key=str)[0]!r} has rows in both X "
+                         "and Y: a word belongs to one group")
+    indices = []
+    for group, part in (("X", labels[:n_x_int]), ("Y", labels[n_x_int:])):
+        order = list(dict.fromkeys(part))
+        check_int(f"the number of {group} words (distinct target_words)", len(order),
+                  minimum=2, why=ONE_WORD_WHY)
+        indices.append(np.array([order.index(w) for w in part], dtype=int))
+    return averaged[0], averaged[1], (indices[0], indices[1])
+
+
 def weat_population_bootstrap(
     sim_a: np.ndarray,
     sim_b: np.ndarray,
@@ -425,6 +474,9 @@ def weat_population_bootstrap(
     *,
     n_boot: int = DEFAULT_N_BOOT,
     random_seed: int | np.random.Generator | None = None,
+    target_words: Sequence[Hashable] | None = None,
+    a_words: Sequence[Hashable] | None = None,
+    b_words: Sequence[Hashable] | None = None,
 ) -> WeatPopulationBootstrap:
     """Bootstrap WEAT's population effect size, allowing for short attribute lists.
 
@@ -460,19 +512,28 @@ def weat_population_bootstrap(
     random_seed
         Seed or Generator (:func:`embias._validation.resolve_rng`); ``None`` draws a seed
         from the OS entropy and records it in the result.
+    target_words, a_words, b_words
+        When the items are not the words sampled — SEAT's sentences, several per word —
+        the word of each row (``target_words``) and of each column of ``sim_a`` / ``sim_b``.
+        A word's columns are averaged into one before anything else (the attribute list is
+        a sample of words), and a word's rows are drawn together. ``None``: every row and
+        column is a word of its own.
 
     Returns
     -------
     WeatPopulationBootstrap
-        The estimate, the replicates and the adjustments applied.
+        The estimate, the replicates and the adjustments applied. With ``a_words`` /
+        ``b_words`` the estimate is that of the word-averaged columns.
 
     Raises
     ------
     ValueError
-        Bad options or shapes (see :func:`disattenuated_effect_size`), or replicates
-        without an effect size (tied s values, or a list drawn as one word repeated) so
-        often that more than :data:`embias.classic.MAX_DRAWS_PER_REPLICATE` draws per
-        replicate kept would be needed.
+        Bad options or shapes (see :func:`disattenuated_effect_size`); word labels of the
+        wrong length, a target word with rows in both X and Y, or fewer than two words in a
+        list; or replicates without an effect size (tied s values, or a list drawn as one
+        word repeated) so often that more than
+        :data:`embias.classic.MAX_DRAWS_PER_REPLICATE` draws per replicate kept would be
+        needed.
 
     Notes
     -----
@@ -497,6 +558,7 @@ def weat_population_bootstrap(
     >>> bool(lower < upper <= 2)
     True
     """
+    sim_a, sim_b, row_words = _word_level(sim_a, sim_b, n_x, target_words, a_words, b_words)
     sim_a, sim_b, n_x = _check_similarities(sim_a, sim_b, n_x)
     n_boot = check_int("n_boot", n_boot, minimum=1)
     rng, seed = resolve_rng(random_seed)
@@ -521,10 +583,13 @@ def weat_population_bootstrap(
                 "words' s values are too often tied, or the lists too short, for an item "
                 "bootstrap")
         k = min(_CHUNK, n_boot - n_kept)
-        c = np.concatenate([bootstrap_counts(rng, k, n_x), bootstrap_counts(rng, k, n_t - n_x)],
-                           axis=1)
+        word_counts = [bootstrap_counts(rng, k, int(words.max()) + 1) for words in row_words]
+        c = np.concatenate([wc[:, words] for wc, words in zip(word_counts, row_words,
+                                                               strict=True)], axis=1)
         effects = _parts(adj_a, adj_b, n_x, c, bootstrap_counts(rng, k, n_a),
                          bootstrap_counts(rng, k, n_b), resampled=True).effect(w)
+        # a group drawn as one word repeated is no sample of its words
+        effects[np.any([(wc > 0).sum(axis=1) < 2 for wc in word_counts], axis=0)] = np.nan
         good = np.isfinite(effects)
         kept.append(effects[good])
         n_kept += int(good.sum())

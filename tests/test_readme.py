@@ -360,10 +360,10 @@ def null_simulation_table() -> str:
     return "\n".join(lines)
 
 
-def weat_population_results() -> dict:
+def weat_population_results(name: str = "weat_population") -> dict:
     import json
 
-    return json.loads((ROOT / "benchmarks" / "results" / "weat_population.json").read_text())
+    return json.loads((ROOT / "benchmarks" / "results" / f"{name}.json").read_text())
 
 
 def within_005(coverage: float, nominal: float) -> bool:
@@ -371,11 +371,13 @@ def within_005(coverage: float, nominal: float) -> bool:
     return round(abs(coverage - nominal), 9) <= 0.05
 
 
-def weat_population_table(d: dict) -> str:
-    """The README's WEAT coverage table, from ``bench_weat_population.py``'s results ``d``.
+def weat_population_table(d: dict, seat: dict) -> str:
+    """The README's WEAT coverage table, from ``bench_weat_population.py``'s results ``d``
+    and ``bench_seat_population.py``'s ``seat``.
 
-    The four real-word designs one per row; the word-vector model's designs as one row (the
-    range of their coverage and how many are within ±0.05 of 0.89).
+    The four real-word designs one per row; the word-vector model's designs as one row, and
+    SEAT's four real designs as one row (the range of their coverage and how many are
+    within ±0.05 of 0.89).
     """
     lines = ["| design | population d | item bootstrap (`lower`, `upper`) | population interval "
              "(`population_lower`, `population_upper`) |", "|:--|--:|--:|--:|"]
@@ -388,14 +390,19 @@ def weat_population_table(d: dict) -> str:
                          f"{q['coverage']:.3f} ± {q['coverage_se']:.3f} |")
     truths = sorted({round(r["population_effect_size"], 3) for r in synthetic})
 
-    def summary(key: str) -> str:
-        cov = [r[key]["coverage"] for r in synthetic]
+    def summary(rows: list[dict], key: str) -> str:
+        cov = [r[key]["coverage"] for r in rows]
         within = sum(within_005(c, d["ci_prob"]) for c in cov)
         return f"{min(cov):.3f}–{max(cov):.3f}, {within} of {len(cov)} within ±0.05"
 
     lines.append(f"| word-vector model, {len(synthetic)} designs | "
                  + " and ".join(f"{t:g}" for t in truths)
-                 + f" | {summary('today')} | {summary('population')} |")
+                 + f" | {summary(synthetic, 'today')} | {summary(synthetic, 'population')} |")
+    seat_truths = sorted({round(r["population_effect_size"], 3) for r in seat["designs"]})
+    lines.append(f"| SEAT (MiniLM, 2 templates a word), these {len(seat['designs'])} designs | "
+                 + " and ".join(f"{t:.3f}" for t in seat_truths)
+                 + f" | {summary(seat['designs'], 'today')} | "
+                 f"{summary(seat['designs'], 'population')} |")
     return "\n".join(lines)
 
 
@@ -408,8 +415,10 @@ def test_readme_null_simulation_table_is_the_word_sampling_benchmarks():
 
 def test_readme_weat_table_is_the_weat_population_benchmark():
     d = weat_population_results()
-    table = weat_population_table(d)
-    assert table.count("\n") == 6  # header, rule, four real designs and the model's row
+    seat = weat_population_results("seat_population")
+    table = weat_population_table(d, seat)
+    # header, rule, four real designs, the model's row and SEAT's
+    assert table.count("\n") == 7
     assert table in README.read_text(encoding="utf-8")
     section = _readme_section("## Honest on real words?")
     n_studies = {r["n_studies"] for r in d["designs"]}

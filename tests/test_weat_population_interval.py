@@ -194,6 +194,97 @@ def test_population_bootstrap_replicates_are_the_estimate_on_resampled_worlds():
     assert (lo, hi) == pytest.approx(tuple(np.quantile(result.effect_sizes, [0.1, 0.9])))
 
 
+def test_labelling_every_item_as_its_own_word_changes_nothing():
+    plain = weat_population_bootstrap(SIM_A, SIM_B, 3, n_boot=300, random_seed=4)
+    labelled = weat_population_bootstrap(SIM_A, SIM_B, 3, n_boot=300, random_seed=4,
+                                         target_words=list("uvwxyz"), a_words=[0, 1, 2],
+                                         b_words=["p", "q", "r"])
+    assert labelled.estimate == plain.estimate
+    assert np.array_equal(labelled.effect_sizes, plain.effect_sizes)
+
+
+def test_an_attribute_words_sentences_are_averaged_into_one_column():
+    # two "sentences" per attribute word, ±e around the word's column: their mean is the
+    # word's column, so the result is that of the word-level similarities, draw for draw
+    rng = np.random.default_rng(0)
+    e_a, e_b = rng.normal(scale=0.05, size=(2, 6, 3))
+    sent_a = np.repeat(SIM_A, 2, axis=1) + np.stack([e_a, -e_a], axis=2).reshape(6, 6)
+    sent_b = np.repeat(SIM_B, 2, axis=1) + np.stack([e_b, -e_b], axis=2).reshape(6, 6)
+    words = ["w0", "w0", "w1", "w1", "w2", "w2"]
+    grouped = weat_population_bootstrap(sent_a, sent_b, 3, n_boot=300, random_seed=4,
+                                        a_words=words, b_words=words)
+    reference = weat_population_bootstrap(SIM_A, SIM_B, 3, n_boot=300, random_seed=4)
+    assert grouped.estimate == pytest.approx(reference.estimate, abs=1e-12)
+    assert grouped.effect_sizes == pytest.approx(reference.effect_sizes, abs=1e-10)
+    # as sentences of their own the columns would give another estimate
+    assert disattenuated_effect_size(sent_a, sent_b, 3) != pytest.approx(grouped.estimate,
+                                                                        abs=1e-3)
+
+
+def test_a_target_words_sentences_are_drawn_together():
+    # 3 + 3 target words of two sentences each (rows 2j, 2j + 1), 3 + 3 attribute words
+    rng = np.random.default_rng(1)
+    sim_a = np.repeat(SIM_A, 2, axis=0) + rng.normal(scale=0.05, size=(12, 3))
+    sim_b = np.repeat(SIM_B, 2, axis=0) + rng.normal(scale=0.05, size=(12, 3))
+    target_words = [f"{g}{j}" for g in "xy" for j in range(3) for _ in range(2)]
+    seed, n_boot = 5, 9
+    result = weat_population_bootstrap(sim_a, sim_b, 6, n_boot=n_boot, random_seed=seed,
+                                       target_words=target_words)
+    assert result.estimate == pytest.approx(
+        plain_disattenuated(sim_a.tolist(), sim_b.tolist(), 6), abs=1e-12)
+    s = sim_a.mean(axis=1) - sim_b.mean(axis=1)
+    shift = np.zeros(12)
+    for g, lam in zip((slice(0, 6), slice(6, 12)), result.shrinkage, strict=True):
+        shift[g] = (1 - lam) * (s[g] - s[g].mean())
+    adj_a, adj_b = (sim_a - shift[:, None] / 2).tolist(), (sim_b + shift[:, None] / 2).tolist()
+    # the loops: words drawn with replacement, each bringing both its rows; a group drawn
+    # as one word repeated (or a list as one attribute word) is redrawn
+    draws = np.random.default_rng(seed)
+    raw: list[float] = []
+    while len(raw) < n_boot:
+        k = n_boot - len(raw)
+        counts = [bootstrap_counts(draws, k, 3) for _ in range(4)]  # X, Y words; A, B
+        for r in range(k):
+            idx = [np.repeat(np.arange(3), c[r].astype(int)).tolist() for c in counts]
+            if min(len(set(idx[0])), len(set(idx[1]))) < 2:
+                continue
+            rows_x = [2 * w + j for w in idx[0] for j in (0, 1)]
+            rows_y = [6 + 2 * w + j for w in idx[1] for j in (0, 1)]
+            value = plain_replicate(adj_a, adj_b, rows_x, rows_y, idx[2], idx[3])
+            if value is not None:
+                raw.append(value)
+    expected = np.clip(np.array(raw) - (np.median(raw) - result.estimate), -2, 2)
+    assert result.effect_sizes == pytest.approx(expected, abs=1e-10)
+
+
+def test_seat_population_interval_samples_words_not_sentences():
+    from embias.sentences import seat_test, word_sentences
+
+    study = embias.Study(name="toy", protected={"x": ("alpha", "beta", "iota", "mu"),
+                                                "y": ("gamma", "delta", "kappa", "nu")},
+                         attributes={"x_stereotype": ("epsilon", "eta", "omicron"),
+                                     "y_stereotype": ("zeta", "theta", "lambda")})
+    templates = ["This is {term}.", "{term} is here.", "Look at {term}."]
+
+    def encode(sentences):
+        return np.array([np.random.default_rng(list(s.encode())).normal(size=8)
+                         for s in sentences])
+
+    result = seat_test(study, encode, templates=templates, permutations=40, random_seed=7)
+    lists = [list(study.protected["x"]), list(study.protected["y"]),
+             list(study.attributes["x_stereotype"]), list(study.attributes["y_stereotype"])]
+    table = word_sentences([w for ws in lists for w in ws], templates=templates)
+    unit = {t: v / np.linalg.norm(v) for t, v in
+            zip(table["sentence"], encode(list(table["sentence"])), strict=True)}
+    by_word = {w: list(g["sentence"]) for w, g in table.groupby("word", sort=False)}
+    targets = np.array([unit[t] for w in lists[0] + lists[1] for t in by_word[w]])
+    # one column per attribute word: the mean similarity with its three sentences
+    word_sims = [np.array([[np.mean([t @ unit[a] for a in by_word[w]]) for w in ws]
+                           for t in targets]) for ws in lists[2:]]
+    assert result.population.estimate == pytest.approx(
+        disattenuated_effect_size(*word_sims, 12), abs=1e-9)
+
+
 def test_population_bootstrap_is_seeded():
     one = weat_population_bootstrap(SIM_A, SIM_B, 3, n_boot=200, random_seed=9)
     two = weat_population_bootstrap(SIM_A, SIM_B, 3, n_boot=200, random_seed=9)
@@ -266,6 +357,44 @@ def test_population_interval_covers_on_the_shipped_name_populations(glove):
     assert today / n_studies < 0.89 - 3 * se
 
 
+def test_seat_population_interval_covers_on_the_shipped_sentiment_populations():
+    """200 SEAT studies of 8 + 8 target and 8 + 8 attribute words from the shipped
+    ``sentiment`` populations, each word in the two fallback templates, encoded by the
+    offline MiniLM: the population interval (words sampled) covers the population's
+    sentence effect size within 3 binomial se of 0.89; today's interval (every sentence an
+    item) does not."""
+    from embias.embeddings import keyed_vectors
+    from embias.encoders import default_encoder
+    from embias.sentences.templates import FALLBACK_TEMPLATES, word_sentences
+
+    pops = embias.load_populations("sentiment")
+    cx, cy = list(pops.protected)
+    lists = [list(pops.protected[cx]), list(pops.protected[cy]),
+             list(pops.attributes[pops.associations[cx]]),
+             list(pops.attributes[pops.associations[cy]])]
+    table = word_sentences([w for ws in lists for w in ws], templates=list(FALLBACK_TEMPLATES))
+    by_word = {w: list(g["sentence"]) for w, g in table.groupby("word", sort=False)}
+    item_words = dict(zip(table["sentence"], table["word"], strict=True))
+    distinct = list(dict.fromkeys(table["sentence"]))
+    kv = keyed_vectors(distinct, np.ascontiguousarray(default_encoder()(distinct)))
+    truth = population_effect_size(*(kv[[s for w in ws for s in by_word[w]]] for ws in lists))
+    n_studies, n = 200, 8
+    new = today = 0
+    for i in range(n_studies):
+        rng = np.random.default_rng([31, 0, n, i])
+        drawn = [[s for j in rng.choice(len(ws), size=n, replace=False) for s in by_word[ws[j]]]
+                 for ws in lists]
+        r = embias.weat(kv, *drawn, item_words=item_words, lowercase=False, permutations=100,
+                        n_boot=1000, random_seed=rng)
+        lo, hi = r.population_interval()
+        new += lo <= truth <= hi
+        lo, hi = r.interval()
+        today += lo <= truth <= hi
+    se = math.sqrt(0.89 * 0.11 / n_studies)
+    assert abs(new / n_studies - 0.89) <= 3 * se
+    assert today / n_studies < 0.89 - 3 * se
+
+
 # --------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: disattenuated_effect_size(SIM_A[:, :1], SIM_B, 3),
@@ -280,6 +409,17 @@ def test_population_interval_covers_on_the_shipped_name_populations(glove):
      "must be finite"),
     (lambda: weat_population_bootstrap(SIM_A, SIM_B, 3, n_boot=0),
      r"n_boot must be an integer ≥ 1, got 0"),
+    (lambda: weat_population_bootstrap(SIM_A, SIM_B, 3, target_words=list("uvwxy")),
+     r"target_words must name the word of every row \(6\), got 5 labels"),
+    (lambda: weat_population_bootstrap(SIM_A, SIM_B, 3, target_words=list("uvwxyu")),
+     r"the target word 'u' has rows in both X and Y"),
+    (lambda: weat_population_bootstrap(SIM_A, SIM_B, 3, target_words=list("uuuxyz")),
+     r"the number of X words \(distinct target_words\) must be an integer ≥ 2, got 1"),
+    (lambda: weat_population_bootstrap(SIM_A, SIM_B, 3, a_words=[0, 1]),
+     r"a_words must name the word of every column \(3\), got 2 labels"),
+    (lambda: weat_population_bootstrap(SIM_A, SIM_B, 3, b_words=[0, 0, 0]),
+     r"the number of attribute words in B \(columns of sim_b\) must be an integer ≥ 2, "
+     r"got 1"),
     (lambda: weat_population_bootstrap(SIM_A, SIM_B, 3, random_seed=-1), "random_seed"),
     (lambda: weat_population_bootstrap(SIM_A, SIM_B, 3, n_boot=10).interval(1.5),
      r"ci_prob must be in \(0, 1\), got 1.5"),

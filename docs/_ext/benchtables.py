@@ -224,7 +224,8 @@ def predictive_check_table(path: Path) -> str:
 
 
 def weat_population_table(path: Path) -> str:
-    """``bench_weat_population.py``: coverage of WEAT's intervals of the population d."""
+    """``bench_weat_population.py`` / ``bench_seat_population.py``: coverage of WEAT's and
+    SEAT's intervals of the population d."""
     d = json.loads(path.read_text(encoding="utf-8"))
     rows = []
     for r in d["designs"]:
@@ -365,6 +366,7 @@ TABLES: dict[str, tuple[str, Callable[[Path], str]]] = {
     "bench_weat_population": ("weat_population.json", weat_population_table),
     "bench_weat_population_with_replacement": ("weat_population_with_replacement.json",
                                                weat_population_table),
+    "bench_seat_population": ("seat_population.json", weat_population_table),
     "bench_calibration": ("calibration", calibration_table),
     "bench_real_word_models": ("real_word_models.json", real_word_models_table),
 }
@@ -378,7 +380,8 @@ OTHER_TABLES: dict[str, tuple[str, Callable[[Path], str]]] = {
 
 #: the scripts whose results files the tables above read
 SOURCES = {"bench_batch", "bench_design", "bench_predictive_check", "bench_weat_population",
-           "bench_calibration", "bench_word_sampling", "bench_real_word_models"}
+           "bench_seat_population", "bench_calibration", "bench_word_sampling",
+           "bench_real_word_models"}
 
 
 def recorded_tables(path: Path) -> str:

@@ -5,7 +5,11 @@ sample sd, exact or seeded Monte Carlo permutation p-value, item bootstrap) on t
 sentences of a two-class study — every sentence is one item, as in May et al. Sentences
 of one word share the word, so they are not independent: the permutation p-value and
 the bootstrap interval treat them as if they were and are optimistic; the crossed model
-on :func:`sentence_table` is the honest way to let words and templates vary.
+on :func:`sentence_table` is the honest way to let words and templates vary. The
+population interval (``population_lower``/``population_upper``) samples words, not
+sentences: a word's attribute sentences are averaged and a word's target sentences drawn
+together (``item_words`` of :func:`embias.classic.weat`); its coverage on real word
+populations is measured by ``benchmarks/bench_seat_population.py``.
 """
 
 from __future__ import annotations
@@ -126,8 +130,10 @@ def _seat(study: Study, enc: Any, spec: Any, word_kinds: Mapping[str, Any] | Non
     sentence_sets = [[s for w in dict.fromkeys(words_) for s in by_word[w]] for words_ in sets]
     distinct = list(dict.fromkeys(sentences["sentence"]))
     kv = keyed_vectors(distinct, np.ascontiguousarray(enc(distinct)))
-    result = weat(kv, *sentence_sets, lowercase=False, **options)
     origin = sentences.drop_duplicates("sentence").set_index("sentence")
+    # the population interval samples words: a sentence is one of its word's templates
+    result = weat(kv, *sentence_sets, lowercase=False,
+                  item_words=dict(zip(origin.index, origin["word"], strict=True)), **options)
     s_values = result.s_values.rename(columns={"word": "sentence"})
     s_values.insert(0, "word", s_values["sentence"].map(origin["word"]))
     s_values.insert(1, "template", s_values["sentence"].map(origin["template"]))

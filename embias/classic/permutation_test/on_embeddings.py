@@ -8,7 +8,7 @@ bootstrap and the population interval, each from its own stream of one seed.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -50,6 +50,7 @@ def weat(
     lowercase: bool | None = None,
     name: str = "weat",
     set_names: tuple[str, str, str, str] = ("X", "Y", "A", "B"),
+    item_words: Mapping[str, str] | None = None,
 ) -> WeatResult:
     """Run the Word Embedding Association Test (Caliskan et al. 2017).
 
@@ -90,6 +91,12 @@ def weat(
         Label of the test in reports.
     set_names
         Names of X, Y, A, B in the missing-word report (e.g. the class names).
+    item_words
+        When the items are sentences of words (SEAT): the word of every item. The
+        population interval then samples words, not items (a word's attribute sentences
+        averaged, a word's target sentences drawn together:
+        :func:`embias.weat_population.weat_population_bootstrap`); the effect size, the
+        p-value and the item bootstrap still treat every item as one, as in May et al.
 
     Returns
     -------
@@ -176,7 +183,15 @@ def weat(
     bootstrap = weat_item_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot, ddof=ddof,
                                     random_seed=_bootstrap_stream(rng))
     bootstrap = dataclasses.replace(bootstrap, random_seed=seed)
-    population, population_note = _population_bootstrap(sim_a, sim_b, n_x, n_boot, rng, seed)
+    groups: tuple[list[str], list[str], list[str]] | None = None
+    if item_words is not None:
+        unnamed = [i for k in "XYAB" for i in words[k] if i not in item_words]
+        if unnamed:
+            raise ValueError(f"item_words does not name the word of the item {unnamed[0]!r}")
+        groups = ([item_words[i] for i in words["X"] + words["Y"]],
+                  [item_words[i] for i in words["A"]], [item_words[i] for i in words["B"]])
+    population, population_note = _population_bootstrap(sim_a, sim_b, n_x, n_boot, rng, seed,
+                                                        groups)
     s_table = pd.DataFrame({
         "word": [*words["X"], *words["Y"]],
         "target": ["X"] * n_x + ["Y"] * (s.size - n_x),
@@ -222,22 +237,29 @@ def _target_similarities(embeddings: KeyedVectors | str, lists: Sequence[Sequenc
 
 
 def _population_bootstrap(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, n_boot: int,
-                          rng: np.random.Generator, seed: int | None
+                          rng: np.random.Generator, seed: int | None,
+                          groups: tuple[list[str], list[str], list[str]] | None = None
                           ) -> tuple[WeatPopulationBootstrap | None, str]:
     """Return the population interval of :func:`weat`, or None and why not.
 
     It draws from its own spawned stream, so the bootstrap and the permutations do not
-    depend on it.
+    depend on it. ``groups``: the word of every target row and of every column of A and
+    of B (items that are sentences of words).
     """
     from ...weat_population import weat_population_bootstrap
 
-    if min(sim_a.shape[1], sim_b.shape[1]) < 2:
+    n_words = ((len(set(groups[1])), len(set(groups[2]))) if groups is not None
+               else (sim_a.shape[1], sim_b.shape[1]))
+    if min(n_words) < 2:
         return None, ("the disattenuation needs at least 2 words in A and in B (the noise "
                       "of s from the attribute list is estimated from the (target, "
                       "attribute) interaction)")
+    target_words, a_words, b_words = groups if groups is not None else (None, None, None)
     try:
         population = weat_population_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot,
-                                               random_seed=_bootstrap_stream(rng))
+                                               random_seed=_bootstrap_stream(rng),
+                                               target_words=target_words, a_words=a_words,
+                                               b_words=b_words)
     except ValueError as exc:  # tied s values: no disattenuated effect size (0/0)
         return None, str(exc)
     return dataclasses.replace(population, random_seed=seed), ""
