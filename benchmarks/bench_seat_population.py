@@ -29,8 +29,6 @@ wholly below / above it. Target: every design within ±0.05 of 0.89.
 from __future__ import annotations
 
 import argparse
-import math
-import time
 from pathlib import Path
 
 import numpy as np
@@ -40,25 +38,13 @@ SIZES = (8, 25)
 PERMUTATIONS = 1000  # the p-value is not measured here; a small Monte Carlo keeps it cheap
 
 
-def _summary(truth: float, bounds: np.ndarray) -> dict[str, float]:
-    lo, hi = bounds[:, 0], bounds[:, 1]
-    cov = float(np.mean((lo <= truth) & (truth <= hi)))
-    return {"coverage": cov, "coverage_se": math.sqrt(cov * (1 - cov) / len(bounds)),
-            "below": float(np.mean(hi < truth)), "above": float(np.mean(lo > truth)),
-            "mean_width": float(np.mean(hi - lo))}
-
-
 def sentence_populations(name: str, encoder: object):
     """The four populations' words, their sentences (word → sentences) and the vectors."""
     import embias
     from embias.embeddings import keyed_vectors
     from embias.sentences.templates import FALLBACK_TEMPLATES, word_sentences
 
-    pops = embias.load_populations(name)
-    cx, cy = list(pops.protected)
-    words = [list(pops.protected[cx]), list(pops.protected[cy]),
-             list(pops.attributes[pops.associations[cx]]),
-             list(pops.attributes[pops.associations[cy]])]
+    words = [list(ws) for ws in embias.load_populations(name).weat_sets()]
     table = word_sentences([w for ws in words for w in ws], templates=list(FALLBACK_TEMPLATES))
     by_word = {w: list(g["sentence"]) for w, g in table.groupby("word", sort=False)}
     distinct = list(dict.fromkeys(table["sentence"]))
@@ -70,34 +56,30 @@ def sentence_populations(name: str, encoder: object):
 def run_design(name: str, n: int, populations, n_studies: int, n_boot: int, ci_prob: float,
                seed_key: tuple[int, ...]) -> dict[str, object]:
     """Both intervals on ``n_studies`` studies of ``n`` words per list."""
+    from bench_weat_population import coverage_run
+
     import embias
     from embias.weat_population import population_effect_size
 
     words, by_word, item_words, kv = populations
     sentences = [[s for w in ws for s in by_word[w]] for ws in words]
     truth = population_effect_size(*(kv[s] for s in sentences))
-    start = time.perf_counter()
-    today = np.empty((n_studies, 2))
-    new = np.empty((n_studies, 2))
-    d = np.empty(n_studies)
-    d_dis = np.empty(n_studies)
-    for i in range(n_studies):
-        rng = np.random.default_rng([*seed_key, i])
+
+    def one_study(rng: np.random.Generator):
         drawn = [[s for j in rng.choice(len(ws), size=n, replace=False) for s in by_word[ws[j]]]
                  for ws in words]
         r = embias.weat(kv, *drawn, item_words=item_words, lowercase=False,
                         permutations=PERMUTATIONS, n_boot=n_boot, random_seed=rng)
-        today[i] = r.interval(ci_prob)
-        new[i] = r.population_interval(ci_prob)
-        d[i], d_dis[i] = r.effect_size, r.population.estimate
+        return r.effect_size, r.population.estimate, r.bootstrap, r.population
+
     return {"design": f"{name}, {n} words per list ({2 * n} sentences)", "population_set": name,
-            "n_targets": n, "n_attributes": n, "population_effect_size": truth,
-            "mean_d": float(d.mean()), "mean_disattenuated": float(d_dis.mean()),
-            "today": _summary(truth, today), "population": _summary(truth, new),
-            "n_studies": n_studies, "seconds": time.perf_counter() - start}
+            "n_targets": n, "n_attributes": n,
+            **coverage_run(one_study, truth, n_studies, ci_prob, seed_key)}
 
 
 def main() -> None:
+    from bench_weat_population import print_coverage_summary
+
     from embias.encoders import as_encoder
     from embias.settings import DEFAULT_CI_PROB
 
@@ -127,11 +109,7 @@ def main() -> None:
                   f"{t['coverage']:.3f} (± {t['coverage_se']:.3f}) | {t['below']:.3f} | "
                   f"{t['mean_width']:.2f} | {p['coverage']:.3f} (± {p['coverage_se']:.3f}) | "
                   f"{p['below']:.3f} | {p['mean_width']:.2f} |", flush=True)
-    for key in ("today", "population"):
-        dev = [round(abs(r[key]["coverage"] - DEFAULT_CI_PROB), 9) for r in rows]
-        print(f"{key}: mean |coverage − {DEFAULT_CI_PROB}| = {np.mean(dev):.3f}, largest "
-              f"{max(dev):.3f}; designs within ±0.05: {sum(d <= 0.05 for d in dev)} of "
-              f"{len(dev)}")
+    print_coverage_summary(rows, DEFAULT_CI_PROB)
     write_json(args.output, {**started, "ci_prob": DEFAULT_CI_PROB, "n_boot": args.n_boot,
                              "embedding": f"{encoder.name} (sentences)",
                              "templates": "FALLBACK_TEMPLATES",

@@ -65,11 +65,8 @@ def real_populations(name: str, kv: object) -> tuple[np.ndarray, ...]:
     """Unit vectors of X, Y (protected classes) and A, B (their attribute classes)."""
     import embias
 
-    pops = embias.load_populations(name)
-    cx, cy = list(pops.protected)
-    lists = (pops.protected[cx], pops.protected[cy], pops.attributes[pops.associations[cx]],
-             pops.attributes[pops.associations[cy]])
-    return tuple(_unit(np.asarray(kv[list(words)], dtype=float)) for words in lists)
+    return tuple(_unit(np.asarray(kv[list(words)], dtype=float))
+                 for words in embias.load_populations(name).weat_sets())
 
 
 def _summary(truth: float, bounds: np.ndarray) -> dict[str, float]:
@@ -80,32 +77,52 @@ def _summary(truth: float, bounds: np.ndarray) -> dict[str, float]:
             "mean_width": float(np.mean(hi - lo))}
 
 
-def run_design(draw, truth: float, n_studies: int, n_boot: int, ci_prob: float,
-               seed_key: tuple[int, ...]) -> dict[str, object]:
-    """Both intervals on ``n_studies`` studies; ``draw(rng)`` gives (sim_a, sim_b, n_x)."""
-    from embias.classic import association_scores, weat_effect_size, weat_item_bootstrap
-    from embias.weat_population import weat_population_bootstrap
+def print_coverage_summary(rows: list[dict], ci_prob: float) -> None:
+    """Print, for both intervals, the mean and largest |coverage − nominal| and how many
+    designs are within ±0.05."""
+    for key in ("today", "population"):
+        # rounded: a share of k of 400 studies that is exactly 0.05 from 0.89 counts as within
+        dev = [round(abs(r[key]["coverage"] - ci_prob), 9) for r in rows]
+        print(f"{key}: mean |coverage − {ci_prob}| = {np.mean(dev):.3f}, largest "
+              f"{max(dev):.3f}; designs within ±0.05: {sum(d <= 0.05 for d in dev)} of "
+              f"{len(dev)}")
 
+
+def coverage_run(one_study, truth: float, n_studies: int, ci_prob: float,
+                 seed_key: tuple[int, ...]) -> dict[str, object]:
+    """Both intervals on ``n_studies`` studies; ``one_study(rng)`` runs one and returns
+    WEAT's d, the disattenuated estimate, and the item-bootstrap and population results
+    (each with ``interval(ci_prob)``)."""
     start = time.perf_counter()
     today = np.empty((n_studies, 2))
     new = np.empty((n_studies, 2))
     d = np.empty(n_studies)
     d_dis = np.empty(n_studies)
     for i in range(n_studies):
-        rng = np.random.default_rng([*seed_key, i])
-        sim_a, sim_b, n_x = draw(rng)
-        s = association_scores(sim_a, sim_b)
-        d[i] = weat_effect_size(s[:n_x], s[n_x:])
-        today[i] = weat_item_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot,
-                                       random_seed=rng).interval(ci_prob)
-        pop = weat_population_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot, random_seed=rng)
-        new[i] = pop.interval(ci_prob)
-        d_dis[i] = pop.estimate
+        d[i], d_dis[i], item, population = one_study(np.random.default_rng([*seed_key, i]))
+        today[i] = item.interval(ci_prob)
+        new[i] = population.interval(ci_prob)
     return {"population_effect_size": truth, "mean_d": float(d.mean()),
             "mean_disattenuated": float(d_dis.mean()),
             "sd_disattenuated": float(d_dis.std(ddof=1)),
             "today": _summary(truth, today), "population": _summary(truth, new),
             "n_studies": n_studies, "seconds": time.perf_counter() - start}
+
+
+def run_design(draw, truth: float, n_studies: int, n_boot: int, ci_prob: float,
+               seed_key: tuple[int, ...]) -> dict[str, object]:
+    """Both intervals on ``n_studies`` studies; ``draw(rng)`` gives (sim_a, sim_b, n_x)."""
+    from embias.classic import association_scores, weat_effect_size, weat_item_bootstrap
+    from embias.weat_population import weat_population_bootstrap
+
+    def one_study(rng: np.random.Generator):
+        sim_a, sim_b, n_x = draw(rng)
+        s = association_scores(sim_a, sim_b)
+        item = weat_item_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot, random_seed=rng)
+        pop = weat_population_bootstrap(sim_a, sim_b, n_x, n_boot=n_boot, random_seed=rng)
+        return weat_effect_size(s[:n_x], s[n_x:]), pop.estimate, item, pop
+
+    return coverage_run(one_study, truth, n_studies, ci_prob, seed_key)
 
 
 def designs(kv: object, *, with_replacement: bool = False):
@@ -174,12 +191,7 @@ def main() -> None:
               f"{t['coverage']:.3f} (± {t['coverage_se']:.3f}) | {t['below']:.3f} | "
               f"{t['mean_width']:.2f} | {p['coverage']:.3f} (± {p['coverage_se']:.3f}) | "
               f"{p['below']:.3f} | {p['mean_width']:.2f} |", flush=True)
-    for key in ("today", "population"):
-        # rounded: a share of k of 400 studies that is exactly 0.05 from 0.89 counts as within
-        dev = [round(abs(r[key]["coverage"] - ci_prob), 9) for r in rows]
-        print(f"{key}: mean |coverage − {ci_prob}| = {np.mean(dev):.3f}, largest "
-              f"{max(dev):.3f}; designs within ±0.05: {sum(d <= 0.05 for d in dev)} of "
-              f"{len(dev)}")
+    print_coverage_summary(rows, ci_prob)
     from record import write_json
 
     write_json(output, {**started, "ci_prob": ci_prob, "n_boot": args.n_boot,

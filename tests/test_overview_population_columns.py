@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import embias
-from embias.sentences import seat_overview, seat_test
+from embias.sentences import seat_overview, seat_test, word_sentences
+from embias.weat_population import disattenuated_effect_size
 
 
 def _encoder(sentences):
@@ -31,12 +32,15 @@ def test_weat_overview_rows_carry_each_tests_population_interval(glove):
     assert (finite["population_estimate"].abs() >= finite["effect_size"].abs() - 1e-9).all()
 
 
+STUDY = embias.Study(name="toy", protected={"x": ("alpha", "beta", "iota", "mu"),
+                                            "y": ("gamma", "delta", "kappa", "nu")},
+                     attributes={"x_stereotype": ("epsilon", "eta", "omicron"),
+                                 "y_stereotype": ("zeta", "theta", "lambda")})
+TEMPLATES = ["This is {term}.", "{term} is here.", "Look at {term}."]
+
+
 def test_seat_overview_rows_carry_each_tests_population_interval():
-    study = embias.Study(name="toy", protected={"x": ("alpha", "beta", "iota", "mu"),
-                                                "y": ("gamma", "delta", "kappa", "nu")},
-                         attributes={"x_stereotype": ("epsilon", "eta", "omicron"),
-                                     "y_stereotype": ("zeta", "theta", "lambda")})
-    templates = ["This is {term}.", "{term} is here.", "Look at {term}."]
+    study, templates = STUDY, TEMPLATES
     table = seat_overview(_encoder, tests=[study], templates=templates, permutations=40,
                           random_seed=7, ci_prob=0.7)
     single = seat_test(study, _encoder, templates=templates, permutations=40, random_seed=7)
@@ -50,3 +54,23 @@ def test_seat_overview_rows_carry_each_tests_population_interval():
             assert row[name] == pytest.approx(value, rel=1e-12), name
     with pytest.raises(ValueError, match="ci_prob"):
         seat_overview(_encoder, tests=[study], templates=templates, ci_prob=1.2)
+
+
+def test_seat_population_interval_samples_words_not_sentences():
+    # the estimate is that of one column per attribute word (the mean similarity with its
+    # three sentences), not of the sentences as attribute items
+    result = seat_test(STUDY, _encoder, templates=TEMPLATES, permutations=40, random_seed=7)
+    lists = [list(ws) for ws in STUDY.weat_sets()]
+    table = word_sentences([w for ws in lists for w in ws], templates=TEMPLATES)
+    unit = {t: v / np.linalg.norm(v) for t, v in
+            zip(table["sentence"], _encoder(list(table["sentence"])), strict=True)}
+    by_word = {w: list(g["sentence"]) for w, g in table.groupby("word", sort=False)}
+    targets = np.array([unit[t] for w in lists[0] + lists[1] for t in by_word[w]])
+    word_sims = [np.array([[np.mean([t @ unit[a] for a in by_word[w]]) for w in ws]
+                           for t in targets]) for ws in lists[2:]]
+    assert result.population.estimate == pytest.approx(
+        disattenuated_effect_size(*word_sims, 12), abs=1e-9)
+    sentence_sims = [targets @ np.array([unit[a] for w in ws for a in by_word[w]]).T
+                     for ws in lists[2:]]
+    assert disattenuated_effect_size(*sentence_sims, 12) != pytest.approx(
+        result.population.estimate, abs=1e-3)

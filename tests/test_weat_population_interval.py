@@ -257,34 +257,6 @@ def test_a_target_words_sentences_are_drawn_together():
     assert result.effect_sizes == pytest.approx(expected, abs=1e-10)
 
 
-def test_seat_population_interval_samples_words_not_sentences():
-    from embias.sentences import seat_test, word_sentences
-
-    study = embias.Study(name="toy", protected={"x": ("alpha", "beta", "iota", "mu"),
-                                                "y": ("gamma", "delta", "kappa", "nu")},
-                         attributes={"x_stereotype": ("epsilon", "eta", "omicron"),
-                                     "y_stereotype": ("zeta", "theta", "lambda")})
-    templates = ["This is {term}.", "{term} is here.", "Look at {term}."]
-
-    def encode(sentences):
-        return np.array([np.random.default_rng(list(s.encode())).normal(size=8)
-                         for s in sentences])
-
-    result = seat_test(study, encode, templates=templates, permutations=40, random_seed=7)
-    lists = [list(study.protected["x"]), list(study.protected["y"]),
-             list(study.attributes["x_stereotype"]), list(study.attributes["y_stereotype"])]
-    table = word_sentences([w for ws in lists for w in ws], templates=templates)
-    unit = {t: v / np.linalg.norm(v) for t, v in
-            zip(table["sentence"], encode(list(table["sentence"])), strict=True)}
-    by_word = {w: list(g["sentence"]) for w, g in table.groupby("word", sort=False)}
-    targets = np.array([unit[t] for w in lists[0] + lists[1] for t in by_word[w]])
-    # one column per attribute word: the mean similarity with its three sentences
-    word_sims = [np.array([[np.mean([t @ unit[a] for a in by_word[w]]) for w in ws]
-                           for t in targets]) for ws in lists[2:]]
-    assert result.population.estimate == pytest.approx(
-        disattenuated_effect_size(*word_sims, 12), abs=1e-9)
-
-
 def test_population_bootstrap_is_seeded():
     one = weat_population_bootstrap(SIM_A, SIM_B, 3, n_boot=200, random_seed=9)
     two = weat_population_bootstrap(SIM_A, SIM_B, 3, n_boot=200, random_seed=9)
@@ -333,10 +305,7 @@ def test_population_interval_covers_on_the_shipped_name_populations(glove):
     """250 studies of 8 + 8 target and 8 + 8 attribute words from the shipped ``names``
     populations: the population interval covers d_pop within 3 binomial se of 0.89,
     today's interval (attenuated d) does not."""
-    pops = embias.load_populations("names")
-    cx, cy = list(pops.protected)
-    lists = (pops.protected[cx], pops.protected[cy], pops.attributes[pops.associations[cx]],
-             pops.attributes[pops.associations[cy]])
+    lists = embias.load_populations("names").weat_sets()
     vec = [np.asarray(glove[list(w)], dtype=float) for w in lists]
     vec = [v / np.linalg.norm(v, axis=1, keepdims=True) for v in vec]
     truth = population_effect_size(*vec)
@@ -367,11 +336,7 @@ def test_seat_population_interval_covers_on_the_shipped_sentiment_populations():
     from embias.encoders import default_encoder
     from embias.sentences.templates import FALLBACK_TEMPLATES, word_sentences
 
-    pops = embias.load_populations("sentiment")
-    cx, cy = list(pops.protected)
-    lists = [list(pops.protected[cx]), list(pops.protected[cy]),
-             list(pops.attributes[pops.associations[cx]]),
-             list(pops.attributes[pops.associations[cy]])]
+    lists = [list(ws) for ws in embias.load_populations("sentiment").weat_sets()]
     table = word_sentences([w for ws in lists for w in ws], templates=list(FALLBACK_TEMPLATES))
     by_word = {w: list(g["sentence"]) for w, g in table.groupby("word", sort=False)}
     item_words = dict(zip(table["sentence"], table["word"], strict=True))

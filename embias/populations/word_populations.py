@@ -254,6 +254,31 @@ class WordPopulations:
         )
 
     # ------------------------------------------------------------------ misc
+    def weat_sets(self) -> tuple[tuple[str, ...], ...]:
+        """Return ``(X, Y, A, B)`` of two protected classes.
+
+        The populations of the two protected classes and of their associated attribute
+        classes, as :meth:`embias.Study.weat_sets` gives a study's lists.
+
+        Raises
+        ------
+        ValueError
+            Not exactly two protected classes.
+
+        Examples
+        --------
+        >>> populations = WordPopulations.from_dicts(
+        ...     "toy", protected={"f": ["she", "her"], "m": ["he", "him"]},
+        ...     attributes={"f": ["nurse", "nanny"], "m": ["pilot", "plumber"]})
+        >>> populations.weat_sets()
+        (('she', 'her'), ('he', 'him'), ('nurse', 'nanny'), ('pilot', 'plumber'))
+        """
+        if len(self.protected) != 2:
+            raise ValueError(f"populations {self.name!r} have {len(self.protected)} protected "
+                             f"classes {list(self.protected)}; WEAT needs exactly 2")
+        (cx, x), (cy, y) = self.protected.items()
+        return x, y, self.attributes[self.associations[cx]], self.attributes[self.associations[cy]]
+
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickle as plain dicts and tuples (rebuilt and checked by the constructor)."""
         return (type(self), (self.name, dict(self.protected), dict(self.attributes),
