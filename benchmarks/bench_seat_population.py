@@ -78,7 +78,11 @@ def run_design(name: str, n: int, populations, n_studies: int, n_boot: int, ci_p
 
 
 def main() -> None:
-    from bench_weat_population import print_coverage_summary
+    from bench_weat_population import (
+        COVERAGE_HEADER,
+        print_coverage_row,
+        print_coverage_summary,
+    )
 
     from embias.encoders import as_encoder
     from embias.settings import DEFAULT_CI_PROB
@@ -95,20 +99,13 @@ def main() -> None:
     rows = []
     print(f"coverage of SEAT's {DEFAULT_CI_PROB:.0%} intervals for the population effect size; "
           f"{args.n_studies} studies per design, {args.n_boot} replicates each")
-    print("| design | d_pop | today: coverage (± se) | below | width | population interval: "
-          "coverage (± se) | below | width |")
-    print("|:--|--:|--:|--:|--:|--:|--:|--:|")
+    print(COVERAGE_HEADER)
     for k, name in enumerate(("sentiment", "names")):
         populations = sentence_populations(name, encoder)
         for n in SIZES:
-            r = run_design(name, n, populations, args.n_studies, args.n_boot, DEFAULT_CI_PROB,
-                           (31, k, n))
-            rows.append(r)
-            t, p = r["today"], r["population"]
-            print(f"| {r['design']} | {r['population_effect_size']:.3f} | "
-                  f"{t['coverage']:.3f} (± {t['coverage_se']:.3f}) | {t['below']:.3f} | "
-                  f"{t['mean_width']:.2f} | {p['coverage']:.3f} (± {p['coverage_se']:.3f}) | "
-                  f"{p['below']:.3f} | {p['mean_width']:.2f} |", flush=True)
+            rows.append(run_design(name, n, populations, args.n_studies, args.n_boot,
+                                   DEFAULT_CI_PROB, (31, k, n)))
+            print_coverage_row(rows[-1])
     print_coverage_summary(rows, DEFAULT_CI_PROB)
     write_json(args.output, {**started, "ci_prob": DEFAULT_CI_PROB, "n_boot": args.n_boot,
                              "embedding": f"{encoder.name} (sentences)",

@@ -77,6 +77,21 @@ def _summary(truth: float, bounds: np.ndarray) -> dict[str, float]:
             "mean_width": float(np.mean(hi - lo))}
 
 
+#: The header of the printed coverage table (:func:`print_coverage_row`).
+COVERAGE_HEADER = ("| design | d_pop | mean d | mean disattenuated | today: coverage (± se) | "
+                   "below | width | population interval: coverage (± se) | below | width |\n"
+                   "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+
+
+def print_coverage_row(r: dict) -> None:
+    """Print one design's row of the coverage table."""
+    t, p = r["today"], r["population"]
+    print(f"| {r['design']} | {r['population_effect_size']:.3f} | {r['mean_d']:.3f} | "
+          f"{r['mean_disattenuated']:.3f} | {t['coverage']:.3f} (± {t['coverage_se']:.3f}) | "
+          f"{t['below']:.3f} | {t['mean_width']:.2f} | {p['coverage']:.3f} "
+          f"(± {p['coverage_se']:.3f}) | {p['below']:.3f} | {p['mean_width']:.2f} |", flush=True)
+
+
 def print_coverage_summary(rows: list[dict], ci_prob: float) -> None:
     """Print, for both intervals, the mean and largest |coverage − nominal| and how many
     designs are within ±0.05."""
@@ -180,17 +195,11 @@ def main() -> None:
     rows = []
     print(f"coverage of the {ci_prob:.0%} intervals for WEAT's population effect size; "
           f"{args.n_studies} studies per design, {args.n_boot} replicates each")
-    print("| design | d_pop | mean d | mean disattenuated | today: coverage (± se) | below "
-          "| width | population interval: coverage (± se) | below | width |")
-    print("|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print(COVERAGE_HEADER)
     for label, design, truth, draw, key in designs(kv, with_replacement=args.with_replacement):
         r = run_design(draw, truth, args.n_studies, args.n_boot, ci_prob, key)
         rows.append({"design": label, **design, **r})
-        t, p = r["today"], r["population"]
-        print(f"| {label} | {truth:.3f} | {r['mean_d']:.3f} | {r['mean_disattenuated']:.3f} | "
-              f"{t['coverage']:.3f} (± {t['coverage_se']:.3f}) | {t['below']:.3f} | "
-              f"{t['mean_width']:.2f} | {p['coverage']:.3f} (± {p['coverage_se']:.3f}) | "
-              f"{p['below']:.3f} | {p['mean_width']:.2f} |", flush=True)
+        print_coverage_row(rows[-1])
     print_coverage_summary(rows, ci_prob)
     from record import write_json
 
