@@ -250,8 +250,7 @@ def _parts(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, c: np.ndarray, k_a: n
     over its words — the factor is 0 for the world's own list, 1/n on average.
     """
     n_t = sim_a.shape[0]
-    rows = {"A": k_a @ sim_a.T / sim_a.shape[1], "B": k_b @ sim_b.T / sim_b.shape[1]}
-    s = rows["A"] - rows["B"]
+    s = k_a @ sim_a.T / sim_a.shape[1] - k_b @ sim_b.T / sim_b.shape[1]
     factors = []
     for k in (k_a, k_b):
         n_w = k.shape[1]
@@ -412,7 +411,7 @@ def _adjusted(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, parts: _Parts
     shift = np.zeros_like(s)
     lams = []
     for g, part in enumerate((slice(0, n_x), slice(n_x, s.size))):
-        n_g = part.indices(s.size)[1] - part.indices(s.size)[0]
+        n_g = s[part].size
         v, noise = float(parts.var[g][0]), float(parts.noise[g][0])
         lam = math.sqrt(max(v - noise, 0.0) / (v * (n_g - 1) / n_g)) if v > 0 else 1.0
         shift[part] = (1 - lam) * (s[part] - s[part].mean())
@@ -421,50 +420,53 @@ def _adjusted(sim_a: np.ndarray, sim_b: np.ndarray, n_x: int, parts: _Parts
             (lams[0], lams[1]))
 
 
-def _word_level(sim_a: object, sim_b: object, n_x: object, target_words: object,
-                a_words: object, b_words: object
-                ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-    """Average each attribute word's columns; label each target row with its word.
+def _first_appearance(labels: Sequence[Hashable]) -> np.ndarray:
+    """Return each label's word as an index 0 … m − 1, in order of first appearance."""
+    order = {w: i for i, w in enumerate(dict.fromkeys(labels))}
+    return np.array([order[w] for w in labels], dtype=int)
 
-    Returns the similarities with one column per attribute word (in order of first
-    appearance) and, for X and Y, each row's word as an index 0 … m − 1 within its group
-    (each row its own word when ``target_words`` is None).
+
+def _word_columns(name: str, sim: object, labels: Sequence[Hashable] | None) -> np.ndarray:
+    """Average each attribute word's columns into one (in order of first appearance).
+
+    ``labels`` None: every column is a word. Shapes are checked afterwards by
+    :func:`_check_similarities`, so anything not 2-D is passed on as it is.
     """
-    sim_a = np.asarray(sim_a, dtype=float)
-    sim_b = np.asarray(sim_b, dtype=float)
-    averaged = []
-    for name, sim, labels in (("a_words", sim_a, a_words), ("b_words", sim_b, b_words)):
-        if labels is None or sim.ndim != 2:
-            averaged.append(sim)
-            continue
-        labels = list(labels)  # type: ignore[call-overload]
-        if len(labels) != sim.shape[1]:
-            raise ValueError(f"{name} must name the word of every column ({sim.shape[1]}), "
-                             f"got {len(labels)} labels")
-        order = list(dict.fromkeys(labels))
-        index = np.array([order.index(w) for w in labels])
-        averaged.append(np.stack([sim[:, index == j].mean(axis=1)
-                                  for j in range(len(order))], axis=1))
-    n_t = averaged[0].shape[0] if averaged[0].ndim == 2 else 0
-    n_x_int = n_x if isinstance(n_x, int | np.integer) and 0 <= n_x <= n_t else 0
+    sim = np.asarray(sim, dtype=float)
+    if labels is None or sim.ndim != 2:
+        return sim
+    labels = list(labels)
+    if len(labels) != sim.shape[1]:
+        raise ValueError(f"{name} must name the word of every column ({sim.shape[1]}), got "
+                         f"{len(labels)} labels")
+    index = _first_appearance(labels)
+    return np.stack([sim[:, index == j].mean(axis=1) for j in range(int(index.max()) + 1)],
+                    axis=1)
+
+
+def _row_words(target_words: Sequence[Hashable] | None, n_t: int, n_x: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Return, for X and Y, each target row's word as an index within its group.
+
+    ``target_words`` None: every row is a word of its own.
+    """
     if target_words is None:
-        groups = (np.arange(n_x_int), np.arange(n_t - n_x_int))
-        return averaged[0], averaged[1], groups
-    labels = list(target_words)  # type: ignore[call-overload]
+        return np.arange(n_x), np.arange(n_t - n_x)
+    labels = list(target_words)
     if len(labels) != n_t:
         raise ValueError(f"target_words must name the word of every row ({n_t}), got "
                          f"{len(labels)} labels")
-    both = set(labels[:n_x_int]) & set(labels[n_x_int:])
+    both = set(labels[:n_x]) & set(labels[n_x:])
     if both:
         raise ValueError(f"the target word {sorted(both, key=str)[0]!r} has rows in both X "
                          "and Y: a word belongs to one group")
     indices = []
-    for group, part in (("X", labels[:n_x_int]), ("Y", labels[n_x_int:])):
-        order = list(dict.fromkeys(part))
-        check_int(f"the number of {group} words (distinct target_words)", len(order),
+    for group, part in (("X", labels[:n_x]), ("Y", labels[n_x:])):
+        index = _first_appearance(part)
+        check_int(f"the number of {group} words (distinct target_words)", int(index.max()) + 1,
                   minimum=2, why=ONE_WORD_WHY)
-        indices.append(np.array([order.index(w) for w in part], dtype=int))
-    return averaged[0], averaged[1], (indices[0], indices[1])
+        indices.append(index)
+    return indices[0], indices[1]
 
 
 def weat_population_bootstrap(
@@ -558,8 +560,9 @@ def weat_population_bootstrap(
     >>> bool(lower < upper <= 2)
     True
     """
-    sim_a, sim_b, row_words = _word_level(sim_a, sim_b, n_x, target_words, a_words, b_words)
-    sim_a, sim_b, n_x = _check_similarities(sim_a, sim_b, n_x)
+    sim_a, sim_b, n_x = _check_similarities(_word_columns("a_words", sim_a, a_words),
+                                            _word_columns("b_words", sim_b, b_words), n_x)
+    row_words = _row_words(target_words, sim_a.shape[0], n_x)
     n_boot = check_int("n_boot", n_boot, minimum=1)
     rng, seed = resolve_rng(random_seed)
     n_t, n_a, n_b = sim_a.shape[0], sim_a.shape[1], sim_b.shape[1]

@@ -11,7 +11,7 @@ re-judged with notebook 05's stored verdict table, the real-word coverage table 
 the docs' table generated from ``benchmarks/results/calibration/``, the predictive check
 with ``predictive_check_crossed.json``, the false-claim table with the printed results of
 ``bench_word_sampling.py --attribute-offsets own_and_other`` and the WEAT coverage table
-with ``weat_population.json``.
+with ``weat_population.json`` and ``seat_population.json``.
 
 The tables of the user guide's classic-scores page (``docs/user_guide/classic_scores.md``:
 "WEAT and MAC on GloVe 6B 50d" from ``embias weat all``, "Pre-averaging" from ``embias
@@ -360,7 +360,8 @@ def null_simulation_table() -> str:
     return "\n".join(lines)
 
 
-def weat_population_results(name: str = "weat_population") -> dict:
+def benchmark_results(name: str) -> dict:
+    """A results file of benchmarks/results/, ``<name>.json``."""
     import json
 
     return json.loads((ROOT / "benchmarks" / "results" / f"{name}.json").read_text())
@@ -390,19 +391,20 @@ def weat_population_table(d: dict, seat: dict) -> str:
                          f"{q['coverage']:.3f} ± {q['coverage_se']:.3f} |")
     truths = sorted({round(r["population_effect_size"], 3) for r in synthetic})
 
-    def summary(rows: list[dict], key: str) -> str:
+    def summary(results: dict, rows: list[dict], key: str) -> str:
         cov = [r[key]["coverage"] for r in rows]
-        within = sum(within_005(c, d["ci_prob"]) for c in cov)
+        within = sum(within_005(c, results["ci_prob"]) for c in cov)
         return f"{min(cov):.3f}–{max(cov):.3f}, {within} of {len(cov)} within ±0.05"
 
     lines.append(f"| word-vector model, {len(synthetic)} designs | "
                  + " and ".join(f"{t:g}" for t in truths)
-                 + f" | {summary(synthetic, 'today')} | {summary(synthetic, 'population')} |")
+                 + f" | {summary(d, synthetic, 'today')} | "
+                 f"{summary(d, synthetic, 'population')} |")
     seat_truths = sorted({round(r["population_effect_size"], 3) for r in seat["designs"]})
     lines.append(f"| SEAT (MiniLM, 2 templates a word), these {len(seat['designs'])} designs | "
                  + " and ".join(f"{t:.3f}" for t in seat_truths)
-                 + f" | {summary(seat['designs'], 'today')} | "
-                 f"{summary(seat['designs'], 'population')} |")
+                 + f" | {summary(seat, seat['designs'], 'today')} | "
+                 f"{summary(seat, seat['designs'], 'population')} |")
     return "\n".join(lines)
 
 
@@ -414,8 +416,8 @@ def test_readme_null_simulation_table_is_the_word_sampling_benchmarks():
 
 
 def test_readme_weat_table_is_the_weat_population_benchmark():
-    d = weat_population_results()
-    seat = weat_population_results("seat_population")
+    d = benchmark_results("weat_population")
+    seat = benchmark_results("seat_population")
     table = weat_population_table(d, seat)
     # header, rule, four real designs, the model's row and SEAT's
     assert table.count("\n") == 7
